@@ -1,0 +1,38 @@
+# Each target sets up what it needs: a virtual environment with the package installed from pyproject.toml.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: bench test lint typecheck perf fuzz clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+## make bench: replay the catalogue through every predicate, write reports/, compare with expected/
+bench: $(STAMP)
+	$(BIN)/stopbench run
+
+## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile)
+test: $(STAMP) lint typecheck
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check bench tests predicates
+
+typecheck: $(STAMP)
+	$(BIN)/mypy
+
+## make perf: the replay benchmark (prints figures; not a pass/fail test)
+perf: $(STAMP)
+	$(BIN)/python -m bench.perf
+
+## make fuzz: the long local hypothesis profile
+fuzz: $(STAMP)
+	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q tests/properties
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -1,0 +1,289 @@
+"""Load the sequence catalogue: one YAML file per sequence, validated into :class:`Sequence`.
+
+Validation is strict (unknown keys and duplicate keys are errors) and every problem is reported
+as one line naming the file and the field path, e.g.
+``sequences/x.yaml: turns[2].finish: expected one of 'stop', 'tool_calls', ...``.
+A bad file does not hide the others: the loader returns the good sequences and the problems.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bench import dialects
+from bench.model import (
+    Dialect,
+    Finish,
+    Kind,
+    Requirement,
+    Sequence,
+    Then,
+    ToolCall,
+    Turn,
+    TurnError,
+    Usage,
+)
+
+# ---------------------------------------------------------------- safe YAML, duplicates refused
+
+
+class _StrictSafeLoader(yaml.SafeLoader):
+    """yaml.SafeLoader that refuses a mapping with the same key twice."""
+
+
+def _construct_mapping(loader: _StrictSafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"duplicate key {key!r}", key_node.start_mark)
+        seen.add(key)
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse YAML safely (no object construction) and refuse duplicate keys."""
+    return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def yaml_error_line(exc: yaml.YAMLError) -> str:
+    """A one-line description of a YAML error, with its line and column."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    return str(problem)
+
+
+# ---------------------------------------------------------------- the file schema
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class ToolCallIn(_Strict):
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+class ErrorIn(_Strict):
+    type: str
+    message: str = ""
+    status: int | None = None
+
+
+class UsageIn(_Strict):
+    input_tokens: int = Field(0, ge=0)
+    output_tokens: int = Field(0, ge=0)
+
+
+class TurnIn(_Strict):
+    finish: Finish
+    finish_raw: str | None = None
+    finish_detail: str | None = None
+    content: str | None = None
+    tool_calls: list[ToolCallIn] = []
+    reasoning: str | None = None
+    error: ErrorIn | None = None
+    usage: UsageIn | None = None
+    end_turn: bool | None = None
+    steer: str | None = None
+
+
+class RequireIn(_Strict):
+    ok: bool | None = None
+    stops_within: int | None = Field(None, ge=1)
+    no_dropped_calls: bool = False
+    no_truncated_runs: bool = False
+    answer_after_tools: bool = False
+
+
+class SequenceIn(_Strict):
+    title: str = Field(min_length=1)
+    kind: Kind
+    dialect: Dialect
+    source: str = Field(min_length=1)
+    tags: list[str] = []
+    then: Then = "end"
+    require: RequireIn = RequireIn()
+    turns: list[TurnIn] = Field(min_length=1)
+
+    @field_validator("source")
+    @classmethod
+    def _source_says_something(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("must say where the sequence comes from")
+        return v
+
+
+# ---------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One unusable input file and its first error, as one printable line."""
+
+    path: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.path}: {self.message}"
+
+
+@dataclass(slots=True)
+class Catalogue:
+    """The sequences that loaded and the files that did not."""
+
+    sequences: list[Sequence] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    def by_id(self, sequence_id: str) -> Sequence | None:
+        return next((s for s in self.sequences if s.id == sequence_id), None)
+
+
+class SequenceError(ValueError):
+    """A sequence file that cannot be used; the message is one line: field path and problem."""
+
+
+def load_catalogue(folder: Path) -> Catalogue:
+    """Load every ``*.yaml``/``*.yml`` under `folder` (sub-folders too), sorted by id."""
+    cat = Catalogue()
+    seen: dict[str, str] = {}
+    if not folder.is_dir():
+        cat.problems.append(Problem(str(folder), "no such folder"))
+        return cat
+    for path in sorted(_yaml_files(folder)):
+        shown = display_path(path)
+        try:
+            seq = load_sequence(path)
+        except SequenceError as exc:
+            cat.problems.append(Problem(shown, str(exc)))
+            continue
+        if seq.id in seen:
+            cat.problems.append(Problem(shown, f"id {seq.id!r} is already used by {seen[seq.id]}"))
+            continue
+        seen[seq.id] = shown
+        cat.sequences.append(seq)
+    cat.sequences.sort(key=lambda s: s.id)
+    return cat
+
+
+def _yaml_files(folder: Path) -> Iterable[Path]:
+    yield from folder.rglob("*.yaml")
+    yield from folder.rglob("*.yml")
+
+
+def display_path(path: Path) -> str:
+    """`path` relative to the working directory when it is under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
+
+
+def load_sequence(path: Path) -> Sequence:
+    """Read and validate one sequence file; its id is the file's stem."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise SequenceError(f"cannot be read: {exc}") from None
+    try:
+        data = load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise SequenceError(f"not valid YAML: {yaml_error_line(exc)}") from None
+    return parse_sequence(data, path.stem, display_path(path))
+
+
+def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
+    """Validate already-parsed YAML data into a Sequence."""
+    if not isinstance(data, dict):
+        raise SequenceError(f"expected a mapping at the top level, got {type(data).__name__}")
+    try:
+        raw = SequenceIn.model_validate(data)
+    except ValidationError as exc:
+        raise SequenceError(describe_validation_error(exc)) from None
+    turns = tuple(_turn(t, raw.dialect, i) for i, t in enumerate(raw.turns))
+    req = Requirement(ok=raw.require.ok, stops_within=raw.require.stops_within,
+                      no_dropped_calls=raw.require.no_dropped_calls,
+                      no_truncated_runs=raw.require.no_truncated_runs,
+                      answer_after_tools=raw.require.answer_after_tools)
+    return Sequence(id=sequence_id, title=raw.title, kind=raw.kind, dialect=raw.dialect,
+                    source=raw.source.strip(), turns=turns, then=raw.then, tags=tuple(raw.tags),
+                    require=req, path=path)
+
+
+def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
+    where = f"turns[{i}]"
+    if "finish_raw" in t.model_fields_set:
+        raw = t.finish_raw
+        if raw is not None:
+            mapped = dialects.canonical(dialect, raw)
+            if mapped != t.finish:
+                raise SequenceError(f"{where}.finish_raw: {raw!r} maps to {mapped!r} in {dialect}, "
+                                    f"but finish says {t.finish!r}")
+        elif t.finish not in ("unknown", "error"):
+            raise SequenceError(f"{where}.finish_raw: null (no finish sent) maps to 'unknown', "
+                                f"but finish says {t.finish!r}")
+    else:
+        raw = dialects.default_raw(dialect, t.finish)
+        if raw is None and t.finish == "unknown":
+            raise SequenceError(f"{where}.finish_raw: required when finish is 'unknown' "
+                                "(give the raw string, or null for none sent)")
+    if t.error is not None and t.finish != "error":
+        raise SequenceError(f"{where}.finish: a turn with an error must have finish 'error'")
+    if t.finish == "error" and t.error is None and raw is None:
+        raise SequenceError(f"{where}.error: required when finish is 'error' and no finish_raw is given")
+    calls = tuple(ToolCall(c.id, c.name, c.arguments) for c in t.tool_calls)
+    error = TurnError(t.error.type, t.error.message, t.error.status) if t.error else None
+    usage = Usage(t.usage.input_tokens, t.usage.output_tokens) if t.usage else None
+    return Turn(finish=t.finish, finish_raw=raw, content=t.content, tool_calls=calls,
+                reasoning=t.reasoning, error=error, usage=usage, end_turn=t.end_turn,
+                finish_detail=t.finish_detail, steer=t.steer)
+
+
+def describe_validation_error(exc: ValidationError) -> str:
+    """The first error of a pydantic ValidationError as ``field.path: problem``, plus a count."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    text = f"{field_path(first['loc'])}: {_problem(first)}"
+    if len(errors) > 1:
+        text += f" (and {len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})"
+    return text
+
+
+def field_path(loc: tuple[int | str, ...]) -> str:
+    """``('turns', 2, 'finish')`` as ``turns[2].finish``; union branch tags are dropped."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in ("str", "int", "bool", "none", "list", "dict") or "[" in part:
+            continue
+        else:
+            out += f".{part}" if out else part
+    return out or "(top level)"
+
+
+def _problem(err: Any) -> str:
+    kind = err["type"]
+    ctx = err.get("ctx") or {}
+    if kind == "literal_error":
+        return f"expected one of {ctx.get('expected')}, got {err['input']!r}"
+    if kind == "extra_forbidden":
+        return "unknown key (not part of the sequence format)"
+    if kind == "missing":
+        return "required, but missing"
+    return f"{err['msg']}, got {err['input']!r:.60}"
+

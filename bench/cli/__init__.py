@@ -1,0 +1,30 @@
+"""The ``stopbench`` command line: run, show, accept, list."""
+
+from __future__ import annotations
+
+import click
+
+from bench.cli.accept import accept_cmd
+from bench.cli.list import list_cmd
+from bench.cli.run import run_cmd
+from bench.cli.show import show_cmd
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+def cli() -> None:
+    """stopbench: replay model-response sequences through agent-loop termination predicates.
+
+    Every sequence (sequences/*.yaml) is replayed through every predicate (predicates/*.py); each
+    cell (sequence x predicate) is compared with its reviewed expectation (expected/*.yaml) and
+    judged against the sequence's requirements.
+    """
+
+
+cli.add_command(run_cmd)
+cli.add_command(show_cmd)
+cli.add_command(accept_cmd)
+cli.add_command(list_cmd)
+
+
+def main() -> None:
+    cli()

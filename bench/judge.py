@@ -1,0 +1,59 @@
+"""Judge a cell against its sequence's `require:` block: what a correct loop must do.
+
+Golden files check that a port does what its original does; requirements check whether what it
+does is right. A violation names the requirement and the first step where it shows.
+"""
+
+from __future__ import annotations
+
+from bench.model import Cell, Sequence, Violation
+
+
+def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
+    """Every requirement of `sequence` that `cell` breaks (nothing for a crashed cell)."""
+    req = sequence.require
+    if cell.outcome == "crashed" or req.is_empty():
+        return ()
+    found: list[Violation] = []
+    last = cell.steps[-1].step if cell.steps else None
+
+    if req.ok is True and not (cell.outcome == "stopped" and cell.ok is True):
+        found.append(Violation("ok: true", last, f"the loop ended {_ending(cell)}, not with success"))
+    if req.ok is False and cell.outcome == "stopped" and cell.ok is True:
+        found.append(Violation("ok: false", last,
+                               f"the loop reported success ({cell.reason}) on a turn that is not an answer"))
+    if req.stops_within is not None:
+        if cell.outcome != "stopped":
+            found.append(Violation(f"stops_within: {req.stops_within}", last,
+                                   f"the loop never stopped ({_ending(cell)})"))
+        elif cell.n_steps > req.stops_within:
+            found.append(Violation(f"stops_within: {req.stops_within}", cell.n_steps,
+                                   f"the loop stopped only at step {cell.n_steps}"))
+    if req.no_dropped_calls:
+        for s in cell.steps:
+            turn = sequence.turns[s.turn]
+            handled = len(s.tools_run) + len(s.tools_failed)
+            if handled < len(turn.tool_calls):
+                found.append(Violation("no_dropped_calls", s.step,
+                                       f"turn {s.turn} carried {len(turn.tool_calls)} tool call(s); "
+                                       f"{handled} were run or failed"))
+                break
+    if req.no_truncated_runs:
+        for s in cell.steps:
+            if sequence.turns[s.turn].finish == "length" and s.tools_run:
+                found.append(Violation("no_truncated_runs", s.step,
+                                       f"ran {', '.join(s.tools_run)} from a truncated (length) turn"))
+                break
+    if req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps:
+        final = cell.steps[-1]
+        if sequence.turns[final.turn].tool_calls:
+            found.append(Violation("answer_after_tools", final.step,
+                                   f"reported success on turn {final.turn}, which carries tool calls "
+                                   "whose results the model never saw"))
+    return tuple(found)
+
+
+def _ending(cell: Cell) -> str:
+    if cell.outcome == "stopped":
+        return f"stopped: {cell.reason}, ok={cell.ok}"
+    return cell.outcome

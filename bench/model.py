@@ -1,0 +1,206 @@
+"""The bench's vocabulary: turns, sequences, decisions, steps and cells.
+
+These are plain frozen dataclasses so that a replay allocates little and a predicate reads
+fields at attribute speed. Files are validated into them by :mod:`bench.catalogue`; nothing here
+parses or checks input.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+Finish: TypeAlias = Literal["stop", "tool_calls", "length", "content_filter", "error", "unknown"]
+"""Canonical finish reason, mapped from the provider's raw string by a dialect table."""
+
+FINISHES: tuple[Finish, ...] = ("stop", "tool_calls", "length", "content_filter", "error", "unknown")
+
+Dialect: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini"]
+"""Wire format a turn's raw finish string belongs to; it selects the finish table."""
+
+Action: TypeAlias = Literal["continue", "resend", "remind", "stop"]
+"""What a loop does after one turn: run tools and ask again, ask again unchanged, add a
+harness message and ask again, or end."""
+
+ACTIONS: tuple[Action, ...] = ("continue", "resend", "remind", "stop")
+
+Outcome: TypeAlias = Literal["stopped", "running", "capped", "crashed"]
+"""How a replay ended: the loop stopped; the sequence ended (`then: end`) while the loop still
+asked for a response; the bench's safety cap ended it; the predicate raised or misbehaved."""
+
+OUTCOMES: tuple[Outcome, ...] = ("stopped", "running", "capped", "crashed")
+
+Then: TypeAlias = Literal["repeat", "end"]
+"""What answers requests past the last turn: the last turn again, or nothing (outcome running)."""
+
+Kind: TypeAlias = Literal["recorded", "constructed"]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One tool call as the loop received it; `arguments` is the raw string, maybe invalid JSON."""
+
+    id: str
+    name: str
+    arguments: str = "{}"
+
+
+@dataclass(frozen=True, slots=True)
+class TurnError:
+    """A transport or provider error received in place of a normal response."""
+
+    type: str
+    message: str = ""
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """One model response, after any streaming is assembled.
+
+    `finish_raw` is the provider's own string (None when the provider sent none); `finish` is
+    its canonical form. `end_turn` is the Responses API flag (None when absent). `steer` is a
+    user message that arrived while this response was generated (the steering case).
+    """
+
+    finish: Finish
+    finish_raw: str | None = None
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str | None = None
+    error: TurnError | None = None
+    usage: Usage | None = None
+    end_turn: bool | None = None
+    finish_detail: str | None = None
+    steer: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Requirement:
+    """What a correct loop must do on a sequence (all fields optional).
+
+    ok: the loop's verdict must be this (false: it must not report success).
+    stops_within: the loop must stop within this many steps (requests).
+    no_dropped_calls: every tool call of every turn the loop received is run or failed.
+    no_truncated_runs: no tool call of a `length` turn is run (failing it is fine).
+    answer_after_tools: success is reported only on a turn that carries no tool calls, so every
+        tool result reaches the model before the answer.
+    """
+
+    ok: bool | None = None
+    stops_within: int | None = None
+    no_dropped_calls: bool = False
+    no_truncated_runs: bool = False
+    answer_after_tools: bool = False
+
+    def is_empty(self) -> bool:
+        return self == Requirement()
+
+
+@dataclass(frozen=True, slots=True)
+class Sequence:
+    """One scripted model, replayed: request i is answered by turn i."""
+
+    id: str
+    title: str
+    kind: Kind
+    dialect: Dialect
+    source: str
+    turns: tuple[Turn, ...]
+    then: Then = "end"
+    tags: tuple[str, ...] = ()
+    require: Requirement = field(default_factory=Requirement)
+    path: str = ""
+
+
+ALL: Literal["all"] = "all"
+"""Marker for "every tool call of the turn" in a decision's `run` or `failed`."""
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the loop does after one turn, and which rule of the predicate made it.
+
+    `run` and `failed` name the turn's tool calls (by index, or ``"all"``) that were executed
+    or answered with an error result instead. `reason` and `ok` only mean something on `stop`;
+    `message` is the harness text of a `remind`.
+    """
+
+    action: Action
+    rule: str
+    reason: str | None = None
+    ok: bool | None = None
+    run: Literal["all"] | tuple[int, ...] = ()
+    failed: Literal["all"] | tuple[int, ...] = ()
+    message: str | None = None
+
+
+def Continue(rule: str, run: Literal["all"] | tuple[int, ...] = ALL,
+             failed: Literal["all"] | tuple[int, ...] = ()) -> Decision:
+    """Run the turn's tool calls (all by default), feed results back, request again."""
+    return Decision("continue", rule, run=run, failed=failed)
+
+
+def Resend(rule: str) -> Decision:
+    """Send the same request again, nothing added."""
+    return Decision("resend", rule)
+
+
+def Remind(rule: str, message: str = "", run: Literal["all"] | tuple[int, ...] = (),
+           failed: Literal["all"] | tuple[int, ...] = ()) -> Decision:
+    """Add a harness message (or synthetic tool results) and request again."""
+    return Decision("remind", rule, run=run, failed=failed, message=message)
+
+
+def Stop(reason: str, ok: bool, rule: str, run: Literal["all"] | tuple[int, ...] = (),
+         failed: Literal["all"] | tuple[int, ...] = ()) -> Decision:
+    """End the loop: `ok` true returns an answer as success, false raises or returns an error."""
+    return Decision("stop", rule, reason=reason, ok=ok, run=run, failed=failed)
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One request of a replay: which turn answered it and what the loop decided."""
+
+    step: int
+    turn: int
+    decision: Decision
+    tools_run: tuple[str, ...] = ()
+    tools_failed: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """A requirement of a sequence that a cell breaks, and the step where it shows."""
+
+    requirement: str
+    step: int | None
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """One sequence replayed by one predicate."""
+
+    sequence: str
+    predicate: str
+    outcome: Outcome
+    steps: tuple[Step, ...]
+    reason: str | None = None
+    ok: bool | None = None
+    tools_run: tuple[str, ...] = ()
+    tools_failed: tuple[str, ...] = ()
+    reminders: int = 0
+    resends: int = 0
+    tokens: int = 0
+    error: str | None = None
+    violations: tuple[Violation, ...] = ()
+
+    @property
+    def n_steps(self) -> int:
+        return len(self.steps)

@@ -1,0 +1,22 @@
+"""Seed 000, criterion 1: stop as soon as the reply's content is non-empty."""
+
+from bench import ALL, Cap, Continue, Stop, predicate
+
+SEED = "seed 000 (../shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 content 判'"
+
+
+@predicate(
+    source=f"constructed: {SEED}",
+    max_steps=8,
+    cap=Cap(reason="max_steps", ok=False, rule="cap"),
+    reasons=["content"],
+    rules={
+        "content": f"{SEED}: non-empty content is taken as the answer (tool calls of the turn run first)",
+        "no-content": f"{SEED}: null or empty content: run the turn's tool calls and ask again",
+        "cap": f"{SEED}: cap 8 steps; hitting it is an error ('撞上限')",
+    },
+)
+def decide(turn, state):
+    if turn.content:
+        return Stop("content", ok=True, rule="content", run=ALL)
+    return Continue("no-content")

@@ -1,0 +1,22 @@
+"""Seed 000, criterion 2: stop only when finish_reason is `stop`."""
+
+from bench import ALL, Cap, Continue, Stop, predicate
+
+SEED = "seed 000 (../shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 finish_reason 判'"
+
+
+@predicate(
+    source=f"constructed: {SEED}",
+    max_steps=8,
+    cap=Cap(reason="max_steps", ok=False, rule="cap"),
+    reasons=["finish_stop"],
+    rules={
+        "finish-stop": f"{SEED}: finish_reason == 'stop' ends the loop (tool calls of the turn run first)",
+        "finish-other": f"{SEED}: any other finish_reason: run the turn's tool calls and ask again",
+        "cap": f"{SEED}: cap 8 steps; hitting it is an error ('撞上限')",
+    },
+)
+def decide(turn, state):
+    if turn.finish == "stop":
+        return Stop("finish_stop", ok=True, rule="finish-stop", run=ALL)
+    return Continue("finish-other")

@@ -1,0 +1,28 @@
+"""Seed 000's corrected loop: length and content_filter are errors first; no tool calls returns."""
+
+from bench import Cap, Continue, Stop, predicate
+
+SEED = "seed 000 (../shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('正确的组合')"
+
+
+@predicate(
+    source=f"constructed: {SEED}",
+    max_steps=8,
+    cap=Cap(reason="max_steps", ok=False, rule="cap"),
+    reasons=["length", "content_filter", "no_tool_calls"],
+    rules={
+        "length": f"{SEED}: `if (res.finish_reason === 'length') throw` before anything else",
+        "content-filter": f"{SEED}: `if (res.finish_reason === 'content_filter') throw`",
+        "no-calls": f"{SEED}: `if (calls.length === 0) return res.content ?? ''`",
+        "calls": f"{SEED}: run every call, push its result, loop",
+        "cap": f"{SEED}: after MAX_STEPS = 8 the loop throws ('跑满 8 步仍然没有收尾')",
+    },
+)
+def decide(turn, state):
+    if turn.finish == "length":
+        return Stop("length", ok=False, rule="length")
+    if turn.finish == "content_filter":
+        return Stop("content_filter", ok=False, rule="content-filter")
+    if not turn.tool_calls:
+        return Stop("no_tool_calls", ok=True, rule="no-calls")
+    return Continue("calls")

@@ -1,0 +1,22 @@
+"""Seed 000, criterion 3: stop as soon as a reply carries no tool calls."""
+
+from bench import Cap, Continue, Stop, predicate
+
+SEED = "seed 000 (../shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 tool_calls 判'"
+
+
+@predicate(
+    source=f"constructed: {SEED}",
+    max_steps=8,
+    cap=Cap(reason="max_steps", ok=False, rule="cap"),
+    reasons=["no_tool_calls"],
+    rules={
+        "no-calls": f"{SEED}: no tool calls: the content (even null) is returned as the answer",
+        "calls": f"{SEED}: tool calls present: run them and ask again",
+        "cap": f"{SEED}: cap 8 steps; hitting it is an error ('撞上限')",
+    },
+)
+def decide(turn, state):
+    if not turn.tool_calls:
+        return Stop("no_tool_calls", ok=True, rule="no-calls")
+    return Continue("calls")
