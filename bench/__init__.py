@@ -11,20 +11,20 @@ Everything else (catalogue, replay, golden files, reports) is reached through th
 from bench.model import (
     ALL,
     Cell,
+    Continue,
     Decision,
     Finish,
+    Remind,
     Requirement,
+    Resend,
     Sequence,
     Step,
+    Stop,
     ToolCall,
     Turn,
     TurnError,
     Usage,
     Violation,
-    Continue,
-    Remind,
-    Resend,
-    Stop,
 )
 from bench.predicate import Cap, Predicate, State, predicate
 from bench.replay import replay

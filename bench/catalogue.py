@@ -53,7 +53,7 @@ _StrictSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG
 
 def load_yaml(text: str) -> Any:
     """Parse YAML safely (no object construction) and refuse duplicate keys."""
-    return yaml.load(text, Loader=_StrictSafeLoader)  # noqa: S506 - a SafeLoader subclass
+    return yaml.load(text, Loader=_StrictSafeLoader)
 
 
 def yaml_error_line(exc: yaml.YAMLError) -> str:

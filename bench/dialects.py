@@ -9,9 +9,9 @@ and apply theirs.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from bench.model import Dialect, Finish
 

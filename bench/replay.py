@@ -9,8 +9,10 @@ its steps: the state grows by appending, never by copying the history.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from bench.judge import judge
-from bench.model import ACTIONS, Cell, Decision, Sequence, Step, Turn
+from bench.model import ACTIONS, Cell, Decision, Sequence, Step, Turn, Violation
 from bench.predicate import Predicate, State
 
 DEFAULT_SAFETY_CAP = 200
@@ -151,7 +153,5 @@ def _resolve(selection: object, n: int, what: str) -> tuple[int, ...]:
     return selection
 
 
-def _with_violations(cell: Cell, violations: tuple[object, ...]) -> Cell:
-    from dataclasses import replace
-
+def _with_violations(cell: Cell, violations: tuple[Violation, ...]) -> Cell:
     return replace(cell, violations=violations)

@@ -60,7 +60,9 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
 def summarise(results: list[Result], *, golden_names: set[str], seq_ids: set[str], known_preds: list[str],
               golden: object) -> int:
     """Print mismatches, crashes, violations and unreviewed cells; return the exit status."""
-    echo = lambda msg="": click.echo(msg, err=True)  # noqa: E731
+    def echo(msg: str = "") -> None:
+        click.echo(msg, err=True)
+
     mismatches = [r for r in results if r.status == "mismatch"]
     for r in mismatches:
         echo(str(r.mismatch))
