@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from bench.model import Decision, Turn
 
@@ -19,7 +20,9 @@ class State:
     """What a loop knows when it decides: the step number and everything before this turn.
 
     The replay owns one State per cell and appends to it; `turns` and `decisions` are the
-    earlier turns and decisions (not including the current turn). Predicates must not mutate it.
+    earlier turns and decisions (not including the current turn). Predicates must not mutate
+    them. `memo` is the predicate's own scratch space for counters a loop keeps (retries left,
+    nudges sent): one fresh dict per cell, so a port need not rescan the history every step.
     """
 
     step: int = 0
@@ -29,6 +32,7 @@ class State:
     resends: int = 0
     tools_run: int = 0
     tools_failed: int = 0
+    memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def last(self) -> Decision | None:
