@@ -1,0 +1,30 @@
+"""Small builders shared by the tests: sequences and predicates without YAML files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.model import Requirement, Sequence, ToolCall, Turn
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def call(name: str, i: int = 0, arguments: str = "{}") -> ToolCall:
+    return ToolCall(id=f"call_{name}_{i}", name=name, arguments=arguments)
+
+
+def seq(*turns: Turn, then: str = "end", require: Requirement | None = None, sid: str = "s") -> Sequence:
+    return Sequence(id=sid, title=sid, kind="constructed", dialect="openai-chat", source="test",
+                    turns=tuple(turns), then=then, require=require or Requirement())  # type: ignore[arg-type]
+
+
+def tools(*names: str) -> Turn:
+    return Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=tuple(call(n, i) for i, n in enumerate(names)))
+
+
+def answer(text: str = "done") -> Turn:
+    return Turn(finish="stop", finish_raw="stop", content=text)
+
+
+def truncated() -> Turn:
+    return Turn(finish="length", finish_raw="length")
