@@ -61,7 +61,8 @@ def test_a_raw_finish_that_contradicts_the_canonical_one_is_an_error(tmp_path: P
 
 
 def test_a_non_standard_raw_string_is_unknown(tmp_path: Path) -> None:
-    s = load_sequence(write(tmp_path, "t.yaml", GOOD.replace("finish: stop", "finish: unknown\n    finish_raw: tool_call")))
+    text = GOOD.replace("finish: stop", "finish: unknown\n    finish_raw: tool_call")
+    s = load_sequence(write(tmp_path, "t.yaml", text))
     assert s.turns[0].finish == "unknown" and s.turns[0].finish_raw == "tool_call"
 
 
