@@ -1,0 +1,186 @@
+"""Pi's agent-core loop: run toolCall blocks, fail the calls of a `length` reply, stop on error.
+
+Pin: earendil-works/pi at commit 31b513e3 (Pi 0.84.1), MIT licence. Read as the TypeScript
+sources embedded (``sourcesContent``) in the source maps of the npm packages
+``@earendil-works/pi-agent-core@0.84.1`` (``packages/agent/src``) and
+``@earendil-works/pi-ai@0.84.1`` (``packages/ai/src``); `npm pack` in /tmp. The line numbers of
+``agent-loop.ts`` in those sources match the ones seed 002 cites for pi@31b513e3
+(``agent-loop.ts:192-224``). The repository itself could not be fetched here (no snapshot), so
+the commit was not checked out; the npm 0.84.1 sources stand in for it.
+
+What is modelled: ``runLoop`` of the agent core (agent-loop.ts L155-275) with a default
+``AgentLoopConfig`` (no ``shouldStopAfterTurn``, no ``prepareNextTurn``, no follow-up queue) and
+the provider mappers of pi-ai that turn the provider's raw finish string into ``stopReason``.
+Not modelled: the coding-agent session (``coding-agent/src/core/agent-session.ts``), whose
+auto-retry re-runs the agent up to 3 times on a retryable error message; the port stops where the
+core loop stops. pi-ai's own request retry (``utils/provider-retry.ts`` L105-125) defaults to
+``maxRetries ?? 0``, so it adds no retries. There is no step cap in the core loop.
+
+Steering (``turn.steer``): ``Agent.steer()`` queues a message; the loop polls the queue after each
+turn (L259) and injects it before the next request (L182-190), so a turn with a steer is followed
+by another request even when it has no tool calls: modelled as Remind (carrying the tools the
+turn ran or failed). A turn whose stopReason is error returns first (L196-200): the steer is not
+consumed and the port stops.
+
+Dialect: the predicate API does not see the sequence's dialect, so the mapper is chosen from the
+raw string (the four dialects' raw vocabularies do not overlap). A raw string no mapper knows, or
+no finish at all, is an error in every mapper (see the rules), so the choice does not matter then.
+"""
+
+from __future__ import annotations
+
+from bench import ALL, Continue, Remind, Stop, predicate
+from bench.model import Turn
+from bench.predicate import State
+
+PIN = "earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources)"
+LOOP = f"{PIN} packages/agent/src/agent-loop.ts"
+AI = f"{PIN} packages/ai/src"
+
+TRUNCATED_MESSAGE = (
+    'Tool call "{name}" was not executed: the response hit the output token limit, so its '
+    "arguments may be truncated. Re-issue the tool call with complete arguments."
+)
+
+# ---------------------------------------------------------------- the provider mappers
+
+# openai-completions.ts L1412-1436 mapStopReason (a known string or the default branch)
+_CHAT = {"stop": "stop", "end": "stop", "length": "length", "function_call": "toolUse",
+         "tool_calls": "toolUse", "content_filter": "error", "network_error": "error"}
+# anthropic-messages.ts L1325-1351 mapStopReason (anything else throws)
+_ANTHROPIC = {"end_turn": "stop", "max_tokens": "length", "tool_use": "toolUse", "refusal": "error",
+              "pause_turn": "stop", "stop_sequence": "stop", "sensitive": "error"}
+# openai-responses-shared.ts L742-772 mapStopReason(status, incompleteReason)
+_RESPONSES_STATUS = {"completed": "stop", "failed": "error", "cancelled": "error",
+                     "in_progress": "stop", "queued": "stop"}
+# google-shared.ts L341-367 mapStopReason: the FinishReason enum of @google/genai (others throw)
+_GEMINI = {"STOP": "stop", "MAX_TOKENS": "length"}
+_GEMINI_ERROR = frozenset({
+    "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "SAFETY", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT",
+    "IMAGE_RECITATION", "IMAGE_OTHER", "RECITATION", "FINISH_REASON_UNSPECIFIED", "OTHER", "LANGUAGE",
+    "MALFORMED_FUNCTION_CALL", "UNEXPECTED_TOOL_CALL", "NO_IMAGE",
+})
+
+
+def stop_reason(turn: Turn) -> tuple[str, str]:
+    """Pi's ``stopReason`` for a turn and the rule id of the mapper line that decided it."""
+    if turn.error is not None:
+        return "error", "stream-error"
+    raw = turn.finish_raw
+    has_calls = bool(turn.tool_calls)
+    if raw is None:
+        # openai-completions L584-586 ("Stream ended without finish_reason", supportsFinishReason
+        # defaults to true L1499), anthropic L751-753, responses L170-172, google L267-269:
+        # stopReason stays "pending" and the provider throws.
+        return "error", "no-finish"
+    if raw in _ANTHROPIC:
+        return _ANTHROPIC[raw], "map-anthropic"
+    if raw in _CHAT:
+        return _CHAT[raw], "map-openai-completions"
+    if raw in _RESPONSES_STATUS or raw == "incomplete" or raw.startswith("incomplete/"):
+        if raw.startswith("incomplete"):
+            reason = raw.partition("/")[2]
+            mapped = "length" if reason == "max_output_tokens" else "error"
+        else:
+            mapped = _RESPONSES_STATUS[raw]
+        if mapped == "stop" and has_calls:  # responses-shared L574-576
+            mapped = "toolUse"
+        return mapped, "map-openai-responses"
+    if raw in _GEMINI or raw in _GEMINI_ERROR:
+        mapped = _GEMINI.get(raw, "error")
+        if has_calls:  # google-generative-ai.ts L215-220: any toolCall block makes it toolUse
+            mapped = "toolUse"
+        return mapped, "map-google"
+    # Not in any mapper: the openai-completions default branch (L1430-1434) maps it to error, the
+    # anthropic (L1347-1349), responses (L767-770) and google (L362-365) defaults throw; in all of
+    # them the provider ends with stopReason "error" (e.g. openai-completions L581-583, L590-609).
+    return "error", "unknown-finish"
+
+
+_MAPPER_RULES = {
+    "stream-error": (
+        f"{AI}/api/openai-completions.ts:L590-609 (and the same catch in anthropic-messages.ts:L760-769, "
+        "openai-responses.ts:L179-189, google-generative-ai.ts:L279-289) - a transport or provider "
+        "error sets stopReason 'error' and emits an error event; utils/provider-retry.ts:L105-125 "
+        f"retries only when maxRetries is given (default 0); then {LOOP}:L196-200 returns"
+    ),
+    "no-finish": (
+        f"{AI}/api/openai-completions.ts:L584-586, anthropic-messages.ts:L751-753, openai-responses.ts:"
+        "L170-172, google-generative-ai.ts:L267-269 - no finish reason: the provider throws, "
+        f"stopReason 'error'; {LOOP}:L196-200 returns"
+    ),
+    "map-openai-completions": (
+        f"{AI}/api/openai-completions.ts:L1412-1436 mapStopReason - stop/end -> stop, length -> length, "
+        "tool_calls/function_call -> toolUse, content_filter/network_error -> error; L581-583 throws on "
+        "error"
+    ),
+    "map-anthropic": (
+        f"{AI}/api/anthropic-messages.ts:L1325-1351 mapStopReason - end_turn/pause_turn/stop_sequence -> "
+        "stop, max_tokens -> length, tool_use -> toolUse, refusal/sensitive -> error; L754-756 throws on "
+        "error"
+    ),
+    "map-openai-responses": (
+        f"{AI}/api/openai-responses-shared.ts:L742-772 mapStopReason - completed -> stop, incomplete with "
+        "max_output_tokens -> length, other incomplete/failed/cancelled -> error; L574-576 stop with a "
+        "toolCall block -> toolUse; L722-735 error and response.failed events throw"
+    ),
+    "map-google": (
+        f"{AI}/api/google-shared.ts:L341-367 mapStopReason - STOP -> stop, MAX_TOKENS -> length, the other "
+        "enum values -> error; google-generative-ai.ts:L215-220 any toolCall block -> toolUse (so a "
+        "MAX_TOKENS reply with calls is not guarded); L270-275 throws on error"
+    ),
+    "unknown-finish": (
+        f"{AI}/api/openai-completions.ts:L1430-1434 (default -> error), anthropic-messages.ts:L1347-1349, "
+        "openai-responses-shared.ts:L767-770, google-shared.ts:L362-365 (default throws 'Unhandled stop "
+        "reason') - an unknown raw string ends as stopReason 'error'"
+    ),
+}
+
+
+@predicate(
+    source=f"{LOOP}:L155-275 runLoop (MIT)",
+    max_steps=None,
+    reasons=["stop", "length", "toolUse", "error"],
+    rules={
+        **{f"error/{k}": f"{v}; {LOOP}:L196-200 - stopReason error or aborted: turn_end, agent_end, "
+                        "return (no tool runs, no retry in the core loop)"
+           for k, v in _MAPPER_RULES.items()},
+        "truncated-calls": (
+            f"{LOOP}:L202-216 with L381-406 failToolCallsFromTruncatedMessage - stopReason 'length' "
+            "and toolCall blocks: every call is answered with an error tool result (not executed), "
+            "terminate false, so hasMoreToolCalls stays true and the loop asks again"
+        ),
+        "tool-calls": (
+            f"{LOOP}:L202-216 with L411-426 executeToolCalls - toolCall content blocks (only those; "
+            "stopReason toolUse is not consulted) are executed, results pushed, hasMoreToolCalls true "
+            "(a batch terminates only if every result sets terminate, which the bench's tools do not)"
+        ),
+        "steer": (
+            f"{LOOP}:L259 polls getSteeringMessages after the turn; L174 keeps the inner loop running "
+            "while pendingMessages is non-empty; L182-190 inject them before the next request"
+        ),
+        "done": (
+            f"{LOOP}:L206 hasMoreToolCalls = false with no toolCall blocks; L174 inner loop ends; "
+            "L261-274 no follow-up messages: break, agent_end. The final message's stopReason "
+            "(stop, length, or toolUse without blocks) is the only exit reason; no error is raised"
+        ),
+    },
+)
+def decide(turn: Turn, state: State):
+    reason, mapper = stop_reason(turn)
+    if reason == "error":
+        return Stop("error", ok=False, rule=f"error/{mapper}")
+    calls = turn.tool_calls
+    steer = turn.steer
+    if calls:
+        if reason == "length":
+            message = "\n".join(TRUNCATED_MESSAGE.format(name=c.name) for c in calls)
+            if steer:
+                message += "\n" + steer
+            return Remind("truncated-calls", message, failed=ALL)
+        if steer:
+            return Remind("steer", steer, run=ALL)
+        return Continue("tool-calls")
+    if steer:
+        return Remind("steer", steer)
+    return Stop(reason, ok=True, rule="done")
