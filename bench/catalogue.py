@@ -108,6 +108,7 @@ class RequireIn(_Strict):
     no_dropped_calls: bool = False
     no_truncated_runs: bool = False
     answer_after_tools: bool = False
+    answer_on: list[int] | None = None
 
 
 class SequenceIn(_Strict):
@@ -218,10 +219,23 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
     req = Requirement(ok=raw.require.ok, stops_within=raw.require.stops_within,
                       no_dropped_calls=raw.require.no_dropped_calls,
                       no_truncated_runs=raw.require.no_truncated_runs,
-                      answer_after_tools=raw.require.answer_after_tools)
+                      answer_after_tools=raw.require.answer_after_tools,
+                      answer_on=_answer_on(raw.require.answer_on, len(turns)))
     return Sequence(id=sequence_id, title=raw.title, kind=raw.kind, dialect=raw.dialect,
                     source=raw.source.strip(), turns=turns, then=raw.then, tags=tuple(raw.tags),
                     require=req, path=path)
+
+
+def _answer_on(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | None:
+    if indices is None:
+        return None
+    for i in indices:
+        if not 0 <= i < n_turns:
+            raise SequenceError(f"require.answer_on: turn {i} does not exist (the sequence has "
+                                f"{n_turns} turn{'s' if n_turns != 1 else ''}, numbered from 0)")
+    if len(set(indices)) != len(indices):
+        raise SequenceError("require.answer_on: a turn is named twice")
+    return tuple(indices)
 
 
 def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:

@@ -50,6 +50,13 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
             found.append(Violation("answer_after_tools", final.step,
                                    f"reported success on turn {final.turn}, which carries tool calls "
                                    "whose results the model never saw"))
+    if req.answer_on is not None and cell.outcome == "stopped" and cell.ok and cell.steps:
+        final = cell.steps[-1]
+        if final.turn not in req.answer_on:
+            allowed = ", ".join(str(i) for i in req.answer_on) or "none"
+            found.append(Violation(f"answer_on: {list(req.answer_on)}", final.step,
+                                   f"reported success on turn {final.turn}, which is not an answer "
+                                   f"(answers: turn {allowed})"))
     return tuple(found)
 
 

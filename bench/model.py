@@ -91,6 +91,10 @@ class Requirement:
     no_truncated_runs: no tool call of a `length` turn is run (failing it is fine).
     answer_after_tools: success is reported only on a turn that carries no tool calls, so every
         tool result reaches the model before the answer.
+    answer_on: success may be reported only on one of these turns (0-based indices into
+        `turns`): the others are not answers (an empty stop, a pause, a tool call left as text,
+        a truncated turn) even where the finish says stop. It does not require success; pair it
+        with `ok: true` for that. Added in issue 3; files without it are unaffected.
     """
 
     ok: bool | None = None
@@ -98,6 +102,7 @@ class Requirement:
     no_dropped_calls: bool = False
     no_truncated_runs: bool = False
     answer_after_tools: bool = False
+    answer_on: tuple[int, ...] | None = None
 
     def is_empty(self) -> bool:
         return self == Requirement()

@@ -1,0 +1,66 @@
+"""Requirement kinds added for the constructed catalogue: how `answer_on` is parsed and judged."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import Continue, Decision, Remind, Stop, predicate, replay
+from bench.catalogue import SequenceError, parse_sequence
+from bench.model import Requirement, Turn
+from bench.predicate import State
+from tests.helpers import answer, seq, tools
+
+
+@predicate()
+def stop_on_first_stop(turn: Turn, state: State) -> Decision:
+    if turn.tool_calls:
+        return Continue("calls")
+    return Stop("done", ok=True, rule="done")
+
+
+@predicate()
+def remind_empty_once(turn: Turn, state: State) -> Decision:
+    if turn.tool_calls:
+        return Continue("calls")
+    if not turn.content and not state.reminders:
+        return Remind("empty", "say something")
+    return Stop("done", ok=True, rule="done")
+
+
+def test_success_on_a_turn_outside_answer_on_is_a_violation() -> None:
+    sequence = seq(tools("read"), answer(""), answer("real answer"), require=Requirement(answer_on=(2,)))
+    cell = replay(sequence, stop_on_first_stop)
+    assert cell.ok is True and cell.steps[-1].turn == 1
+    assert [v.requirement for v in cell.violations] == ["answer_on: [2]"]
+    assert cell.violations[0].step == 2
+
+
+def test_success_on_a_turn_in_answer_on_is_not_a_violation() -> None:
+    sequence = seq(tools("read"), answer(""), answer("real answer"), require=Requirement(answer_on=(2,)))
+    cell = replay(sequence, remind_empty_once)
+    assert cell.steps[-1].turn == 2
+    assert cell.violations == ()
+
+
+def test_answer_on_says_nothing_about_a_loop_that_fails() -> None:
+    @predicate()
+    def give_up(turn: Turn, state: State) -> Decision:
+        return Stop("error", ok=False, rule="give-up")
+
+    cell = replay(seq(answer(""), require=Requirement(answer_on=(0,))), give_up)
+    assert cell.violations == ()
+
+
+def _data(**require: object) -> dict[str, object]:
+    return {"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "test",
+            "require": require, "turns": [{"finish": "stop", "content": "a"}, {"finish": "stop", "content": "b"}]}
+
+
+def test_answer_on_is_read_from_the_require_block() -> None:
+    assert parse_sequence(_data(answer_on=[1]), "x").require.answer_on == (1,)
+    assert parse_sequence(_data(), "x").require.answer_on is None
+
+
+def test_answer_on_naming_a_turn_that_does_not_exist_is_refused() -> None:
+    with pytest.raises(SequenceError, match=r"require.answer_on: turn 2 does not exist"):
+        parse_sequence(_data(answer_on=[2]), "x")
