@@ -1,0 +1,10 @@
+"""The replay server: a sequence served as an OpenAI Chat, Anthropic Messages or OpenAI Responses
+endpoint (JSON and SSE), with every request recorded and the client's decisions inferred from them."""
+
+from bench.serve.app import Record, Run, Session, create_app
+from bench.serve.observe import Observed, infer, observed_cell, observed_steps
+from bench.serve.render import WIRES, Wire, render
+from bench.serve.server import BackgroundServer
+
+__all__ = ["WIRES", "BackgroundServer", "Observed", "Record", "Run", "Session", "Wire", "create_app", "infer",
+           "observed_cell", "observed_steps", "render"]

@@ -1,0 +1,349 @@
+"""The replay server: a Starlette app that answers model requests with a sequence's turns.
+
+A :class:`Session` holds the sequence being served and the requests of the current *run* (one
+client run); :meth:`Session.start` switches to another sequence and starts a new run. Request i
+of a run to a model endpoint is answered by turn i (``then: repeat`` answers further requests
+with the last turn; past the end of a ``then: end`` sequence the answer is HTTP 410 with an error
+body saying the script ended). Side requests (model lists, token counts, metadata probes) are
+answered without consuming a turn. Every request is recorded.
+
+Limits: request bodies over `max_body` bytes get 413; a body that does not arrive within
+`read_timeout` seconds gets 408; a stream whose client stops reading for `write_timeout` seconds
+is cut off. Admin endpoints under ``/_stopbench/`` show the state, the records and the observed
+steps, and switch sequences.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
+
+from bench.model import Sequence, TurnError
+from bench.serve.observe import Observed, conversation, error_rule, infer
+from bench.serve.render import WIRES, Context, Wire, error_body, finish_for, render, script_ended
+
+DEFAULT_MAX_BODY = 8 * 1024 * 1024
+DEFAULT_READ_TIMEOUT = 30.0
+DEFAULT_WRITE_TIMEOUT = 30.0
+SCRIPT_ENDED_STATUS = 410
+
+RecordKind = Literal["model", "past_end", "side", "refused"]
+
+_ID_PREFIX: Mapping[Wire, str] = {"openai-chat": "chatcmpl-", "anthropic": "msg_", "openai-responses": "resp_"}
+_HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang")
+
+
+@dataclass(slots=True)
+class Record:
+    """One request as the server received it and how it was answered."""
+
+    n: int
+    kind: RecordKind
+    method: str
+    path: str
+    status: int
+    wire: Wire | None = None
+    stream: bool = False
+    turn: int | None = None
+    response_id: str | None = None
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    at: float = 0.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
+                "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
+                "headers": self.headers, "body": self.body}
+
+
+@dataclass(slots=True)
+class Run:
+    """The requests of one client run against one sequence."""
+
+    number: int
+    sequence: Sequence
+    records: list[Record] = field(default_factory=list)
+    answered: int = 0
+
+    def model_records(self) -> list[Record]:
+        return [r for r in self.records if r.kind == "model"]
+
+
+class Session:
+    """What the server serves and what it has seen; safe to read from another thread."""
+
+    def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
+                 catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
+                 max_body: int = DEFAULT_MAX_BODY, read_timeout: float = DEFAULT_READ_TIMEOUT,
+                 write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
+        self.dialect = dialect
+        self.catalogue = dict(catalogue or {})
+        self.ok_marker = ok_marker
+        self.max_body = max_body
+        self.read_timeout = read_timeout
+        self.write_timeout = write_timeout
+        self.lock = threading.Lock()
+        self.runs: list[Run] = [Run(1, sequence)]
+
+    @property
+    def run(self) -> Run:
+        return self.runs[-1]
+
+    def start(self, sequence: Sequence) -> Run:
+        """Serve `sequence` from its first turn on, as a new run."""
+        with self.lock:
+            self.runs.append(Run(len(self.runs) + 1, sequence))
+            return self.runs[-1]
+
+    def records(self) -> list[Record]:
+        with self.lock:
+            return list(self.run.records)
+
+    def observed(self, run: Run | None = None) -> list[Observed]:
+        """The steps of a run (the current one by default) as inferred from its requests."""
+        with self.lock:
+            run = run or self.run
+            records = [r for r in run.records if r.kind in ("model", "past_end")]
+        is_error = error_rule(self.ok_marker)
+        turns = run.sequence.turns
+        out: list[Observed] = []
+        for k, rec in enumerate(records):
+            if rec.kind != "model" or rec.turn is None:
+                break
+            nxt = records[k + 1] if k + 1 < len(records) else None
+            step, turn = k + 1, rec.turn
+            if nxt is None:
+                out.append(Observed(step, turn, "stop"))
+                continue
+            wire = rec.wire
+            if wire is None or nxt.wire != wire or not isinstance(rec.body, dict) or not isinstance(nxt.body, dict):
+                out.append(Observed(step, turn, "unknown", detail="next request is of another API"))
+                continue
+            got = infer(conversation(wire, rec.body), turns[turn], rec.response_id or "",
+                        conversation(wire, nxt.body), is_error)
+            out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail))
+        return out
+
+    def ended_running(self, run: Run | None = None) -> bool:
+        """Whether the client asked for a response past the end of a `then: end` sequence."""
+        with self.lock:
+            return any(r.kind == "past_end" for r in (run or self.run).records)
+
+    # ------------------------------------------------------------ bookkeeping for the app
+
+    def _record(self, rec: Record) -> None:
+        with self.lock:
+            rec.n = len(self.run.records)
+            self.run.records.append(rec)
+
+    def _take_turn(self) -> tuple[Run, int, int | None]:
+        """The current run, this request's number in it (from 1) and the turn answering it
+        (None: the script ended)."""
+        with self.lock:
+            run = self.run
+            n = len(run.sequence.turns)
+            i = run.answered
+            run.answered += 1
+            if i < n:
+                return run, i + 1, i
+            if run.sequence.then == "repeat":
+                return run, i + 1, n - 1
+            return run, i + 1, None
+
+
+class _BodyError(Exception):
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise _BodyError(413, f"request body of {declared} bytes is over the limit of {limit}")
+
+    async def read() -> bytes:
+        chunks: list[bytes] = []
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                raise _BodyError(413, f"request body is over the limit of {limit} bytes")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    try:
+        return await asyncio.wait_for(read(), timeout)
+    except TimeoutError:
+        raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
+
+
+class _SSEResponse(Response):
+    """Sends prepared SSE frames one by one, giving up on a client that stops reading."""
+
+    def __init__(self, frames: tuple[bytes, ...], write_timeout: float) -> None:
+        super().__init__(status_code=200)
+        self.frames = frames
+        self.write_timeout = write_timeout
+        # no content-length: the body is streamed (uvicorn sends it chunked)
+        self.raw_headers = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache")]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        async def timed(message: dict[str, Any]) -> None:
+            await asyncio.wait_for(send(message), self.write_timeout)
+
+        await timed({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        for frame in self.frames:
+            await timed({"type": "http.response.body", "body": frame, "more_body": True})
+        await timed({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _headers(request: Request) -> dict[str, str]:
+    return {h: request.headers[h] for h in _HEADERS if h in request.headers}
+
+
+def _model_list(session: Session) -> list[dict[str, Any]]:
+    names = ["stopbench"]
+    for rec in session.records():
+        if isinstance(rec.body, dict) and isinstance(rec.body.get("model"), str) and rec.body["model"] not in names:
+            names.append(rec.body["model"])
+    return [_model(n) for n in names]
+
+
+def _model(name: str) -> dict[str, Any]:
+    # the fields of both the OpenAI and the Anthropic model object
+    return {"id": name, "object": "model", "type": "model", "created": 0, "created_at": "1970-01-01T00:00:00Z",
+            "owned_by": "stopbench", "display_name": name}
+
+
+def create_app(session: Session) -> Starlette:
+    """The Starlette app serving `session`."""
+
+    def side(request: Request, status: int, body: Any) -> JSONResponse:
+        session._record(Record(0, "side", request.method, request.url.path, status,
+                               headers=_headers(request), at=time.time()))
+        return JSONResponse(body, status_code=status)
+
+    def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        async def handle(request: Request) -> Response:
+            path = request.url.path
+            try:
+                raw = await _read_body(request, session.max_body, session.read_timeout)
+            except _BodyError as exc:
+                session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
+                                       headers=_headers(request), at=time.time()))
+                return JSONResponse(error_body(wire, _err("invalid_request_error", exc.message)),
+                                    status_code=exc.status)
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = None
+            if not isinstance(body, dict):
+                session._record(Record(0, "refused", request.method, path, 400, wire=wire,
+                                       headers=_headers(request), at=time.time()))
+                return JSONResponse(error_body(wire, _err("invalid_request_error", "body is not a JSON object")),
+                                    status_code=400)
+            if session.dialect is not None and wire != session.dialect:
+                session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
+                                       headers=_headers(request), at=time.time()))
+                return JSONResponse(error_body(wire, _err("not_found_error", f"this server serves only the "
+                                                          f"{session.dialect} API")), status_code=404)
+            stream = body.get("stream") is True
+            run, number, index = session._take_turn()
+            seq = run.sequence
+            if index is None:
+                detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
+                          "and then: end")
+                session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
+                                       stream=stream, body=body, headers=_headers(request), at=time.time()))
+                return JSONResponse(script_ended(wire, detail), status_code=SCRIPT_ENDED_STATUS)
+            turn = seq.turns[index]
+            rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
+            opts = body.get("stream_options")
+            ctx = Context(rid, str(body.get("model") or "stopbench"), finish_for(wire, seq.dialect, turn),
+                          include_usage=isinstance(opts, dict) and opts.get("include_usage") is True)
+            out = render(wire, turn, ctx, stream)
+            session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
+                                   turn=index, response_id=rid, body=body, headers=_headers(request),
+                                   at=time.time()))
+            if out.body is not None:
+                return JSONResponse(out.body, status_code=out.status)
+            return _SSEResponse(out.frames, session.write_timeout)
+
+        return handle
+
+    async def models(request: Request) -> Response:
+        data = _model_list(session)
+        return side(request, 200, {"object": "list", "data": data, "has_more": False,
+                                   "first_id": data[0]["id"], "last_id": data[-1]["id"]})
+
+    async def one_model(request: Request) -> Response:
+        return side(request, 200, _model(request.path_params["name"]))
+
+    async def count_tokens(request: Request) -> Response:
+        try:
+            raw = await _read_body(request, session.max_body, session.read_timeout)
+        except _BodyError as exc:
+            return side(request, exc.status, error_body("anthropic", _err("invalid_request_error", exc.message)))
+        return side(request, 200, {"input_tokens": max(1, len(raw) // 4)})
+
+    async def not_found(request: Request) -> Response:
+        return side(request, 404, {"error": {"message": f"no such endpoint: {request.method} {request.url.path}",
+                                             "type": "not_found_error"}})
+
+    async def state(request: Request) -> Response:
+        run = session.run
+        return JSONResponse({"run": run.number, "sequence": run.sequence.id, "turns": len(run.sequence.turns),
+                             "then": run.sequence.then, "answered": run.answered,
+                             "requests": len(session.records()), "dialect": session.dialect})
+
+    async def records(request: Request) -> Response:
+        return JSONResponse([r.as_json() for r in session.records()])
+
+    async def observed(request: Request) -> Response:
+        return JSONResponse({"sequence": session.run.sequence.id, "running": session.ended_running(),
+                             "steps": [o.as_json() for o in session.observed()]})
+
+    async def start(request: Request) -> Response:
+        try:
+            body = json.loads(await _read_body(request, 4096, session.read_timeout))
+        except (ValueError, _BodyError):
+            return JSONResponse({"error": "expected a JSON object {\"sequence\": ID}"}, status_code=400)
+        name = body.get("sequence") if isinstance(body, dict) else None
+        seq = session.catalogue.get(name) if isinstance(name, str) else None
+        if seq is None:
+            return JSONResponse({"error": f"no sequence {name!r} in this server's catalogue"}, status_code=404)
+        run = session.start(seq)
+        return JSONResponse({"run": run.number, "sequence": seq.id})
+
+    routes = [
+        Route("/_stopbench/state", state, methods=["GET"]),
+        Route("/_stopbench/records", records, methods=["GET"]),
+        Route("/_stopbench/observed", observed, methods=["GET"]),
+        Route("/_stopbench/run", start, methods=["POST"]),
+    ]
+    paths = {"openai-chat": "/chat/completions", "anthropic": "/messages", "openai-responses": "/responses"}
+    for prefix in ("/v1", ""):
+        routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
+        for wire in WIRES:
+            routes.append(Route(prefix + paths[wire], model_endpoint(wire), methods=["POST"]))
+        routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
+        routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
+    routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
+    return Starlette(routes=routes)
+
+
+def _err(kind: str, message: str) -> TurnError:
+    return TurnError(kind, message)

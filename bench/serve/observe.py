@@ -1,0 +1,303 @@
+"""Infer what a client did from the requests it sent: continue, resend, remind or stop.
+
+The server cannot see a loop's decision, only its next request. Request i+1 is compared with
+request i after both are reduced to a dialect-neutral conversation (system text plus a list of
+items: user and system messages, assistant messages with their call ids, tool results):
+
+* the same conversation again: **resend**;
+* request i's items, the assistant's echo, then tool results only: **continue**, with the calls of
+  turn i that were answered (`run`) and those answered with an error result (`failed`);
+* a new user or system message (or a changed system prompt), with or without tool results:
+  **remind**, the new text as its message;
+* the assistant's echo and nothing else: **continue** with no calls (detail says so);
+* no request i+1 at all: **stop** (ok and reason come from whoever drove the client);
+* anything else (history rewritten or cut, e.g. a compaction or another conversation):
+  **unknown**, with a detail saying what differed.
+
+Whether a tool result is an error: Anthropic's ``is_error`` flag when sent; otherwise an
+``ok_marker`` (a string the driver's stub tools put in every successful result) decides when one
+is given; otherwise the result's text starting with "error" (any case) counts as failed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeAlias
+
+from bench.model import Cell, Decision, Outcome, Sequence, Step, Turn
+from bench.serve.render import Wire
+
+ObservedAction: TypeAlias = Literal["continue", "resend", "remind", "stop", "unknown"]
+
+OBSERVED_RULE = "observed"
+"""The rule id of every observed decision."""
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One entry of a conversation: kind system/user/assistant/tool."""
+
+    kind: Literal["system", "user", "assistant", "tool"]
+    text: str = ""
+    call_id: str = ""
+    calls: tuple[str, ...] = ()
+    is_error: bool | None = None
+
+    def key(self) -> tuple[str, str, str, tuple[str, ...]]:
+        """What must be equal for two items to be 'the same' (an assistant's echoed text may differ)."""
+        return (self.kind, "" if self.kind == "assistant" else self.text, self.call_id, self.calls)
+
+
+@dataclass(frozen=True, slots=True)
+class Conversation:
+    system: str
+    items: tuple[Item, ...]
+    previous_id: str | None = None
+
+
+def _text(content: Any) -> str:
+    """Text of a message content: a string, or the text of a list of parts."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        out = []
+        for part in content:
+            if isinstance(part, str):
+                out.append(part)
+            elif isinstance(part, dict):
+                value = part.get("text", part.get("content"))
+                out.append(_text(value) if not isinstance(value, str) else value)
+        return "\n".join(out)
+    if isinstance(content, dict):
+        return _text(content.get("text", ""))
+    return json.dumps(content, sort_keys=True)
+
+
+def _merge(items: list[Item]) -> tuple[Item, ...]:
+    """Merge consecutive assistant items into one (a Responses echo is several output items)."""
+    out: list[Item] = []
+    for item in items:
+        if item.kind == "assistant" and out and out[-1].kind == "assistant":
+            prev = out[-1]
+            out[-1] = Item("assistant", prev.text + item.text, calls=prev.calls + item.calls)
+        else:
+            out.append(item)
+    return tuple(out)
+
+
+def conversation(wire: Wire, body: dict[str, Any]) -> Conversation:
+    """A request body reduced to a dialect-neutral conversation."""
+    if wire == "openai-chat":
+        return _chat(body)
+    if wire == "anthropic":
+        return _anthropic(body)
+    return _responses(body)
+
+
+def _chat(body: dict[str, Any]) -> Conversation:
+    system: list[str] = []
+    items: list[Item] = []
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        role = m.get("role")
+        if role in ("system", "developer"):
+            if items:
+                items.append(Item("system", _text(m.get("content"))))
+            else:
+                system.append(_text(m.get("content")))
+        elif role == "assistant":
+            calls = tuple(str(c.get("id", "")) for c in m.get("tool_calls") or [] if isinstance(c, dict))
+            items.append(Item("assistant", _text(m.get("content")), calls=calls))
+        elif role in ("tool", "function"):
+            items.append(Item("tool", _text(m.get("content")), call_id=str(m.get("tool_call_id", m.get("name", "")))))
+        else:
+            items.append(Item("user", _text(m.get("content"))))
+    return Conversation("\n".join(system), _merge(items))
+
+
+def _anthropic(body: dict[str, Any]) -> Conversation:
+    items: list[Item] = []
+    for m in body.get("messages") or []:
+        if not isinstance(m, dict):
+            continue
+        content = m.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": _text(content)}]
+        if m.get("role") == "assistant":
+            calls = tuple(str(b.get("id", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use")
+            text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
+            items.append(Item("assistant", text, calls=calls))
+            continue
+        for b in blocks:
+            if not isinstance(b, dict):
+                continue
+            if b.get("type") == "tool_result":
+                flag = b.get("is_error")
+                items.append(Item("tool", _text(b.get("content")), call_id=str(b.get("tool_use_id", "")),
+                                  is_error=bool(flag) if flag is not None else None))
+            elif b.get("type") == "text":
+                items.append(Item("user", str(b.get("text", ""))))
+    return Conversation(_text(body.get("system")), _merge(items))
+
+
+def _responses(body: dict[str, Any]) -> Conversation:
+    items: list[Item] = []
+    raw = body.get("input")
+    entries = [{"role": "user", "content": raw}] if isinstance(raw, str) else (raw or [])
+    for e in entries:
+        if not isinstance(e, dict):
+            continue
+        kind = e.get("type", "message")
+        if kind == "message":
+            role = e.get("role")
+            if role == "assistant":
+                items.append(Item("assistant", _text(e.get("content"))))
+            elif role in ("system", "developer"):
+                items.append(Item("system", _text(e.get("content"))))
+            else:
+                items.append(Item("user", _text(e.get("content"))))
+        elif kind == "function_call":
+            items.append(Item("assistant", calls=(str(e.get("call_id", "")),)))
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            items.append(Item("tool", _text(e.get("output")), call_id=str(e.get("call_id", ""))))
+        else:  # reasoning and other output items echoed back belong to the assistant's turn
+            items.append(Item("assistant"))
+    prev = body.get("previous_response_id")
+    return Conversation(_text(body.get("instructions")), _merge(items), prev if isinstance(prev, str) else None)
+
+
+# ---------------------------------------------------------------- inference
+
+
+def starts_with_error(text: str) -> bool:
+    """The default rule for a tool result without an error flag: its text starts with 'error'."""
+    t = text.lstrip(" \t\r\n{[\"'")
+    return t[:5].lower() == "error"
+
+
+def error_rule(ok_marker: str | None) -> Callable[[str], bool]:
+    """The test for 'this tool result is an error result'."""
+    if ok_marker:
+        return lambda text: ok_marker not in text
+    return starts_with_error
+
+
+@dataclass(frozen=True, slots=True)
+class Inferred:
+    action: ObservedAction
+    run: tuple[int, ...] = ()
+    failed: tuple[int, ...] = ()
+    message: str | None = None
+    detail: str = ""
+
+
+def infer(before: Conversation, turn: Turn, response_id: str, after: Conversation,
+          is_error: Callable[[str], bool] = starts_with_error) -> Inferred:
+    """What the client did after `turn` answered `before`, judged from its next request `after`."""
+    if after.previous_id is not None and after.previous_id == response_id:
+        tail = after.items
+        if not tail:
+            return Inferred("resend", detail="previous_response_id with no new input")
+    else:
+        old = [i.key() for i in before.items]
+        new = [i.key() for i in after.items]
+        if new == old and after.system == before.system:
+            return Inferred("resend")
+        if new[:len(old)] != old:
+            at = next((k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+            return Inferred("unknown", detail=f"history differs at item {at} "
+                                              f"({len(old)} items before, {len(after.items)} after)")
+        tail = after.items[len(old):]
+    ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
+    run: list[int] = []
+    failed: list[int] = []
+    messages: list[str] = []
+    notes: list[str] = []
+    echoed = False
+    for item in tail:
+        if item.kind == "assistant":
+            echoed = True
+        elif item.kind == "tool":
+            n = ids.get(item.call_id)
+            if n is None:
+                notes.append(f"result for unknown call id {item.call_id!r}")
+                continue
+            if n in run or n in failed:
+                notes.append(f"second result for call {item.call_id!r}")
+                continue
+            bad = item.is_error if item.is_error is not None else is_error(item.text)
+            (failed if bad else run).append(n)
+        else:
+            messages.append(item.text)
+    if after.system != before.system:
+        messages.insert(0, after.system)
+        notes.append("system prompt changed")
+    unanswered = [c.id for n, c in enumerate(turn.tool_calls) if n not in run and n not in failed]
+    if unanswered and (run or failed or messages):
+        notes.append(f"no result for {', '.join(unanswered)}")
+    detail = "; ".join(notes)
+    if messages:
+        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail)
+    if run or failed:
+        return Inferred("continue", tuple(run), tuple(failed), None, detail)
+    if echoed:
+        return Inferred("continue", detail="; ".join([*notes, "assistant echo only, nothing added"]))
+    return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One answered model request of a run and what the client did after it."""
+
+    step: int
+    turn: int
+    action: ObservedAction
+    run: tuple[int, ...] = ()
+    failed: tuple[int, ...] = ()
+    message: str | None = None
+    detail: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"step": self.step, "turn": self.turn, "action": self.action, "rule": OBSERVED_RULE,
+                "run": list(self.run), "failed": list(self.failed), "message": self.message,
+                "detail": self.detail}
+
+
+def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, reason: str | None) -> tuple[Step, ...]:
+    """The observed steps as the bench's Steps; a final stop gets the driver's ok and reason."""
+    out: list[Step] = []
+    for s in steps:
+        calls = sequence.turns[s.turn].tool_calls
+        if s.action == "stop":
+            d = Decision("stop", OBSERVED_RULE, reason=reason or OBSERVED_RULE, ok=ok)
+        else:
+            d = Decision(s.action, OBSERVED_RULE, run=s.run, failed=s.failed,  # type: ignore[arg-type]
+                         message=s.message)
+        out.append(Step(s.step, s.turn, d, tuple(calls[i].name for i in s.run),
+                        tuple(calls[i].name for i in s.failed)))
+    return tuple(out)
+
+
+def observed_cell(sequence: Sequence, predicate: str, steps: list[Observed], ok: bool | None,
+                  reason: str | None = None, error: str | None = None) -> Cell:
+    """An observed Cell: outcome stopped when the client stopped asking, running when it asked past the end."""
+    records = observed_steps(sequence, steps, ok, reason)
+    stopped = bool(records) and records[-1].decision.action == "stop"
+    outcome: Outcome = "stopped" if stopped else ("crashed" if error else "running")
+    run = tuple(n for s in records for n in s.tools_run)
+    failed = tuple(n for s in records for n in s.tools_failed)
+    tokens = 0
+    for s in records:
+        u = sequence.turns[s.turn].usage
+        if u is not None:
+            tokens += u.input_tokens + u.output_tokens
+    return Cell(sequence=sequence.id, predicate=predicate, outcome=outcome, steps=records,
+                reason=(reason or OBSERVED_RULE) if stopped else None, ok=ok if stopped else None,
+                tools_run=run, tools_failed=failed,
+                reminders=sum(1 for s in records if s.decision.action == "remind"),
+                resends=sum(1 for s in records if s.decision.action == "resend"),
+                tokens=tokens, error=error)
