@@ -209,3 +209,9 @@ class Cell:
     @property
     def n_steps(self) -> int:
         return len(self.steps)
+
+    def with_violations(self, violations: tuple[Violation, ...]) -> Cell:
+        """The same cell, judged."""
+        return Cell(self.sequence, self.predicate, self.outcome, self.steps, self.reason, self.ok,
+                    self.tools_run, self.tools_failed, self.reminders, self.resends, self.tokens, self.error,
+                    violations)

@@ -78,6 +78,11 @@ class Predicate:
     reasons: tuple[str, ...] = ()
     rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     origin: str = ""
+    reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Looked up on every stop of every replay: computed once here.
+        object.__setattr__(self, "reason_set", frozenset(self.reasons) if self.reasons else None)
 
     def named(self, name: str, origin: str, description: str | None = None) -> Predicate:
         """A copy with its column name, origin and (if it had none) description filled in."""
