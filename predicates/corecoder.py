@@ -1,0 +1,143 @@
+"""CoreCoder's Agent.chat: no tool calls returns the text; 50 tool rounds return a fixed string.
+
+Pin: he-yufeng/CoreCoder v0.4.0, read from the PyPI wheel `corecoder==0.4.0`
+(corecoder-0.4.0-py3-none-any.whl: corecoder/agent.py, corecoder/llm.py), licence MIT.
+The transport retries under it are those of the `openai` client CoreCoder builds with defaults
+(llm.py L93, `OpenAI(api_key=..., base_url=...)`): read in openai==3.57.0 (PyPI wheel,
+Apache-2.0), openai/_constants.py L8 `DEFAULT_MAX_RETRIES = 2`, openai/_base_client.py
+L922-964 `_should_retry` (408, 409, 429, >=500) and L1182-1218 (timeouts and connection errors
+are retried). CoreCoder pins only `openai>=1.0`; that retry policy is the same across 1.x-3.x as
+far as I know, but only 3.57.0 was read.
+
+What the port models (one step = one HTTP request):
+
+* `finish`/`finish_raw` are never read: llm.py L110-191 accumulates text and tool-call deltas and
+  ignores `finish_reason` entirely, so every decision is made from `tool_calls` (and `error`).
+* Tool calls of a turn: each call is run, except that arguments that are not a JSON object are
+  answered with an error string instead (failed): llm.py L177-180 turns unparsable JSON into
+  `{}`, and agent.py L108-111 returns "Error: bad arguments ..." when `bind(**arguments)` fails;
+  every CoreCoder built-in tool has a required parameter, so `{}` and non-mapping arguments fail
+  there. AMBIGUOUS: a literal `"{}"` sent by the model is a JSON object and is counted as run (the
+  port cannot know the stand-in tool's parameters); a call with an empty name gets "Error: unknown
+  tool" (agent.py L103-105) and is counted as failed.
+* Errors in place of a response (`turn.error`): classified by `status` and, when there is none, by
+  words in `type` (see `_kind`). A request-time error is first retried by the openai client (2
+  retries on 408/409/429/5xx/timeout/connection), then by `_call_with_retry` (llm.py L193-209:
+  3 attempts for RateLimitError, APITimeoutError, APIConnectionError and 5xx), and a 400
+  (BadRequestError) makes `chat` try once more without `stream_options` (llm.py L130-134), with a
+  fresh `_call_with_retry`. An error while iterating the stream (llm.py L141, outside any retry)
+  propagates at once. Retries do not count as rounds (the round loop is agent.py L54).
+* The 50-round cap is counted in `state.memo` (rounds, not requests), so `max_steps` is left unset:
+  the bench's step cap would also count the retries, which CoreCoder does not.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Resend, Stop, predicate
+from bench.model import Decision, Turn, TurnError
+from bench.predicate import State
+
+PIN = "he-yufeng/CoreCoder@v0.4.0 (PyPI corecoder==0.4.0)"
+OPENAI = "openai==3.57.0"
+MAX_ROUNDS = 50  # agent.py L28 `max_rounds: int = 50`
+SDK_RETRIES = 2  # openai/_constants.py L8
+CALL_ATTEMPTS = 3  # llm.py L193 `max_retries: int = 3`
+
+_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+
+
+def _kind(err: TurnError) -> str:
+    """`status` when an HTTP status is given; else `stream`, `timeout`, `connection` or `other`.
+
+    The bench's TurnError has no fixed vocabulary for `type`; these word lists are the port's
+    reading of it (a stream cut after the response began vs. a failure to get a response).
+    """
+    if err.status is not None:
+        return "status"
+    t = err.type.lower()
+    if any(w in t for w in _STREAM_WORDS):
+        return "stream"
+    if "timeout" in t or "timed_out" in t or "timed out" in t:
+        return "timeout"
+    if any(w in t for w in _CONNECTION_WORDS):
+        return "connection"
+    return "other"
+
+
+def _sdk_retries(err: TurnError, kind: str) -> bool:
+    if kind == "status":
+        s = err.status or 0
+        return s in (408, 409, 429) or s >= 500
+    return kind in ("timeout", "connection")
+
+
+def _args_ok(arguments: str) -> bool:
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return False
+    return isinstance(value, dict)
+
+
+def _split_calls(turn: Turn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    run: list[int] = []
+    failed: list[int] = []
+    for i, call in enumerate(turn.tool_calls):
+        (run if call.name and _args_ok(call.arguments) else failed).append(i)
+    return tuple(run), tuple(failed)
+
+
+def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
+    kind = _kind(err)
+    if kind == "stream":
+        memo.update(sdk=0, attempt=0, phase=0)
+        return Stop("stream_error", ok=False, rule="stream-error")
+    if _sdk_retries(err, kind) and memo.get("sdk", 0) < SDK_RETRIES:
+        memo["sdk"] = memo.get("sdk", 0) + 1
+        return Resend("sdk-retry")
+    memo["sdk"] = 0  # create() raised: the next request, if any, is a new create() call
+    status = err.status or 0
+    retried_here = kind in ("timeout", "connection") or status == 429 or status >= 500
+    if retried_here and memo.get("attempt", 0) < CALL_ATTEMPTS - 1:
+        memo["attempt"] = memo.get("attempt", 0) + 1
+        return Resend("call-retry")
+    if status == 400 and memo.get("phase", 0) == 0:
+        memo.update(phase=1, attempt=0)
+        return Resend("bad-request-fallback")
+    memo.update(sdk=0, attempt=0, phase=0)
+    return Stop("api_error", ok=False, rule="raise")
+
+
+@predicate(
+    source=f"{PIN}: corecoder/agent.py Agent.chat L49-99, corecoder/llm.py LLM.chat L110-209",
+    max_steps=None,
+    reasons=["text", "max_rounds", "api_error", "stream_error"],
+    rules={
+        "no-calls": f"{PIN} corecoder/agent.py:L61-64 - `if not resp.tool_calls:` append the message and `return resp.content` (the streamed text, '' when none: llm.py L28, L186-187); finish_reason is never read (llm.py L110-191)",
+        "calls": f"{PIN} corecoder/agent.py:L66-97 - append the assistant message, run the one call (L71-80) or all calls in a thread pool (L81-89, L118-130), append one role 'tool' result each, maybe compress, next round; arguments that are not a JSON object become {{}} (llm.py L177-180) and fail `bind` -> 'Error: bad arguments' (agent.py L108-111), an unknown/empty name -> 'Error: unknown tool' (L103-105): those calls are failed",
+        "max-rounds": f"{PIN} corecoder/agent.py:L28, L54, L99 - `for _ in range(self.max_rounds)` with max_rounds=50; the 50th tool round runs its tools, then `return \"(reached maximum tool-call rounds)\"`: a string return, so the caller sees success-shaped text (ok=True per source, though the task is not done)",
+        "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default client (llm.py L93) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors before raising",
+        "call-retry": f"{PIN} corecoder/llm.py:L193-209 - `_call_with_retry` (3 attempts) re-calls create() after RateLimitError, APITimeoutError, APIConnectionError or an APIError with status >= 500, sleeping 2**attempt s",
+        "bad-request-fallback": f"{PIN} corecoder/llm.py:L129-134 - a BadRequestError (400) from the first `_call_with_retry` makes chat() drop `stream_options` and call `_call_with_retry` again, once",
+        "raise": f"{PIN} corecoder/llm.py:L198-209, L131-134 - retries exhausted or a non-retried status: the exception propagates out of Agent.chat (agent.py L55 has no try); the CLI prints it (cli.py L107-111, L234-242 catch Exception)",
+        "stream-error": f"{PIN} corecoder/llm.py:L141-171 - an error raised while iterating the stream is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    if turn.error is not None:
+        return _on_error(turn.error, memo)
+    memo.update(sdk=0, attempt=0, phase=0)
+    if not turn.tool_calls:
+        return Stop("text", ok=True, rule="no-calls")
+    rounds = memo.get("rounds", 0) + 1
+    memo["rounds"] = rounds
+    run, failed = _split_calls(turn)
+    if rounds >= MAX_ROUNDS:
+        return Stop("max_rounds", ok=True, rule="max-rounds", run=run, failed=failed)
+    if not failed:
+        return Continue("calls", run=ALL)
+    return Continue("calls", run=run, failed=failed)

@@ -1,0 +1,82 @@
+"""learn-claude-code s01 (Anthropic): loop while stop_reason == "tool_use", else return; no cap.
+
+Pin: shareAI-lab/learn-claude-code @ 0f691a092cb7dfcb9b51db5e72d99866f6d8588d,
+agents/s01_agent_loop.py (3,747 characters; line numbers counted on a local copy of that stored
+file; they agree with ../shared/docs/loops.md section 6), licence MIT (repository LICENSE).
+Transport retries: the loop builds `Anthropic(...)` with defaults (L38-44); read in
+anthropic==2.14.0 (PyPI wheel, MIT): anthropic/_constants.py L11 `DEFAULT_MAX_RETRIES = 2`,
+anthropic/_base_client.py L1274-1345 (the retry loop), L939-972 `_should_retry` (408, 409, 429, >=500) and L974-997, L1458-1470
+(timeouts and connection errors are retried). The repository's requirements do not pin a version;
+only 2.14.0 was read.
+
+What the port models (one step = one HTTP request):
+
+* The only test is L83 `if response.stop_reason != "tool_use": return`, made on the Anthropic field,
+  never on the content. The port reads `finish_raw == "tool_use"`; for a sequence of another
+  dialect (whose raw strings this loop could never receive) the canonical `tool_calls` finish
+  stands in for the `tool_use` stop_reason the Messages API would have sent.
+* On `tool_use`, every `tool_use` block is run with `block.input["command"]` (L86-94): the bench's
+  tool calls stand in for s01's one tool, bash. The loop has no error-result path (run_bash returns
+  its own error strings as output), so all calls count as run. AMBIGUOUS: a block whose input lacks
+  "command" would raise KeyError at L89; the Messages API delivers `input` already parsed, so the
+  bench's raw argument strings are not checked here.
+* `tool_use` with no tool_use blocks: L94 appends a user message whose content is `[]`. The bench
+  sees only a Continue with nothing run; the next real request would most likely be rejected by the
+  API (an empty user content list, a 400), which the bench cannot observe.
+* No cap (`while True`, L75) and no try/except: an error propagates out of agent_loop and out of the
+  REPL (`__main__` guards only `input()`), after the SDK's own 2 retries where they apply. The call is
+  not streamed, so a body cut mid-read is a connection error to the SDK and is retried too.
+"""
+
+from __future__ import annotations
+
+from bench import ALL, Continue, Resend, Stop, predicate
+from bench.model import Decision, Turn, TurnError
+from bench.predicate import State
+
+PIN = "shareAI-lab/learn-claude-code@0f691a092cb7dfcb9b51db5e72d99866f6d8588d"
+FILE = f"{PIN} agents/s01_agent_loop.py"
+ANTHROPIC = "anthropic==2.14.0"
+SDK_RETRIES = 2  # anthropic/_constants.py L11
+
+_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+
+
+def _sdk_retries(err: TurnError) -> bool:
+    """Whether the Anthropic client retries this error (non-streamed request)."""
+    if err.status is not None:
+        return err.status in (408, 409, 429) or err.status >= 500
+    t = err.type.lower()
+    # not streamed: a cut while reading the body is an httpx error inside send() -> APIConnectionError
+    return ("timeout" in t or "timed_out" in t or any(w in t for w in _STREAM_WORDS)
+            or any(w in t for w in _CONNECTION_WORDS))
+
+
+@predicate(
+    source=f"{FILE}: agent_loop L74-94",
+    max_steps=None,
+    reasons=["return", "api_error"],
+    rules={
+        "return": f"{FILE}:L80-84 - the assistant content is appended, then `if response.stop_reason != \"tool_use\": return` (end_turn, max_tokens, stop_sequence, refusal, pause_turn, anything else; tool_use blocks of such a turn are never run)",
+        "tool-use": f"{FILE}:L85-94 - stop_reason is tool_use: run every tool_use block with bash (`block.input[\"command\"]`), append one user message with the list of tool_result blocks, loop (`while True`, L75: no cap)",
+        "tool-use-no-blocks": f"{FILE}:L85-94 - stop_reason is tool_use but the content has no tool_use block: `results` stays [] and `{{\"role\": \"user\", \"content\": []}}` is appended; the loop asks again (the real API would most likely answer that request with a 400, which the bench cannot see)",
+        "sdk-retry": f"{ANTHROPIC} anthropic/_constants.py:L11, anthropic/_base_client.py:L1274-1345, L939-997, L1458-1470 - the default client (s01 L38-44) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
+        "raise": f"{FILE}:L74-79, L97-106 - no try/except around client.messages.create and none around agent_loop(history) in __main__ (only input() is guarded): the exception ends the program",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    if turn.error is not None:
+        if _sdk_retries(turn.error) and memo.get("sdk", 0) < SDK_RETRIES:
+            memo["sdk"] = memo.get("sdk", 0) + 1
+            return Resend("sdk-retry")
+        memo["sdk"] = 0
+        return Stop("api_error", ok=False, rule="raise")
+    memo["sdk"] = 0
+    tool_use = turn.finish_raw == "tool_use" or turn.finish == "tool_calls"
+    if not tool_use:
+        return Stop("return", ok=True, rule="return")
+    if not turn.tool_calls:
+        return Continue("tool-use-no-blocks", run=())
+    return Continue("tool-use", run=ALL)

@@ -1,0 +1,97 @@
+"""learn-claude-code s01, OpenAI version: loop while the message carries tool_calls, else return; no cap.
+
+Pin: shareAI-lab/learn-claude-code @ f8671fcbb0314ba40b27c3b0514b5a7faad596a9,
+agents/openai_code/s01_agent_loop_openai.py (the only stored version of that file; line numbers
+counted on a local copy of it), licence MIT (repository LICENSE). The Anthropic version is pinned at
+another commit (0f691a09, see learn_claude_code_s01.py): the two files were not read at one commit.
+Transport retries: the file builds `OpenAI(base_url=..., api_key=...)` with defaults (L34-37); read
+in openai==3.57.0 (PyPI wheel, Apache-2.0): openai/_constants.py L8 `DEFAULT_MAX_RETRIES = 2`,
+openai/_base_client.py L922-964 `_should_retry` (408, 409, 429, >=500) and L1182-1218 (timeouts
+and connection errors are retried). No version is pinned by the repository; only 3.57.0 was read.
+
+What the port models (one step = one HTTP request):
+
+* The only test is L129-131 `if not assistant_message.tool_calls: return`: the message body, never
+  `finish_reason` (L122 reads `response.choices[0].message` only).
+* Tool calls (L132-159): a call is run only when its name is "bash" (L134); the bench's tool names
+  stand in for bash (s01 offers no other tool). Arguments that are not valid JSON are answered with
+  "Error parsing command arguments" (L153-159): failed. Valid JSON that is not an object makes
+  `command_args.get` raise AttributeError (L138), which nothing catches: the program ends there,
+  after the earlier calls of the turn. AMBIGUOUS: a JSON object without a non-empty "command" gets
+  "Error: No command provided" (L140-141) in the original; the port counts every JSON object as run,
+  since the bench's arguments stand in for a bash command (a literal "{}" is not checked).
+* No cap (`while True`, L107), no try/except around the request (L109-119) or around
+  `agent_loop(history)` in `__main__` (L173): errors end the program after the SDK's own 2 retries
+  where they apply. The request is not streamed, so a body cut mid-read is a connection error to the
+  SDK and is retried too.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Resend, Stop, predicate
+from bench.model import Decision, Turn, TurnError
+from bench.predicate import State
+
+PIN = "shareAI-lab/learn-claude-code@f8671fcbb0314ba40b27c3b0514b5a7faad596a9"
+FILE = f"{PIN} agents/openai_code/s01_agent_loop_openai.py"
+OPENAI = "openai==3.57.0"
+SDK_RETRIES = 2  # openai/_constants.py L8
+
+_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+
+
+def _sdk_retries(err: TurnError) -> bool:
+    """Whether the openai client retries this error (non-streamed request)."""
+    if err.status is not None:
+        return err.status in (408, 409, 429) or err.status >= 500
+    t = err.type.lower()
+    # not streamed: a cut while reading the body is an httpx error inside send() -> APIConnectionError
+    return ("timeout" in t or "timed_out" in t or any(w in t for w in _STREAM_WORDS)
+            or any(w in t for w in _CONNECTION_WORDS))
+
+
+def _parse(arguments: str) -> str:
+    """`object`, `other` (valid JSON, not an object) or `invalid`."""
+    try:
+        value = json.loads(arguments)
+    except ValueError:
+        return "invalid"
+    return "object" if isinstance(value, dict) else "other"
+
+
+@predicate(
+    source=f"{FILE}: agent_loop L106-159",
+    max_steps=None,
+    reasons=["return", "api_error", "exception"],
+    rules={
+        "return": f"{FILE}:L121-131 - the assistant message is appended, then `if not assistant_message.tool_calls: return` (finish_reason is never read)",
+        "calls": f"{FILE}:L132-159 - for each tool call named bash: json.loads the arguments and run the command, appending a role 'tool' result (L136-152); invalid JSON gets 'Error parsing command arguments' instead (L153-159, failed); loop (`while True`, L107: no cap)",
+        "bad-args-crash": f"{FILE}:L137-138, L153 - arguments that parse to a non-object (list, string, number, null) make `command_args.get` raise AttributeError, which `except json.JSONDecodeError` does not catch; nothing in agent_loop or __main__ (L162-173) catches it either",
+        "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default client (s01 L34-37) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
+        "raise": f"{FILE}:L109-119, L173 - no try/except around client.chat.completions.create or around agent_loop(history): the exception ends the program",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    if turn.error is not None:
+        if _sdk_retries(turn.error) and memo.get("sdk", 0) < SDK_RETRIES:
+            memo["sdk"] = memo.get("sdk", 0) + 1
+            return Resend("sdk-retry")
+        memo["sdk"] = 0
+        return Stop("api_error", ok=False, rule="raise")
+    memo["sdk"] = 0
+    if not turn.tool_calls:
+        return Stop("return", ok=True, rule="return")
+    run: list[int] = []
+    failed: list[int] = []
+    for i, call in enumerate(turn.tool_calls):
+        kind = _parse(call.arguments)
+        if kind == "other":
+            return Stop("exception", ok=False, rule="bad-args-crash", run=tuple(run), failed=tuple(failed))
+        (run if kind == "object" else failed).append(i)
+    if not failed:
+        return Continue("calls", run=ALL)
+    return Continue("calls", run=tuple(run), failed=tuple(failed))

@@ -1,0 +1,127 @@
+"""OpenAI Agents SDK Runner.run with defaults: run tools and ask again; no tools ends with the text; 10 turns raise.
+
+Pin: openai/openai-agents-python, PyPI release `openai-agents==0.24.0`
+(openai_agents-0.24.0-py3-none-any.whl, src paths below are inside the wheel's `agents/`), licence
+MIT. Transport retries come from the `openai` client the SDK builds with defaults: read in
+openai==3.57.0 (PyPI wheel, Apache-2.0; openai-agents 0.24.0 requires `openai>=3,<4`).
+
+Configuration modelled: `Runner.run` (not streamed) on an `Agent` with defaults: no output_type
+(plain text), `tool_use_behavior="run_llm_again"`, no handoffs, no guardrails, no error handlers,
+no `ModelRetrySettings`, `max_turns=DEFAULT_MAX_TURNS` (10). The bench's tool names are taken to be
+function tools the agent has.
+
+Which model adapter sees the turn is decided from `finish_raw`:
+* an openai-responses string (`completed`, `incomplete/...`, `failed`, `cancelled`) or an
+  `end_turn` flag -> `OpenAIResponsesModel` (the SDK default: models/_openai_shared.py L11
+  `_use_responses_by_default = True`);
+* anything else -> `OpenAIChatCompletionsModel` (what `set_default_openai_api("chat_completions")`,
+  _config.py L27-31, selects). For anthropic or gemini raw strings (which no default OpenAI model
+  returns) the canonical finish stands in for the chat `finish_reason` an OpenAI-compatible
+  endpoint would send. ASSUMPTION, not from the source: the LiteLLM extension differs (it has no
+  `length` check, extensions/models/litellm_model.py L317-335).
+
+Differences from ../shared/docs/loops.md section 8 (read at HEAD 7f7a44f8, not a release): line
+numbers differ in 0.24.0 (cited below), and the Chat Completions stream handler's
+`finish_reason='tool_calls'` with no calls -> ModelBehaviorError (models/chatcmpl_stream_handler.py
+L436-446) lives in `buffer_tool_call_stream`, used only when streaming with
+`buffer_streamed_tool_calls=True` (models/openai_chatcompletions.py L66, L72, L480-481; default
+False). `Runner.run` does not stream, so with defaults a `tool_calls` finish with no calls ends the
+run with the text like any other turn without tools.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Resend, Stop, predicate
+from bench.model import Decision, Turn, TurnError
+from bench.predicate import State
+
+PIN = "openai/openai-agents-python@v0.24.0 (PyPI openai-agents==0.24.0)"
+OPENAI = "openai==3.57.0"
+MAX_TURNS = 10  # run_config.py L45 DEFAULT_MAX_TURNS
+SDK_RETRIES = 2  # openai/_constants.py L8
+
+_RESPONSES_RAW = ("completed", "failed", "cancelled", "incomplete")
+_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+
+
+def _responses(turn: Turn) -> bool:
+    raw = turn.finish_raw or ""
+    return turn.end_turn is not None or raw.split("/", 1)[0] in _RESPONSES_RAW
+
+
+def _sdk_retries(err: TurnError) -> bool:
+    """Whether the openai client retries this error (a non-streamed request)."""
+    if err.status is not None:
+        return err.status in (408, 409, 429) or err.status >= 500
+    t = err.type.lower()
+    # not streamed: a cut while reading the body is an httpx error inside send() -> APIConnectionError
+    return ("timeout" in t or "timed_out" in t or any(w in t for w in _STREAM_WORDS)
+            or any(w in t for w in _CONNECTION_WORDS))
+
+
+def _args_ok(arguments: str) -> bool:
+    if not arguments:
+        return True  # tool.py L1967: empty input is parsed as {}
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def _tools(turn: Turn, state: State, rule: str) -> Decision:
+    run = tuple(i for i, c in enumerate(turn.tool_calls) if _args_ok(c.arguments))
+    failed = tuple(i for i in range(len(turn.tool_calls)) if i not in run)
+    turns = state.memo.get("turns", 0) + 1
+    state.memo["turns"] = turns
+    if turns >= MAX_TURNS:
+        return Stop("MaxTurnsExceeded", ok=False, rule="max-turns", run=run, failed=failed)
+    return Continue(rule, run=ALL if not failed else run, failed=failed)
+
+
+@predicate(
+    source=f"{PIN}: agents/run.py AgentRunner.run L1597-1622, agents/run_internal/turn_resolution.py L1176-1326, agents/models/openai_chatcompletions.py L315-343, agents/models/openai_responses.py L887-890",
+    max_steps=None,
+    reasons=["final_output", "MaxTurnsExceeded", "ModelBehaviorError", "ModelRefusalError", "APIError"],
+    rules={
+        "final-output": f"{PIN} agents/run_internal/turn_resolution.py:L1176-1182, L1300-1312 - no function calls to run (`has_tools_or_approvals_to_run()` false, run_internal/run_steps.py L141-156) and no refusal: plain-text output, final_output = the last message's text `or \"\"`; finish_reason is not consulted here",
+        "tools": f"{PIN} agents/run_internal/turn_resolution.py:L1162-1175, L776-786, L1318-1326 - function calls run; with tool_use_behavior 'run_llm_again' (the default) the tool results are never final, so the step is NextStepRunAgain; arguments that are not a JSON object raise ModelBehaviorError inside the tool (tool.py L1963-1984), which the default failure_error_function turns into an error result for the model (tool.py L1997-2003): those calls are failed",
+        "max-turns": f"{PIN} agents/run_config.py:L45, agents/run.py:L1597-1622 - `current_turn += 1` before each model call; when it exceeds max_turns (10) MaxTurnsExceeded is built and, with no error handler, raised: the tools of the 10th turn ran, the 11th call is never made",
+        "chat-length-empty": f"{PIN} agents/models/openai_chatcompletions.py:L328-343 - finish_reason 'length' with no content, no refusal and no tool calls raises ModelBehaviorError (a truncated turn with text or tool calls is processed normally)",
+        "chat-content-filter-empty": f"{PIN} agents/models/openai_chatcompletions.py:L315-326, agents/run_internal/turn_resolution.py:L1186-1200 - finish_reason 'content_filter' with no content and no tool calls gets a synthesized refusal, and a refusal with nothing to run raises ModelRefusalError (no handler)",
+        "responses-terminal": f"{PIN} agents/models/openai_responses.py:L887-890 - a non-streamed response whose status is 'failed' or 'incomplete' (max_output_tokens or content_filter) raises ModelBehaviorError, whatever its output",
+        "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default AsyncOpenAI client retries up to 2 times on 408/409/429/>=500, timeouts and connection errors; the runner keeps these provider retries on the first attempt (agents/run_internal/model_retry.py L516-554)",
+        "raise": f"{PIN} agents/run_internal/model_retry.py:L574-686, L403-404 - with no ModelRetrySettings the runner's retry budget is 0 (`attempt > max_retries` -> no retry) and the provider's exception is re-raised out of Runner.run (the conversation_locked compatibility retry, L621-639, needs a 400 with code 'conversation_locked', which the bench does not model)",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    raw = turn.finish_raw or ""
+    err = turn.error
+    responses = _responses(turn)
+    if err is not None and not (responses and err.status is None):
+        if _sdk_retries(err) and memo.get("sdk", 0) < SDK_RETRIES:
+            memo["sdk"] = memo.get("sdk", 0) + 1
+            return Resend("sdk-retry")
+        memo["sdk"] = 0
+        return Stop("APIError", ok=False, rule="raise")
+    memo["sdk"] = 0
+    if responses:
+        # a failed/incomplete Response object arrives as a 200 and is checked by the model adapter
+        if raw.startswith("incomplete") or raw == "failed" or (err is not None and raw != "completed"):
+            return Stop("ModelBehaviorError", ok=False, rule="responses-terminal")
+        if turn.tool_calls:
+            return _tools(turn, state, "tools")
+        return Stop("final_output", ok=True, rule="final-output")
+    # Chat Completions adapter: the raw finish_reason of an openai-chat turn, else the canonical one
+    finish = raw if raw in ("stop", "length", "tool_calls", "content_filter", "function_call") else turn.finish
+    if not turn.tool_calls and not turn.content:
+        if finish == "length":
+            return Stop("ModelBehaviorError", ok=False, rule="chat-length-empty")
+        if finish == "content_filter":
+            return Stop("ModelRefusalError", ok=False, rule="chat-content-filter-empty")
+    if turn.tool_calls:
+        return _tools(turn, state, "tools")
+    return Stop("final_output", ok=True, rule="final-output")
