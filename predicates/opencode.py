@@ -1,0 +1,287 @@
+"""OpenCode's session loop: exit on a settled finish with no tool parts and no newer user message.
+
+Pin: OpenCode v1.18.32 (anomalyco/opencode, formerly sst/opencode), MIT licence. Read from the
+released artefact itself: npm ``opencode-linux-x64@1.18.32`` (the platform package that
+``opencode-ai@1.18.32`` installs), file ``bin/opencode``, a Bun-compiled executable that embeds the
+bundled, minified JavaScript of ``packages/opencode/src`` and of the AI SDK providers it ships.
+Citations below give byte offsets into that file and the minified names, because the tag's source
+tree could not be had here: the stored copies of ``packages/opencode/src/session/prompt.ts`` are
+at other commits (anomalyco/opencode@00078e84, the one docs/loops.md read, and an sst/opencode
+copy), and they differ from the release exactly where it matters (see `unknown` below). Seed 002
+cites ``prompt.ts:1111-1116`` at v1.18.32; those line numbers were not verifiable here.
+
+Exit test at v1.18.32 (``SessionPrompt.run``, bin/opencode @96801587), checked at the top of every
+iteration against the messages re-read from storage::
+
+    lastAssistant.finish && !["tool-calls", "unknown"].includes(lastAssistant.finish)
+      && !hasToolCalls            # tool parts, not provider-executed, not interrupted orphans
+      && lastAssistant.parentID === lastUser.id
+
+So at the pin `unknown` does NOT exit: the loop asks again (no cap, ``agent.steps ?? Infinity``).
+The newer prompt.ts that docs/loops.md read (@00078e84) tests only ``["tool-calls"]`` and
+``lastUser.id < lastAssistant.id``, so there `unknown` exits; seed 002 ("OpenCode keeps going on
+unknown") agrees with the pin. The bench's model of each request: tools run inside
+``processor.process`` (the AI SDK executes them while streaming), so a turn with tool parts is
+Continue; a turn with no tool parts that does not exit is Resend (the history gains only the
+assistant message, with its text if it had any); a newer user message (``turn.steer``) is Remind.
+
+Finish mapping: the AI SDK provider maps the raw string to its unified reason (``other`` for
+anything it does not know), OpenCode's ``fs()`` keeps the six values of its FinishReason schema
+and turns anything else (``other``) into ``unknown``. The predicate API does not see the
+sequence's dialect, so the provider mapper is chosen from the raw string (the four dialects'
+vocabularies do not overlap); an unknown string or no finish maps to ``other`` in every mapper
+except openai-responses (see ``_responses``).
+
+Errors (``turn.error``): ``process`` runs the stream under ``Effect.retry(SessionRetry.policy)``:
+a retryable error is retried with backoff up to RETRY_MAX_RETRIES = 5 times (``attempt > 5`` ends
+it; attempt is taken as 1-based, so the 6th consecutive error stops - an off-by-one here is the
+main ambiguity); any other error is halted into ``assistantMessage.error`` and ``process`` returns
+"stop". A context overflow goes to compaction instead (modelled approximately, see the rules).
+
+Not modelled: subtasks, permission rejections (``blocked``), structured output (json_schema), the
+doom-loop permission ask (three identical calls within one assistant message), the overflow
+check on token counts, the MAX_STEPS reminder (only with ``agent.steps`` set), the experimental
+native LLM runtime (off by default; the AI SDK runtime is the default path).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bench import ALL, Continue, Remind, Resend, Stop, predicate
+from bench.model import Turn
+from bench.predicate import State
+
+BIN = "opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)"
+RUN = f"{BIN} SessionPrompt.run"
+
+# bin/opencode @104608071 (exported as vA, imported as `us`): the six values OpenCode keeps.
+FINISH_REASONS = frozenset({"stop", "length", "tool-calls", "content-filter", "error", "unknown"})
+
+# ---------------------------------------------------------------- AI SDK provider mappers
+
+# @ai-sdk/openai(-compatible) chat, bin/opencode @95186185 zG / @117240569 UY
+_CHAT = {"stop": "stop", "length": "length", "content_filter": "content-filter",
+         "function_call": "tool-calls", "tool_calls": "tool-calls"}
+# @ai-sdk/anthropic, bin/opencode @95371025 RG (isJsonResponseFromTool false)
+_ANTHROPIC = {"pause_turn": "stop", "end_turn": "stop", "stop_sequence": "stop", "refusal": "content-filter",
+              "tool_use": "tool-calls", "max_tokens": "length", "model_context_window_exceeded": "length",
+              "compaction": "other"}
+# @ai-sdk/google, bin/opencode @118187234 MX (STOP depends on hasToolCalls)
+_GEMINI = {"MAX_TOKENS": "length", "IMAGE_SAFETY": "content-filter", "RECITATION": "content-filter",
+           "SAFETY": "content-filter", "BLOCKLIST": "content-filter", "PROHIBITED_CONTENT": "content-filter",
+           "SPII": "content-filter", "MALFORMED_FUNCTION_CALL": "error", "FINISH_REASON_UNSPECIFIED": "other",
+           "OTHER": "other"}
+_GEMINI_KNOWN = frozenset({*_GEMINI, "STOP", "LANGUAGE", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
+                           "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER", "NO_IMAGE"})
+
+
+def _responses(raw: str, has_calls: bool) -> str:
+    """@ai-sdk/openai responses, bin/opencode @117286192 XX: mapped from incomplete_details.reason."""
+    reason = None if raw == "completed" else raw.partition("/")[2] or None
+    if reason is None:
+        return "tool-calls" if has_calls else "stop"
+    if reason == "max_output_tokens":
+        return "length"
+    if reason == "content_filter":
+        return "content-filter"
+    return "tool-calls" if has_calls else "other"
+
+
+def unified(raw: str | None, has_calls: bool) -> tuple[str, str]:
+    """The AI SDK's unified finish reason for a raw string, and the rule of the mapper used."""
+    if raw is None:
+        # chat: the stream's finishReason starts as {unified: "other"} and is never replaced;
+        # the other providers likewise. (Responses would take the `undefined -> stop` branch only
+        # on a response.completed event, which a missing finish does not have.)
+        return "other", "map-none"
+    if raw in _ANTHROPIC:
+        return _ANTHROPIC[raw], "map-anthropic"
+    if raw in _CHAT:
+        return _CHAT[raw], "map-chat"
+    if raw == "completed" or raw.startswith("incomplete"):
+        return _responses(raw, has_calls), "map-responses"
+    if raw in _GEMINI_KNOWN:
+        if raw == "STOP":
+            return ("tool-calls" if has_calls else "stop"), "map-google"
+        return _GEMINI.get(raw, "other"), "map-google"
+    # "cancelled" (a Responses status with no stream event of its own) and any new string: every
+    # mapper's default branch gives "other". Ambiguous for Responses "cancelled" - see the report.
+    return "other", "map-other"
+
+
+def opencode_finish(raw: str | None, has_calls: bool) -> tuple[str, str]:
+    """OpenCode's stored ``message.finish``: fs() keeps the six schema values, else "unknown"."""
+    reason, rule = unified(raw, has_calls)
+    return (reason if reason in FINISH_REASONS else "unknown"), rule
+
+
+# ---------------------------------------------------------------- errors
+
+# SessionRetry Rd (bin/opencode @96735412 onwards): messages that make an error retryable
+_RETRYABLE_MESSAGE = [re.compile(p, re.I) for p in (
+    r"429|500|502|503|504|524",
+    r"rate increased too quickly|rate limit|rate-limit|rate_limit|too many requests",
+    r"overloaded|service unavailable|service_unavailable|service-unavailable|internal error|internal_error"
+    r"|internal server error|server error|server_error|server-error|provider returned error"
+    r"|provider_returned_error|provider-returned-error",
+    r"terminated|fetch failed|failed to fetch|network[-_\s]error|upstream connect|connection error"
+    r"|connection refused|connection lost|socket connection was closed|socket hang up|reset before headers"
+    r"|getaddrinfo|enotfound|eai_again|econnrefused|econnreset|etimedout",
+    r"^timeout$|\b(?:request|response|connection|network|stream|read) (?:timeout|timed out|time out)\b",
+    r"try your request again|retry your request|resource exhausted|resource_exhausted",
+    r"\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b",
+)]
+_OVERFLOW = re.compile(r"context[ _-]?(length|window|overflow)|prompt is too long|too many tokens", re.I)
+RETRY_MAX_RETRIES = 5
+
+
+def _matches(text: str) -> bool:
+    return any(p.search(text) for p in _RETRYABLE_MESSAGE)
+
+
+def is_overflow(error_type: str, message: str, status: int | None) -> bool:
+    """MessageV2 parseAPICallError a9 (bin/opencode @98393469): 413, context_length_exceeded, or an
+    overflow message (the pattern list p8 is approximated here by `_OVERFLOW`)."""
+    return status == 413 or bool(_OVERFLOW.search(error_type)) or bool(_OVERFLOW.search(message))
+
+
+def is_retryable(message: str, status: int | None) -> bool:
+    """SessionRetry.retryable ga (bin/opencode @96736794).
+
+    An HTTP error is an APIError: retryable when the AI SDK marks it so (408, 409, 429, >= 500),
+    when the status is >= 500, or when its message matches. Any other error (a stream cut) is
+    retryable only by its message: too_many_requests, exhausted, unavailable, or the patterns.
+    """
+    if status is not None:
+        return status in (408, 409, 429) or status >= 500 or _matches(message)
+    low = message.lower()
+    return "too_many_requests" in low or "exhausted" in low or "unavailable" in low or _matches(message)
+
+
+def _call_ok(arguments: str) -> bool:
+    """Whether the AI SDK parses a call's input: '' is {}, else it must be a JSON object."""
+    if not arguments.strip():
+        return True
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+@predicate(
+    source=f"{RUN} (bin/opencode @96801000-96806000), processor @96741600-96750800 (MIT)",
+    max_steps=None,
+    reasons=["exit", "content_filter", "error"],
+    rules={
+        "exit": (
+            f"{RUN} @96801587: `if(j?.finish&&![\"tool-calls\",\"unknown\"].includes(j.finish)&&!fe&&"
+            "j.parentID===X.id)` ... logInfo(\"exiting loop\"); break - finish set, not tool-calls or "
+            "unknown, no non-provider-executed tool part (fe, @96801504), no newer user message"
+        ),
+        "tool-parts": (
+            f"{RUN} @96801587 conjunct !fe fails (and/or finish is tool-calls): no exit; the tools ran "
+            "inside processor.process (AI SDK executes each tool-call; processor tool-result/tool-error "
+            "@96744793) and the loop requests again with their results"
+        ),
+        "tool-calls-no-parts": (
+            f"{RUN} @96801587 conjunct 2: finish 'tool-calls' never exits; with no tool part nothing "
+            "is added but the (empty or text-only) assistant message and the loop requests again; "
+            "maxSteps = agent.steps ?? Infinity (@96802784), so there is no cap"
+        ),
+        "unknown-finish": (
+            f"{RUN} @96801587 conjunct 2 at v1.18.32 excludes \"unknown\" too: no exit, request again, "
+            "no cap. fs() @96590298 stores any non-schema unified reason ('other') as 'unknown'"
+        ),
+        "newer-user": (
+            f"{RUN} @96801587 conjunct 4 `j.parentID===X.id`: a user message that arrived while this "
+            "response streamed is the new lastUser, so the loop goes on and sends it (wrapped as a "
+            "system-reminder for step > 1); the turn's tools ran in process"
+        ),
+        "content-filter": (
+            f"{RUN} @96804875: after process, finish 'content-filter' with no error sets "
+            "ContentFilterError on the message, publishes it and breaks (tools of the turn already ran)"
+        ),
+        "retry": (
+            f"{BIN} SessionProcessor.process @96749828: the stream runs under n.retry(SessionRetry.policy) "
+            "(@96750462); policy Cd @96738852 retries while ga() (@96736794) says retryable and attempt <= "
+            "RETRY_MAX_RETRIES = 5 (@96735412), backoff 2s*2^(n-1); the request is sent again"
+        ),
+        "retries-exhausted": (
+            f"{BIN} policy Cd @96738852 `if(o.attempt>wa)return be.done` with wa = 5: the error "
+            "propagates to halt (@96749087), assistantMessage.error is set, process returns 'stop' "
+            f"(@96750666) and {RUN} breaks on it (@96805449)"
+        ),
+        "error": (
+            f"{BIN} ga() @96736794 not retryable: halt sets assistantMessage.error, process returns "
+            f"'stop' (@96750666), {RUN} breaks"
+        ),
+        "network-error-finish": (
+            f"{BIN} LLMAISDK.toLLMEvents @96591472: finish-step with rawFinishReason 'network_error' "
+            "fails with ResponseStreamError('Provider finish_reason: network_error'), which the retry "
+            "policy treats as retryable (network[-_\\s]error)"
+        ),
+        "context-overflow": (
+            f"{BIN} halt @96749087: a ContextOverflowError (compaction.auto not false) sets "
+            "needsCompaction; process returns 'compact' (@96750666); run creates a compaction and "
+            "continues (@96805478). Approximation: the compaction's own summary request is taken to "
+            "consume the next turn (rule compaction-summary)"
+        ),
+        "compaction-summary": (
+            f"{BIN} SessionCompaction.process @96755709-96760200: the summary request; on 'continue' with auto "
+            "(text @96759511) it adds a synthetic user message ('Continue if you have next steps...') and the "
+            "loop goes on; an error there sets the message error and returns 'stop'"
+        ),
+    },
+)
+def decide(turn: Turn, state: State):
+    memo = state.memo
+    calls = turn.tool_calls
+    err = turn.error
+
+    if memo.pop("compacting", False):
+        if err is not None:
+            return Stop("error", ok=False, rule="compaction-summary")
+        return Remind("compaction-summary", "Continue if you have next steps, or stop and ask for "
+                      "clarification if you are unsure how to proceed.")
+
+    retryable: bool | None = None
+    if err is not None:
+        if is_overflow(err.type, err.message, err.status):
+            memo["retries"] = 0
+            memo["compacting"] = True
+            return Remind("context-overflow", "compaction")
+        retryable = is_retryable(err.message or err.type, err.status)
+        rule_retry, rule_stop = "retry", "error"
+    elif turn.finish_raw == "network_error":
+        retryable, rule_retry, rule_stop = True, "network-error-finish", "error"
+    if retryable is not None:
+        if not retryable:
+            memo["retries"] = 0
+            return Stop("error", ok=False, rule=rule_stop)
+        attempt = memo.get("retries", 0) + 1
+        if attempt > RETRY_MAX_RETRIES:
+            memo["retries"] = 0
+            return Stop("error", ok=False, rule="retries-exhausted")
+        memo["retries"] = attempt
+        return Resend(rule_retry)
+    memo["retries"] = 0
+
+    finish, _mapper = opencode_finish(turn.finish_raw, bool(calls))
+    run = tuple(i for i, c in enumerate(calls) if _call_ok(c.arguments))
+    failed = tuple(i for i, c in enumerate(calls) if not _call_ok(c.arguments))
+    run_sel = ALL if len(run) == len(calls) else run
+
+    # after process: content-filter breaks before the exit test is looked at again
+    if finish == "content-filter":
+        return Stop("content_filter", ok=False, rule="content-filter", run=run_sel, failed=failed)
+    if turn.steer:
+        return Remind("newer-user", turn.steer, run=run_sel, failed=failed)
+    if calls:
+        return Continue("tool-parts", run=run_sel, failed=failed)
+    if finish == "tool-calls":
+        return Resend("tool-calls-no-parts")
+    if finish == "unknown":
+        return Resend("unknown-finish")
+    return Stop("exit", ok=True, rule="exit")
