@@ -34,8 +34,8 @@ except openai-responses (see ``_responses``).
 
 Errors (``turn.error``): ``process`` runs the stream under ``Effect.retry(SessionRetry.policy)``:
 a retryable error is retried with backoff up to RETRY_MAX_RETRIES = 5 times (``attempt > 5`` ends
-it; attempt is taken as 1-based, so the 6th consecutive error stops - an off-by-one here is the
-main ambiguity); any other error is halted into ``assistantMessage.error`` and ``process`` returns
+it; Effect's Schedule metadata counts ``attempt: ++X`` from 1, bin/opencode @106052907, so five
+consecutive errors are re-sent and the 6th stops); any other error is halted into ``assistantMessage.error`` and ``process`` returns
 "stop". A context overflow goes to compaction instead (modelled approximately, see the rules).
 
 Not modelled: subtasks, permission rejections (``blocked``), structured output (json_schema), the
@@ -206,7 +206,8 @@ def _call_ok(arguments: str) -> bool:
         "retry": (
             f"{BIN} SessionProcessor.process @96749828: the stream runs under n.retry(SessionRetry.policy) "
             "(@96750462); policy Cd @96738852 retries while ga() (@96736794) says retryable and attempt <= "
-            "RETRY_MAX_RETRIES = 5 (@96735412), backoff 2s*2^(n-1); the request is sent again"
+            "RETRY_MAX_RETRIES = 5 (@96735412; attempt counts from 1, Effect Schedule @106052907), backoff "
+            "2s*2^(n-1); the request is sent again"
         ),
         "retries-exhausted": (
             f"{BIN} policy Cd @96738852 `if(o.attempt>wa)return be.done` with wa = 5: the error "
