@@ -223,6 +223,12 @@ def _call_ok(arguments: str) -> bool:
             "fails with ResponseStreamError('Provider finish_reason: network_error'), which the retry "
             "policy treats as retryable (network[-_\\s]error)"
         ),
+        "responses-failed": (
+            f"{BIN} @ai-sdk/openai responses doStream @117326458: GX (@117234370) peeks the stream "
+            "and throws APICallError (Q1/Y1: status from the error code, default 500) when a "
+            "response.failed frame comes before any output; the retry policy treats status >= 500 as "
+            "retryable"
+        ),
         "context-overflow": (
             f"{BIN} halt @96749087: a ContextOverflowError (compaction.auto not false) sets "
             "needsCompaction; process returns 'compact' (@96750666); run creates a compaction and "
@@ -257,6 +263,11 @@ def decide(turn: Turn, state: State):
         rule_retry, rule_stop = "retry", "error"
     elif turn.finish_raw == "network_error":
         retryable, rule_retry, rule_stop = True, "network-error-finish", "error"
+    elif turn.finish_raw == "failed":
+        # Responses status 'failed' with no output before it: the AI SDK raises an APICallError
+        # whose status defaults to 500, which is retryable. (A failure after output, or one with no
+        # error object, would take other paths; the bench's turn does not say, see the report.)
+        retryable, rule_retry, rule_stop = is_retryable("", 500), "responses-failed", "error"
     if retryable is not None:
         if not retryable:
             memo["retries"] = 0
