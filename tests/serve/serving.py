@@ -1,0 +1,23 @@
+"""Shared helpers: sequences built in code and a replay server on an ephemeral loopback port."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from bench.catalogue import parse_sequence
+from bench.model import Sequence
+from bench.serve import BackgroundServer, Session
+
+
+def make_sequence(turns: list[dict[str, Any]], dialect: str = "openai-chat", then: str = "end",
+                  sid: str = "serve-test") -> Sequence:
+    return parse_sequence({"title": "served in a test", "kind": "constructed", "dialect": dialect,
+                           "source": "tests/serve", "then": then, "turns": turns}, sid)
+
+
+@contextmanager
+def serving(sequence: Sequence, **options: Any) -> Iterator[BackgroundServer]:
+    with BackgroundServer(Session(sequence, **options)) as srv:
+        yield srv
