@@ -109,6 +109,7 @@ class RequireIn(_Strict):
     no_truncated_runs: bool = False
     answer_after_tools: bool = False
     answer_on: list[int] | None = None
+    no_malformed_runs: bool = False
 
 
 class SequenceIn(_Strict):
@@ -220,7 +221,8 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
                       no_dropped_calls=raw.require.no_dropped_calls,
                       no_truncated_runs=raw.require.no_truncated_runs,
                       answer_after_tools=raw.require.answer_after_tools,
-                      answer_on=_answer_on(raw.require.answer_on, len(turns)))
+                      answer_on=_answer_on(raw.require.answer_on, len(turns)),
+                      no_malformed_runs=raw.require.no_malformed_runs)
     return Sequence(id=sequence_id, title=raw.title, kind=raw.kind, dialect=raw.dialect,
                     source=raw.source.strip(), turns=turns, then=raw.then, tags=tuple(raw.tags),
                     require=req, path=path)

@@ -6,7 +6,9 @@ does is right. A violation names the requirement and the first step where it sho
 
 from __future__ import annotations
 
-from bench.model import Cell, Sequence, Violation
+import json
+
+from bench.model import Cell, Sequence, Step, Violation
 
 
 def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
@@ -50,6 +52,14 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
             found.append(Violation("answer_after_tools", final.step,
                                    f"reported success on turn {final.turn}, which carries tool calls "
                                    "whose results the model never saw"))
+    if req.no_malformed_runs:
+        for s in cell.steps:
+            calls = sequence.turns[s.turn].tool_calls
+            bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
+            if bad:
+                found.append(Violation("no_malformed_runs", s.step,
+                                       f"ran {', '.join(bad)} with arguments that are not valid JSON"))
+                break
     if req.answer_on is not None and cell.outcome == "stopped" and cell.ok and cell.steps:
         final = cell.steps[-1]
         if final.turn not in req.answer_on:
@@ -58,6 +68,19 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
                                    f"reported success on turn {final.turn}, which is not an answer "
                                    f"(answers: turn {allowed})"))
     return tuple(found)
+
+
+def _run_indices(step: Step, n: int) -> range | tuple[int, ...]:
+    run = step.decision.run
+    return range(n) if run == "all" else run
+
+
+def _is_json(arguments: str) -> bool:
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return False
+    return True
 
 
 def _ending(cell: Cell) -> str:

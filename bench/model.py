@@ -95,6 +95,9 @@ class Requirement:
         `turns`): the others are not answers (an empty stop, a pause, a tool call left as text,
         a truncated turn) even where the finish says stop. It does not require success; pair it
         with `ok: true` for that. Added in issue 3; files without it are unaffected.
+    no_malformed_runs: no tool call whose `arguments` is not valid JSON is run, whatever the
+        finish says (a truncation hidden behind `tool_calls`, edge-cases.md C2); failing it is
+        fine. Added in issue 3.
     """
 
     ok: bool | None = None
@@ -103,6 +106,7 @@ class Requirement:
     no_truncated_runs: bool = False
     answer_after_tools: bool = False
     answer_on: tuple[int, ...] | None = None
+    no_malformed_runs: bool = False
 
     def is_empty(self) -> bool:
         return self == Requirement()

@@ -6,7 +6,7 @@ import pytest
 
 from bench import Continue, Decision, Remind, Stop, predicate, replay
 from bench.catalogue import SequenceError, parse_sequence
-from bench.model import Requirement, Turn
+from bench.model import Requirement, Sequence, ToolCall, Turn
 from bench.predicate import State
 from tests.helpers import answer, seq, tools
 
@@ -64,3 +64,33 @@ def test_answer_on_is_read_from_the_require_block() -> None:
 def test_answer_on_naming_a_turn_that_does_not_exist_is_refused() -> None:
     with pytest.raises(SequenceError, match=r"require.answer_on: turn 2 does not exist"):
         parse_sequence(_data(answer_on=[2]), "x")
+
+
+def _malformed_then_answer() -> Sequence:
+    cut = Turn(finish="tool_calls", finish_raw="tool_calls",
+               tool_calls=(ToolCall("c1", "write_file", '{"path": "a.txt", "content": "ab'),
+                           ToolCall("c2", "read_file", '{"path": "b.txt"}')))
+    return seq(cut, answer(), require=Requirement(no_malformed_runs=True))
+
+
+def test_running_a_call_whose_arguments_are_not_json_is_a_violation() -> None:
+    cell = replay(_malformed_then_answer(), stop_on_first_stop)
+    assert [(v.requirement, v.step) for v in cell.violations] == [("no_malformed_runs", 1)]
+    assert "write_file" in cell.violations[0].detail and "read_file" not in cell.violations[0].detail
+
+
+def test_failing_the_malformed_call_and_running_the_others_is_not_a_violation() -> None:
+    @predicate()
+    def fail_bad(turn: Turn, state: State) -> Decision:
+        if turn.tool_calls:
+            return Continue("calls", run=(1,), failed=(0,))
+        return Stop("done", ok=True, rule="done")
+
+    cell = replay(_malformed_then_answer(), fail_bad)
+    assert cell.tools_failed == ("write_file",)
+    assert cell.violations == ()
+
+
+def test_no_malformed_runs_is_read_from_the_require_block() -> None:
+    assert parse_sequence(_data(no_malformed_runs=True), "x").require.no_malformed_runs is True
+    assert parse_sequence(_data(), "x").require.no_malformed_runs is False
