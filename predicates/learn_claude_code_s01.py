@@ -12,9 +12,13 @@ only 2.14.0 was read.
 What the port models (one step = one HTTP request):
 
 * The only test is L83 `if response.stop_reason != "tool_use": return`, made on the Anthropic field,
-  never on the content. The port reads `finish_raw == "tool_use"`; for a sequence of another
-  dialect (whose raw strings this loop could never receive) the canonical `tool_calls` finish
-  stands in for the `tool_use` stop_reason the Messages API would have sent.
+  never on the content. For an Anthropic raw string the port tests `finish_raw == "tool_use"`.
+  A sequence of another dialect carries raw strings this loop could never receive; there the port
+  stands in the stop_reason the Messages API would have sent (ASSUMPTION, not from the source):
+  openai-chat (or no/unknown raw string): `tool_use` exactly when the canonical finish is
+  `tool_calls` (so `stop` with calls stays `end_turn` with calls); gemini and openai-responses,
+  whose finish vocabularies have no tool value: `tool_use` when the finish is `stop` and the turn
+  carries calls (a `length` or `content_filter` turn stands for `max_tokens`/`refusal`).
 * On `tool_use`, every `tool_use` block is run with `block.input["command"]` (L86-94): the bench's
   tool calls stand in for s01's one tool, bash. The loop has no error-result path (run_bash returns
   its own error strings as output), so all calls count as run. AMBIGUOUS: a block whose input lacks
@@ -31,6 +35,7 @@ What the port models (one step = one HTTP request):
 from __future__ import annotations
 
 from bench import ALL, Continue, Resend, Stop, predicate
+from bench.dialects import TABLES
 from bench.model import Decision, Turn, TurnError
 from bench.predicate import State
 
@@ -41,6 +46,16 @@ SDK_RETRIES = 2  # anthropic/_constants.py L11
 
 _STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+
+
+def _tool_use(turn: Turn) -> bool:
+    """Whether the Messages API's stop_reason for this turn is (or would be) "tool_use"."""
+    raw = turn.finish_raw
+    if raw is not None and raw in TABLES["anthropic"]:
+        return raw == "tool_use"
+    if turn.end_turn is not None or (raw is not None and (raw in TABLES["gemini"] or raw in TABLES["openai-responses"])):
+        return turn.finish == "stop" and bool(turn.tool_calls)
+    return turn.finish == "tool_calls"
 
 
 def _sdk_retries(err: TurnError) -> bool:
@@ -74,8 +89,7 @@ def decide(turn: Turn, state: State) -> Decision:
         memo["sdk"] = 0
         return Stop("api_error", ok=False, rule="raise")
     memo["sdk"] = 0
-    tool_use = turn.finish_raw == "tool_use" or turn.finish == "tool_calls"
-    if not tool_use:
+    if not _tool_use(turn):
         return Stop("return", ok=True, rule="return")
     if not turn.tool_calls:
         return Continue("tool-use-no-blocks", run=())
