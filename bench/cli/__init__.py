@@ -7,6 +7,7 @@ import click
 from bench.cli.accept import accept_cmd
 from bench.cli.list import list_cmd
 from bench.cli.run import run_cmd
+from bench.cli.serve import serve_cmd
 from bench.cli.show import show_cmd
 
 
@@ -24,6 +25,7 @@ cli.add_command(run_cmd)
 cli.add_command(show_cmd)
 cli.add_command(accept_cmd)
 cli.add_command(list_cmd)
+cli.add_command(serve_cmd)
 
 
 def main() -> None:

@@ -1,0 +1,89 @@
+"""``stopbench serve``: serve one sequence as a model endpoint and record what the client does."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bench.catalogue import load_catalogue
+from bench.cli._common import EXIT_BAD_INPUT
+from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
+from bench.serve.render import WIRES
+from bench.serve.server import DEFAULT_HOST, BackgroundServer
+
+
+def session_report(session: Session) -> list[dict[str, Any]]:
+    """Every run of a session: its sequence, whether it went past the end, its observed steps."""
+    return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
+             "running": session.ended_running(run),
+             "steps": [o.as_json() for o in session.observed(run)]} for run in session.runs]
+
+
+@click.command("serve")
+@click.argument("sequence")
+@click.option("--dialect", type=click.Choice(WIRES), default=None,
+              help="Answer turns only on this API (the others get 404). Default: all three.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="Port to listen on; 0 picks a free one (printed).")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to bind (keep it loopback).")
+@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
+              show_default=True, help="Folder of sequence files (POST /_stopbench/run switches among them).")
+@click.option("--max-body", type=click.IntRange(min=1), default=DEFAULT_MAX_BODY, show_default=True,
+              help="Largest request body in bytes; larger ones get 413.")
+@click.option("--read-timeout", type=click.FloatRange(min=0.01), default=DEFAULT_READ_TIMEOUT,
+              show_default=True, help="Seconds to wait for a request body (then 408).")
+@click.option("--write-timeout", type=click.FloatRange(min=0.01), default=DEFAULT_WRITE_TIMEOUT,
+              show_default=True, help="Seconds a stream waits for a client that stops reading.")
+@click.option("--ok-marker", default=None,
+              help="Text that every successful tool result contains (results without it count as failed).")
+@click.option("--observed", "observed_file", type=click.Path(path_type=Path), default=None,
+              help="On exit, write every run's observed steps here as JSON (default: print to stdout).")
+def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequences_dir: Path, max_body: int,
+              read_timeout: float, write_timeout: float, ok_marker: str | None,
+              observed_file: Path | None) -> None:
+    """Serve SEQUENCE (its id) as an OpenAI Chat Completions, Anthropic Messages and OpenAI Responses
+    endpoint, JSON or SSE as each request asks. Request i is answered by turn i. Every request is
+    recorded; on exit (Ctrl-C or SIGTERM) the client's observed decisions are written as JSON.
+
+    Admin: GET /_stopbench/state, /_stopbench/records, /_stopbench/observed;
+    POST /_stopbench/run {"sequence": ID} serves another sequence as a new run."""
+    cat = load_catalogue(sequences_dir)
+    for problem in cat.problems:
+        click.echo(f"bad sequence: {problem}", err=True)
+    seq = cat.by_id(sequence)
+    if seq is None:
+        click.echo(f"no usable sequence {sequence!r} under {sequences_dir}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use it", err=True)
+    session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
+                      ok_marker=ok_marker, max_body=max_body, read_timeout=read_timeout,
+                      write_timeout=write_timeout)
+    srv = BackgroundServer(session, host=host, port=port)
+    try:
+        srv.start()
+    except RuntimeError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}) at {srv.url}  "
+               f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    try:
+        while not done.wait(0.5):
+            pass
+    finally:
+        srv.stop()
+        text = json.dumps(session_report(session), ensure_ascii=False, indent=2)
+        if observed_file is not None:
+            observed_file.write_text(text + "\n", encoding="utf-8")
+            click.echo(f"observed steps written to {observed_file}", err=True)
+        else:
+            click.echo(text)
