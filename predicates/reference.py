@@ -1,0 +1,220 @@
+"""stopbench's recommended loop: read the finish and the body; every odd turn gets a bounded remedy.
+
+Constructed (stopbench, issue 3); not a port. Each rule cites the edge case (edge-cases.md row,
+in ../shared/docs/) or seed that motivates it. The rules, in the order they are checked:
+
+ 1. error       A turn with an error (turn.error, or an `error` finish: Responses `failed`, Gemini
+                MALFORMED_FUNCTION_CALL): resend if transient (429, 5xx, overload, timeout,
+                malformed call), at most 3 times in a row; otherwise, or when the resends are
+                used up, stop `model_error`. Never success.
+ 2. filter      content_filter (OpenAI, Anthropic refusal, Gemini SAFETY, Responses incomplete):
+                stop `content_filter` at once; any calls are failed, not run. Never retried as is.
+ 3. truncated   length with tool calls: fail every call with an error result ("re-issue it with
+                complete arguments"), never run it; after 2 such reminders in a row stop `length`.
+    length      length without tool calls: stop `length` (a cut text is not an answer).
+ 4. calls       Tool calls present: run them whatever the finish says (stop, unknown, null).
+                Calls whose arguments are not valid JSON are failed, not run (a hidden
+                truncation). A steer that arrived meanwhile rides along as a reminder.
+    repeat      The same calls (names and arguments) for the 3rd time in a row: fail them and
+                remind; the 4th time, stop `repeated_tool_call`.
+ 5. paused      No calls, and the provider says the turn is not over (Anthropic pause_turn,
+                Responses end_turn false): send it back and ask again, at most 3 times in a row,
+                then stop `unfinished_turn`.
+ 6. dropped     No calls but finish tool_calls, or a tool call left as text in the content:
+                remind ("you said tool_calls but sent no call" / "your call came back as text"),
+                at most 2 reminders in a row, then stop `dropped_tool_call`.
+ 7. unknown     No calls and a finish the dialect table does not know (other, tool_call, null):
+                stop `unknown_finish`, not success.
+ 8. steer       No calls, a user message arrived while the model answered: remind with it.
+ 9. empty       No calls, finish stop, empty content: remind, at most 2 in a row, then stop
+                `empty_response`.
+10. done        No calls, finish stop, non-empty content: stop `no_tool_calls`, success.
+11. cap         50 requests: stop `max_steps`, an error, not an answer.
+
+Reminder and resend budgets count consecutive remedies: a productive turn (tool calls run)
+resets them, so a long run with one hiccup per phase is not penalised.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+from bench import ALL, Cap, Continue, Remind, Resend, Stop, predicate
+
+EDGE = "edge-cases.md"
+SEED2 = "seed 002 (../shared/seeds/002_34851cc3c716137e.txt)"
+
+MAX_RESENDS = 3
+MAX_REMINDERS = 2
+MAX_TRUNCATED = 2
+MAX_PAUSES = 3
+REPEAT_REMIND = 3
+REPEAT_STOP = 4
+
+_TRANSIENT = re.compile(
+    r"rate.?limit|overload|too many requests|server.?error|internal|unavailable|timeout|timed out|"
+    r"connection|reset|terminated|stream", re.IGNORECASE)
+_TRANSIENT_RAW = {"MALFORMED_FUNCTION_CALL", "failed"}
+_TEXT_CALL = re.compile(r"<tool_call>|</tool_call>|\[TOOL_CALLS\]|<function=|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
+
+NO_CALL = "You answered with finish_reason tool_calls but sent no tool call. Send the tool call again."
+TEXT_CALL = "Your tool call arrived as plain text, not as a tool call. Issue it again as a tool call."
+EMPTY = "Your reply was empty. Continue the task, or give your final answer."
+TRUNCATED = ("Your reply hit the output token limit, so these tool calls were not run: their arguments may "
+             "be cut off. Re-issue them with complete arguments.")
+REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
+
+
+def _transient(turn) -> bool:
+    err = turn.error
+    if err is None:
+        return turn.finish_raw in _TRANSIENT_RAW and turn.finish_detail in (None, "server_error",
+                                                                            "rate_limit_exceeded")
+    if err.status is not None and (err.status in (408, 409, 429) or err.status >= 500):
+        return True
+    return bool(_TRANSIENT.search(f"{err.type} {err.message}"))
+
+
+def _bad_json(arguments: str) -> bool:
+    try:
+        json.loads(arguments or "{}")
+    except ValueError:
+        return True
+    return False
+
+
+def _reset(memo, *keys):
+    for k in keys:
+        memo[k] = 0
+
+
+@predicate(
+    source="constructed: stopbench's recommended loop (issue 3)",
+    max_steps=50,
+    cap=Cap(reason="max_steps", ok=False, rule="cap"),
+    reasons=["no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call",
+             "model_error", "unknown_finish", "empty_response", "repeated_tool_call", "unfinished_turn"],
+    rules={
+        "error-resend": f"{EDGE} F2, B8, B9, D7 (MALFORMED_FUNCTION_CALL: 'fail or resend, not stop "
+                        "successfully'); loops.md: CoreCoder, Pi, Codex all retry transient errors a bounded "
+                        f"number of times (3-5): resend, at most {MAX_RESENDS} in a row",
+        "error-stop": f"{EDGE} F2 (a failed response reported as success); loops.md section 1 (j): an unbounded "
+                      "retry hangs; non-transient or exhausted errors stop model_error, ok false",
+        "filter": f"{EDGE} D1, D3-D5, F1: a filtered or refused turn must stop (or fall back), not be retried as is",
+        "truncated-calls": f"{EDGE} C1, C7, C8; {SEED2} on Pi's agent-loop.ts:192-224 "
+                           "(failToolCallsFromTruncatedMessage): fail the calls of a length turn so the "
+                           f"model re-issues them, at most {MAX_TRUNCATED} times in a row",
+        "truncated-stop": f"{EDGE} C3 (repeated length on a large write_file: retries cannot succeed): stop length",
+        "length": f"seed 000 corrected loop ('if finish_reason === length throw'); {EDGE} C9-C11: "
+                  "a cut text is not an answer",
+        "calls": f"{EDGE} A1-A9 (stop with tool calls, Gemini STOP with functionCall), A6 (tool_call), H1 "
+                 f"(no finish): calls present are run whatever the finish; {EDGE} C2 (unterminated JSON "
+                 "under a tool_calls finish): calls whose arguments are not JSON are failed, not run",
+        "calls-steer": f"{SEED2}: production loops put a mid-run user message into the next request "
+                       "(OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it",
+        "repeat-remind": f"{EDGE} I1-I4, I9 (identical calls 10+ times; OpenCode doom_loop and nanobot fire "
+                         f"at 3): the {REPEAT_REMIND}rd identical call set is failed with a reminder",
+        "repeat-stop": f"{EDGE} I1-I4: the {REPEAT_STOP}th identical call set in a row stops repeated_tool_call",
+        "paused": f"{EDGE} E1 (pause_turn: 'send the assistant content back unchanged to continue'), A15/F4 "
+                  f"(Responses end_turn false: the model wants another inference): ask again, at most {MAX_PAUSES}",
+        "paused-stop": f"{EDGE} E1: a turn that stays paused is not an answer: stop unfinished_turn",
+        "dropped-remind": f"{SEED2}: the project loop reminds when finish says tool_calls and no call came "
+                          f"(pd-v2-nothink-s1, turns 7-9); {EDGE} B1-B3: at most {MAX_REMINDERS} in a row",
+        "text-call-remind": f"{EDGE} A10-A12 ('should send a reminder, not stop'): a tool call left as text "
+                            f"in the content is reminded, at most {MAX_REMINDERS} in a row",
+        "dropped-stop": f"{SEED2}: '提醒 2 次无效后以 dropped_tool_call 停' (two useless reminders, then stop "
+                        "dropped_tool_call, ok false)",
+        "unknown": f"{EDGE} A6, E5, H1-H4, H16; loops.md section 2 (Pi throws 'Unhandled stop reason'): a finish "
+                   "nobody defined is not reported as success",
+        "steer": f"{SEED2} (插话) and OpenCode's fourth conjunct (lastUser.id < lastAssistant.id, loops.md "
+                 "section 1): a user message that arrived during the answer is sent before stopping",
+        "empty-remind": f"{EDGE} A13 (empty stop: 'should trigger a resend, not the end'), E4 (empty end_turn "
+                        f"after tool results); loops.md section 3 7(iii) Hermes' nudge: at most {MAX_REMINDERS}",
+        "empty-stop": f"{EDGE} A13, E4, D9: an empty reply that stays empty is not an answer: empty_response",
+        "done": f"seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first: finish stop, "
+                "no calls, non-empty content",
+        "cap": f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text "
+               "(loops.md section 5): a cap is an error, not an answer",
+    },
+)
+def decide(turn, state):
+    memo = state.memo
+    calls = turn.tool_calls
+
+    # 1. error in place of a response
+    if turn.error is not None or turn.finish == "error":
+        memo["resends"] = memo.get("resends", 0) + 1
+        if _transient(turn) and memo["resends"] <= MAX_RESENDS:
+            return Resend("error-resend")
+        return Stop("model_error", ok=False, rule="error-stop", failed=ALL)
+    _reset(memo, "resends")
+
+    # 2. filtered or refused
+    if turn.finish == "content_filter":
+        return Stop("content_filter", ok=False, rule="filter", failed=ALL)
+
+    # 3. truncated
+    if turn.finish == "length":
+        if not calls:
+            return Stop("length", ok=False, rule="length")
+        memo["truncated"] = memo.get("truncated", 0) + 1
+        if memo["truncated"] > MAX_TRUNCATED:
+            return Stop("length", ok=False, rule="truncated-stop", failed=ALL)
+        return Remind("truncated-calls", TRUNCATED, failed=ALL)
+    _reset(memo, "truncated")
+
+    # 4. tool calls present: run them, whatever the finish says
+    if calls:
+        signature = tuple((c.name, c.arguments) for c in calls)
+        memo["same"] = memo.get("same", 0) + 1 if memo.get("signature") == signature else 1
+        memo["signature"] = signature
+        if memo["same"] >= REPEAT_STOP:
+            return Stop("repeated_tool_call", ok=False, rule="repeat-stop", failed=ALL)
+        if memo["same"] == REPEAT_REMIND:
+            return Remind("repeat-remind", REPEATED, failed=ALL)
+        _reset(memo, "reminders", "pauses")
+        bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
+        good = tuple(i for i in range(len(calls)) if i not in bad)
+        if turn.steer:
+            return Remind("calls-steer", turn.steer, run=good, failed=bad)
+        return Continue("calls", run=good, failed=bad)
+    memo["signature"] = None
+
+    # 5. the provider says the turn is not over
+    if turn.finish_raw == "pause_turn" or turn.end_turn is False:
+        memo["pauses"] = memo.get("pauses", 0) + 1
+        if memo["pauses"] > MAX_PAUSES:
+            return Stop("unfinished_turn", ok=False, rule="paused-stop")
+        return Continue("paused")
+    _reset(memo, "pauses")
+
+    # 6. a call that went missing: announced by the finish, or left as text
+    dropped = turn.finish == "tool_calls"
+    as_text = bool(turn.content) and bool(_TEXT_CALL.search(turn.content or ""))
+    if dropped or as_text:
+        memo["reminders"] = memo.get("reminders", 0) + 1
+        if memo["reminders"] > MAX_REMINDERS:
+            return Stop("dropped_tool_call", ok=False, rule="dropped-stop")
+        if dropped:
+            return Remind("dropped-remind", NO_CALL)
+        return Remind("text-call-remind", TEXT_CALL)
+
+    # 7. a finish nobody defined
+    if turn.finish == "unknown":
+        return Stop("unknown_finish", ok=False, rule="unknown")
+
+    # 8. a user message arrived while the model answered
+    if turn.steer:
+        _reset(memo, "reminders")
+        return Remind("steer", turn.steer)
+
+    # 9. empty stop
+    if not (turn.content or "").strip():
+        memo["reminders"] = memo.get("reminders", 0) + 1
+        if memo["reminders"] > MAX_REMINDERS:
+            return Stop("empty_response", ok=False, rule="empty-stop")
+        return Remind("empty-remind", EMPTY)
+
+    # 10. a real answer
+    return Stop("no_tool_calls", ok=True, rule="done")
