@@ -132,7 +132,7 @@ def _reset(memo, *keys):
         "empty-remind": f"{EDGE} A13 (empty stop: 'should trigger a resend, not the end'), E4 (empty end_turn "
                         f"after tool results); loops.md section 3 7(iii) Hermes' nudge: at most {MAX_REMINDERS}",
         "empty-stop": f"{EDGE} A13, E4, D9: an empty reply that stays empty is not an answer: empty_response",
-        "done": f"seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first: finish stop, "
+        "done": "seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first: finish stop, "
                 "no calls, non-empty content",
         "cap": f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text "
                "(loops.md section 5): a cap is an error, not an answer",
