@@ -1,0 +1,576 @@
+"""Hermes agent's conversation loop: length continuation, truncated-call resend, empty-response recovery.
+
+Pin: NousResearch/hermes-agent, PyPI sdist ``hermes-agent==0.19.0`` (MIT licence), read with line
+numbers from ``/tmp/h/hermes_agent-0.19.0`` (``pip download hermes-agent==0.19.0 --no-deps
+--no-binary :all:``). The issue pins commit ``56dc01d9`` (upstream main, 2026-08-10, pyproject
+version 0.20.0, never released). The repository (about 4.7 GB) could not be fetched here, so the
+nearest release stands in for it: PyPI has 0.13.0 to 0.19.0 and nothing newer; the 0.19.0 sdist's
+files are dated 2026-07-20 (PKG-INFO mtime), three weeks before 56dc01d9; 0.18.2 is older still.
+Differences between 0.19.0 and 56dc01d9 are unknown (see the golden header).
+
+Files read (line numbers are of the 0.19.0 sdist):
+``agent/conversation_loop.py`` (the turn loop, ``run_conversation`` body), ``agent/turn_finalizer.py``
+(post-loop: max-iterations summary, ``completed``), ``agent/chat_completion_helpers.py``
+(``handle_max_iterations``), ``agent/transports/chat_completions.py`` / ``anthropic.py``,
+``agent/gemini_native_adapter.py`` (finish-reason mapping), ``agent/error_classifier.py``
+(``classify_api_error``), ``agent/agent_init.py`` (defaults), ``agent/agent_runtime_helpers.py``
+(``strip_think_blocks``, ``looks_like_codex_intermediate_ack``, ``try_recover_primary_transport``).
+
+Configuration ported: the defaults. ``max_iterations=90`` (agent_init.py L287),
+``agent.api_max_retries=3`` (agent_init.py L1586-1594), no fallback provider configured (so every
+``_try_activate_fallback()`` branch is a no-op: content filter stops at once, empty responses are not
+retried on another model), ``tool_loop_guardrails.hard_stop_enabled=False`` (hermes_cli/config.py
+L1449-1451: no guardrail halt), ``intent_ack_continuation="auto"`` (only in codex_responses mode),
+no ``HERMES_KANBAN_TASK`` (no kanban nudge), no ``pre_verify`` plugin hook. ``verify_on_stop`` is
+on by default for programmatic callers but fires only when the turn recorded file mutations
+(``_turn_file_mutation_paths``); the bench's tools are stubs that change no file, so it never fires
+here. Every tool name in a sequence is taken to be a registered tool (``valid_tool_names``) except
+an empty name. No stream is cut part-way, so ``partial_stream_recovery`` and the partial-stream
+stub paths never apply.
+
+Dialect: Hermes picks its mode (``api_mode``) from the provider, and each mode has its own finish
+mapping. The predicate API does not pass the sequence's dialect, so the mode is inferred from the
+raw finish string (the four vocabularies do not overlap): Anthropic raws -> ``anthropic_messages``
+(``AnthropicTransport._STOP_REASON_MAP``, unknown -> "stop"); Gemini raws -> the Gemini native
+adapter, a chat_completions-shaped client (``_map_gemini_finish_reason``: tool_calls when the
+candidate has function calls, else STOP/MAX_TOKENS/SAFETY/RECITATION/OTHER, unknown -> "stop");
+Responses raws -> ``codex_responses`` (status incomplete + max_output_tokens -> "incomplete",
+incomplete + content_filter -> "content_filter", else "stop"; failed/cancelled -> invalid
+response); anything else, or no finish at all -> ``chat_completions`` (the raw string verbatim,
+None -> "stop").
+
+Counting: Hermes' ``max_iterations`` counts iterations of the outer ``while`` (``api_call_count``),
+not requests. Resends made inside the inner retry loop (API errors, invalid responses, truncated
+tool calls) do not count; the port keeps its own count in ``state.memo`` and declares no bench
+cap. When the 90th iteration does not end the loop, ``finalize_turn`` makes one more, toolless
+summary request (and a second one if the summary is empty), then stops with
+``max_iterations_reached(90/90)``, not completed.
+
+Stop reasons are Hermes' ``_turn_exit_reason`` values where the loop ``break``s, and short names
+of the ``error`` string where it ``return``s a result dict directly (those set no exit reason).
+``ok`` is the result's ``completed``. Hermes prints ``text_response(finish_reason=<its string>)``
+with the raw string verbatim; strings outside a short list are shown as ``<unlisted>`` here so
+that the declared reason set stays finite.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from bench import ALL, Continue, Remind, Resend, Stop, predicate
+from bench.dialects import TABLES
+from bench.model import Decision, Turn
+from bench.predicate import State
+
+PIN = "NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9)"
+LOOP = f"{PIN} agent/conversation_loop.py"
+FIN = f"{PIN} agent/turn_finalizer.py"
+
+MAX_ITERATIONS = 90  # agent_init.py L287, run_agent.py L434
+API_MAX_RETRIES = 3  # agent_init.py L1586-1594, hermes_cli/config.py L1042
+MAX_COMPRESSION_ATTEMPTS = 3  # conversation_loop.py L1219
+
+CONTINUE_PROMPT = (
+    "[System: Your previous response was truncated by the output length limit. Continue exactly "
+    "where you left off. Do not restart or repeat prior text. Finish the answer directly.]"
+)
+EMPTY_NUDGE = (
+    "You just executed tool calls but returned an empty response. Please process the tool "
+    "results above and continue with the task."
+)
+CODEX_INCOMPLETE_NUDGE = (
+    "[System: Your previous response contained only internal reasoning and never produced a "
+    "visible answer or tool call. Do not keep thinking. Produce your final answer as plain text "
+    "now (or make the tool call you were planning).]"
+)
+INTENT_ACK = (
+    "[System: Continue now. Execute the required tool calls and only send your final answer "
+    "after completing the task.]"
+)
+SUMMARY_REQUEST = (
+    "You've reached the maximum number of tool-calling iterations allowed. Please provide a final "
+    "response summarizing what you've found and accomplished so far, without calling any more tools."
+)
+
+LABELS = ("stop", "tool_calls", "function_call", "tool_call", "other", "end")
+"""Finish strings shown verbatim in ``text_response(...)``; any other string shows as <unlisted>."""
+
+REASON_MAX = f"max_iterations_reached({MAX_ITERATIONS}/{MAX_ITERATIONS})"
+
+# ---------------------------------------------------------------- modes and finish strings
+
+_ANTHROPIC_RAWS = frozenset(TABLES["anthropic"])
+_GEMINI_RAWS = frozenset(TABLES["gemini"])
+_RESPONSES_STATUS = frozenset({"completed", "failed", "cancelled", "in_progress", "queued"})
+# transports/anthropic.py L234-241
+_ANTHROPIC_MAP = {"end_turn": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+                  "stop_sequence": "stop", "refusal": "content_filter",
+                  "model_context_window_exceeded": "length"}
+# gemini_native_adapter.py L486-494
+_GEMINI_MAP = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
+               "RECITATION": "content_filter", "OTHER": "stop"}
+
+
+def api_mode(raw: str | None) -> str:
+    """The Hermes api_mode a raw finish string belongs to (see the module docstring)."""
+    if raw is None:
+        return "chat_completions"
+    if raw in _ANTHROPIC_RAWS:
+        return "anthropic_messages"
+    if raw in _GEMINI_RAWS:
+        return "gemini_native"
+    if raw in _RESPONSES_STATUS or raw.startswith("incomplete"):
+        return "codex_responses"
+    return "chat_completions"
+
+
+def hermes_finish(turn: Turn, mode: str) -> str:
+    """The ``finish_reason`` string Hermes works with after its transport normalised the response."""
+    raw = turn.finish_raw
+    if mode == "anthropic_messages":
+        return _ANTHROPIC_MAP.get(raw or "", "stop")
+    if mode == "gemini_native":
+        # L569: "tool_calls" if tool_calls else the mapped reason
+        return "tool_calls" if turn.tool_calls else _GEMINI_MAP.get((raw or "").upper(), "stop")
+    if mode == "codex_responses":
+        # conversation_loop.py L1734-1758
+        if raw in ("incomplete/max_output_tokens", "incomplete/length"):
+            return "incomplete"
+        if raw == "incomplete/content_filter":
+            return "content_filter"
+        return "stop"
+    # transports/chat_completions.py L667-671: verbatim, None -> "stop"
+    return raw or "stop"
+
+
+# ---------------------------------------------------------------- content helpers
+
+_THINK_PAIRS = ("think", "thinking", "reasoning", "REASONING_SCRATCHPAD", "thought")
+_TOOL_XML = ("tool_call", "tool_calls", "tool_result", "function_call", "function_calls")
+
+
+def strip_think(content: str | None) -> str:
+    """Visible text of a content string, after Hermes' strip_think_blocks rules
+    (agent_runtime_helpers.py L724-852): closed reasoning pairs, tool-call XML blocks, Gemma
+    ``<function name=...>`` blocks, an unterminated reasoning tag at a line start, orphan tags."""
+    if not content:
+        return ""
+    text = content
+    for tag in _THINK_PAIRS:
+        text = re.sub(rf"<{tag}>.*?</{tag}>", "", text, flags=re.DOTALL | re.IGNORECASE)
+    for tag in _TOOL_XML:
+        text = re.sub(rf"<{tag}\b[^>]*>.*?</{tag}>", "", text, flags=re.DOTALL | re.IGNORECASE)
+    text = re.sub(r"(?:(?<=^)|(?<=[\n\r.!?:]))[ \t]*<function\b[^>]*\bname\s*=[^>]*>"
+                  r"(?:(?:(?!</function>).)*)</function>", "", text, flags=re.DOTALL | re.IGNORECASE)
+    text = re.sub(r"(?:^|\n)[ \t]*<(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)\b[^>]*>.*$",
+                  "", text, flags=re.DOTALL | re.IGNORECASE)
+    text = re.sub(r"</?(?:think|thinking|reasoning|thought|REASONING_SCRATCHPAD)>\s*", "", text,
+                  flags=re.IGNORECASE)
+    text = re.sub(r"</(?:tool_call|tool_calls|tool_result|function_call|function_calls|function)>\s*",
+                  "", text, flags=re.IGNORECASE)
+    return text
+
+
+def has_visible(content: str | None) -> bool:
+    """``_has_content_after_think_block`` (run_agent.py L1496-1517)."""
+    return bool(strip_think(content).strip())
+
+
+_ACK_FUTURE = re.compile(r"\b(i['’]ll|i will|let me|i can do that|i can help with that)\b")
+_ACK_ACTIONS = ("look into", "look at", "inspect", "scan", "check", "analyz", "review", "explore",
+                "read", "open", "run", "test", "fix", "debug", "search", "find", "walkthrough",
+                "report back", "summarize")
+_ACK_WORKSPACE = ("directory", "current directory", "current dir", "cwd", "repo", "repository",
+                  "codebase", "project", "folder", "filesystem", "file tree", "files", "path")
+
+
+def looks_like_ack(content: str | None) -> bool:
+    """``looks_like_codex_intermediate_ack`` with require_workspace=True (agent_runtime_helpers.py
+    L2851-2949), judged on the assistant text only: the bench has no user message, so
+    ``user_targets_workspace`` is taken as false."""
+    text = strip_think(content).strip().lower()
+    if not text or len(text) > 1200 or not _ACK_FUTURE.search(text):
+        return False
+    if not any(m in text for m in _ACK_ACTIONS):
+        return False
+    return any(m in text for m in _ACK_WORKSPACE)
+
+
+_OVERFLOW = ("context length", "context size", "maximum context", "token limit", "too many tokens",
+             "reduce the length", "exceeds the limit", "context window", "prompt is too long",
+             "prompt exceeds max length", "max_tokens")
+_VALIDATION = ("unknown parameter", "unsupported parameter", "unrecognized request argument",
+               "invalid_request_error", "unknown_parameter", "unsupported_parameter")
+_TRANSPORT_TYPES = ("timeout", "connect", "connection", "remote_protocol", "stream", "network")
+_HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
+
+
+# ---------------------------------------------------------------- rules
+
+RULES = {
+    "tools": f"{LOOP}:L4707-5157 - the response carries tool calls: names and JSON arguments "
+             "valid, duplicates (same name and arguments) dropped (L4904-4909, run_agent.py "
+             "L3965-3981), the rest executed (L5061) and the loop continues (L5157)",
+    "tools-mixed-invalid": f"{LOOP}:L4734-4755, L5024-5033 - a batch with a blank (unknown) tool "
+                           "name beside valid ones: the invalid calls get error results, the valid "
+                           "ones run",
+    "invalid-tool-name": f"{LOOP}:L4756-4805 - every call has an unknown (here: blank) name: "
+                         "assistant message plus error tool results, ask again; the 3rd time in a "
+                         "row returns partial 'Model generated invalid tool call'",
+    "invalid-json-retry": f"{LOOP}:L4860-4870 - tool arguments are not valid JSON (and look "
+                          "complete): retry without appending anything, while _invalid_json_retries < 3",
+    "invalid-json-recover": f"{LOOP}:L4871-4899 - the 3rd invalid-JSON response: append it with "
+                            "error tool results for every call, reset the counter, continue",
+    "truncated-json-stop": f"{LOOP}:L4830-4858 - invalid JSON arguments that do not end with }} or ] "
+                           "(cut off): return partial 'Response truncated due to output length limit'",
+    "text-response": f"{LOOP}:L5436-5683 - no tool calls and visible content: strip think blocks, "
+                     "(verify/pre_verify/kanban nudges do not fire by default, see docstring) append "
+                     "the answer, _turn_exit_reason = text_response(finish_reason=...), break; "
+                     f"{FIN}:L194-202 completed",
+    "intent-ack": f"{LOOP}:L5448-5474 - codex_responses mode only (intent_ack_continuation 'auto', "
+                  "agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer "
+                  "with no tool results yet is answered with '[System: Continue now...]', at most 2",
+    "post-tool-nudge": f"{LOOP}:L5226-5291 - empty response and a tool result among the last 5 "
+                       "messages, first time since the last tool round: append '(empty)' and a "
+                       "user nudge, continue",
+    "thinking-prefill": f"{LOOP}:L5293-5325 - empty visible content but reasoning present: append "
+                        "the message as a thinking prefill and continue, at most 2",
+    "empty-retry": f"{LOOP}:L5327-5354 - truly empty response: retry without appending anything, "
+                   "while _empty_content_retries < 3",
+    "empty-exhausted": f"{LOOP}:L5356-5433 - empty after the retries, no fallback configured: "
+                       "_turn_exit_reason = empty_response_exhausted, final_response '(empty)', "
+                       f"break; {FIN}:L194-202 counts that as completed",
+    "fallback-prior-content": f"{LOOP}:L5200-5224 - empty response after a turn whose content came "
+                              "with housekeeping-only tools (memory, todo, skill_manage, "
+                              "session_search): that content is the answer, "
+                              "_turn_exit_reason = fallback_prior_turn_content",
+    "content-filter": f"{LOOP}:L1784-1883 - finish_reason content_filter (refusal, SAFETY, "
+                      "incomplete/content_filter): no fallback configured, return "
+                      "_content_policy_blocked_result (completed False, failed True)",
+    "length-continue": f"{LOOP}:L2031-2077, L4418-4433 - finish_reason length, no tool calls: "
+                       "append the partial message and a user continuation prompt, boost "
+                       "max_tokens, ask again while length_continue_retries < 4 (3 times)",
+    "length-exhausted": f"{LOOP}:L2079-2087 - the 4th truncation without tool calls: return "
+                        "partial 'Response remained truncated after 4 continuation attempts'",
+    "length-tools-resend": f"{LOOP}:L2089-2128 - finish_reason length with tool calls: do not "
+                           "append the broken response, re-run the same request (inner retry "
+                           "loop) with boosted max_tokens while truncated_tool_call_retries < 4",
+    "length-tools-stop": f"{LOOP}:L2129-2155 - the 5th truncated tool-call response: refuse to "
+                         "execute, return partial 'Response truncated due to output length limit'",
+    "thinking-exhausted": f"{LOOP}:L1921-1980 - finish_reason length, no tool calls, content is "
+                          "only a think block: return partial 'Thinking Budget Exhausted'",
+    "scratchpad-retry": f"{LOOP}:L4545-4553 - an unclosed <REASONING_SCRATCHPAD>: retry without "
+                        "appending, at most 2",
+    "scratchpad-stop": f"{LOOP}:L4554-4570 - the 3rd unclosed scratchpad: return partial",
+    "codex-incomplete-continue": f"{LOOP}:L4578-4691 - codex_responses status incomplete "
+                                 "(max_output_tokens): keep the interim message (if it has text) "
+                                 "and continue while _codex_incomplete_retries < 3",
+    "codex-incomplete-resend": f"{LOOP}:L4578-4691 - the same branch when the interim message has "
+                               "no text: nothing is appended (no nudge either: the last message "
+                               "is not an assistant message), so the request is sent again as is",
+    "codex-incomplete-stop": f"{LOOP}:L4693-4701 - the 3rd incomplete response in a row: return "
+                             "partial 'Codex response remained incomplete after 3 continuation attempts'",
+    "invalid-response-retry": f"{LOOP}:L1490-1560, L1572-1598, L1700-1731 - response fails "
+                              "validation (Responses status failed/cancelled, or empty output): "
+                              "retry_count += 1, backoff, re-run the request (inner loop)",
+    "invalid-response-stop": f"{LOOP}:L1674-1698 - retry_count reaches api_max_retries (3): return "
+                             "failed 'Invalid API response after 3 retries'",
+    "api-error-retry": f"{LOOP}:L3126, L4318-4380 - retryable API error (classify_api_error: 429, "
+                       "5xx, transport): retry_count += 1, backoff, re-run the request (inner loop)",
+    "api-error-recover": f"{LOOP}:L4106-4123 and agent_runtime_helpers.py L1124-1160 - retries "
+                         "used up on a transient transport error (timeout, connection): rebuild "
+                         "the client once, retry_count = 0, try again",
+    "api-error-stop": f"{LOOP}:L4106, L4124-4270 - retry_count reaches 3, no recovery and no "
+                      "fallback: return failed 'API call failed after 3 retries'",
+    "api-error-fatal": f"{LOOP}:L3880-4100 - non-retryable client error (4xx other than 408/429/402 "
+                       "and context overflow; 5xx request-validation bodies, error_classifier.py "
+                       "L1074-1091): no fallback, return failed at once",
+    "context-compress": f"{LOOP}:L3618-3665, L4390-4405 - context overflow: compress and re-run "
+                        "the request (the iteration is refunded), at most 3 compressions",
+    "context-exhausted": f"{LOOP}:L3645-3660 - a 4th overflow: return failed 'Context length "
+                         "exceeded: max compression attempts (3) reached'",
+    "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2093-2130 - the "
+                                    "summary request came back empty: one more toolless request",
+    "max-iterations": f"{LOOP}:L721 loop exits after {MAX_ITERATIONS} iterations; {FIN}:L94-135 "
+                      "asks for a summary (chat_completion_helpers.py L1903-2145, tools stripped), "
+                      f"_turn_exit_reason = {REASON_MAX}; L194-202 not completed",
+}
+
+REASONS = [f"text_response(finish_reason={x})" for x in (*LABELS, "<unlisted>")] + [
+    "empty_response_exhausted", "fallback_prior_turn_content", "content_policy_blocked",
+    "thinking_budget_exhausted", "truncated_after_continuations", "response_truncated",
+    "incomplete_scratchpad", "codex_incomplete_exhausted", "invalid_tool_call",
+    "invalid_api_response", "api_failed_after_retries", "non_retryable_client_error",
+    "context_length_exceeded", REASON_MAX,
+]
+
+
+def _memo(state: State) -> dict[str, Any]:
+    m = state.memo
+    if not m:
+        m.update(
+            api=0,            # api_call_count (outer iterations started)
+            inner=False,      # the previous decision was a retry inside the inner loop
+            retry=0,          # retry_count, reset at each outer iteration (L1216)
+            recovered=False,  # _retry.primary_recovery_attempted
+            compress=0,       # compression_attempts (L686)
+            length=0,         # length_continue_retries (L683; reset only on a final answer)
+            trunc_tools=0,    # truncated_tool_call_retries (reset after tools ran, L5089)
+            empty=0, prefill=0, nudged=False, prefill_tail=False,
+            inv_json=0, inv_tool=0, codex_inc=0, scratch=0, ack=0,
+            lcwt=None, lcwt_hk=False,  # _last_content_with_tools / ..._all_housekeeping
+            last5=["user"],   # roles of the last five messages
+            any_tool=False,   # a tool message anywhere in this turn's messages
+            summary=0,        # summary requests made after the loop ended
+        )
+    return m
+
+
+def _append(m: dict[str, Any], *roles: str) -> None:
+    last5 = (m["last5"] + list(roles))[-5:]
+    m["last5"] = last5
+    if "tool" in roles:
+        m["any_tool"] = True
+    m["prefill_tail"] = False
+
+
+@predicate(
+    source=f"{PIN}; see the module docstring",
+    max_steps=None,
+    reasons=REASONS,
+    rules=RULES,
+)
+def decide(turn: Turn, state: State) -> Decision:
+    m = _memo(state)
+    if m["summary"]:
+        return _summary(turn, m)
+    if not m["inner"]:
+        if m["api"] >= MAX_ITERATIONS:  # L721: the while condition fails
+            m["summary"] = 1
+            return _summary(turn, m)
+        m["api"] += 1
+        m["retry"] = 0
+    m["inner"] = False
+    return _body(turn, m)
+
+
+def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
+    if turn.error is None and m["summary"] == 1 and not strip_think(turn.content).strip():
+        m["summary"] = 2
+        return Resend("max-iterations-summary-retry")
+    return Stop(REASON_MAX, ok=False, rule="max-iterations")
+
+
+def _body(turn: Turn, m: dict[str, Any]) -> Decision:
+    if turn.error is not None:
+        return _api_error(turn, m)
+    mode = api_mode(turn.finish_raw)
+    if mode == "codex_responses":
+        # L1490-1540: status failed/cancelled, or an empty output list, is an invalid response
+        empty_output = not turn.content and not turn.tool_calls and not turn.reasoning
+        if turn.finish_raw in ("failed", "cancelled") or empty_output:
+            return _invalid_response(m)
+    elif turn.finish == "error" and turn.finish_raw is None:
+        return _invalid_response(m)
+    finish = hermes_finish(turn, mode)
+
+    if finish == "content_filter":
+        return Stop("content_policy_blocked", ok=False, rule="content-filter")
+    if finish == "length":
+        return _length(turn, m)
+
+    content = turn.content or ""
+    if "<REASONING_SCRATCHPAD>" in content and "</REASONING_SCRATCHPAD>" not in content:
+        m["scratch"] += 1
+        if m["scratch"] <= 2:
+            return Resend("scratchpad-retry")
+        return Stop("incomplete_scratchpad", ok=False, rule="scratchpad-stop")
+    m["scratch"] = 0
+
+    if mode == "codex_responses" and finish == "incomplete":
+        return _codex_incomplete(turn, m)
+    m["codex_inc"] = 0
+
+    if turn.tool_calls:
+        return _tools(turn, m)
+    return _final(turn, m, mode, finish)
+
+
+def _length(turn: Turn, m: dict[str, Any]) -> Decision:
+    content = turn.content
+    if not turn.tool_calls:
+        think = bool(content and re.search(r"<(?:think|thinking|reasoning|REASONING_SCRATCHPAD)[^>]*>",
+                                           content, re.IGNORECASE))
+        if think and not has_visible(content):
+            return Stop("thinking_budget_exhausted", ok=False, rule="thinking-exhausted")
+        m["length"] += 1
+        _append(m, "assistant")
+        if m["length"] < 4:
+            _append(m, "user")
+            return Remind("length-continue", CONTINUE_PROMPT)
+        return Stop("truncated_after_continuations", ok=False, rule="length-exhausted")
+    if m["trunc_tools"] < 4:
+        m["trunc_tools"] += 1
+        m["inner"] = True
+        return Resend("length-tools-resend")
+    return Stop("response_truncated", ok=False, rule="length-tools-stop")
+
+
+def _codex_incomplete(turn: Turn, m: dict[str, Any]) -> Decision:
+    m["codex_inc"] += 1
+    has_text = bool((turn.content or "").strip() or (turn.reasoning or "").strip())
+    if has_text:
+        _append(m, "assistant")
+    if m["codex_inc"] < 3:
+        if has_text:
+            return Remind("codex-incomplete-continue", "(interim assistant message kept)")
+        if m["last5"][-1] == "assistant":
+            _append(m, "user")
+            return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)
+        return Resend("codex-incomplete-resend")
+    m["codex_inc"] = 0
+    return Stop("codex_incomplete_exhausted", ok=False, rule="codex-incomplete-stop")
+
+
+def _tools(turn: Turn, m: dict[str, Any]) -> Decision:
+    calls = turn.tool_calls
+    n = len(calls)
+    invalid = [i for i, c in enumerate(calls) if not c.name]
+    mixed = bool(invalid) and len(invalid) < n
+    if invalid and not mixed:
+        m["inv_tool"] += 1
+        if m["inv_tool"] >= 3:
+            m["inv_tool"] = 0
+            return Stop("invalid_tool_call", ok=False, rule="invalid-tool-name")
+        _append(m, "assistant", *(["tool"] * n))
+        return Remind("invalid-tool-name", "error tool results for the unknown tool name", failed=ALL)
+    m["inv_tool"] = 0
+
+    args: list[str] = []
+    bad_json: list[int] = []
+    for i, c in enumerate(calls):
+        a = c.arguments
+        if not a or not a.strip():
+            a = "{}"
+        args.append(a)
+        if mixed and i in invalid:
+            continue
+        try:
+            json.loads(a)
+        except ValueError:
+            bad_json.append(i)
+    if bad_json:
+        bad_names = {calls[i].name for i in bad_json}
+        if any(not args[i].rstrip().endswith(("}", "]")) for i in range(n) if calls[i].name in bad_names):
+            m["inv_json"] = 0
+            return Stop("response_truncated", ok=False, rule="truncated-json-stop")
+        m["inv_json"] += 1
+        if m["inv_json"] < 3:
+            return Resend("invalid-json-retry")
+        m["inv_json"] = 0
+        _append(m, "assistant", *(["tool"] * n))
+        return Remind("invalid-json-recover", "error tool results: invalid JSON arguments", failed=ALL)
+    m["inv_json"] = 0
+
+    seen: set[tuple[str, str]] = set()
+    kept: list[int] = []
+    for i, c in enumerate(calls):
+        key = (c.name, args[i])
+        if key not in seen:
+            seen.add(key)
+            kept.append(i)
+    run = tuple(i for i in kept if not (mixed and i in invalid))
+    failed = tuple(i for i in kept if mixed and i in invalid)
+
+    all_hk = all(calls[i].name in _HOUSEKEEPING for i in kept)
+    if not all_hk:
+        m["lcwt"], m["lcwt_hk"] = None, False
+    if has_visible(turn.content):
+        m["lcwt"], m["lcwt_hk"] = turn.content, all_hk
+    if m["prefill_tail"]:  # L4967-4992: a thinking prefill before this tool turn resets the counters
+        m["prefill"] = 0
+        m["empty"] = 0
+    m["nudged"] = False
+    _append(m, "assistant", *(["tool"] * len(kept)))
+    m["trunc_tools"] = 0
+    rule = "tools-mixed-invalid" if mixed else "tools"
+    return Continue(rule, run=run, failed=failed)
+
+
+def _final(turn: Turn, m: dict[str, Any], mode: str, finish: str) -> Decision:
+    content = turn.content or ""
+    if not has_visible(content):
+        if m["lcwt"] and m["lcwt_hk"]:
+            m["lcwt"], m["lcwt_hk"] = None, False
+            m["empty"] = 0
+            return Stop("fallback_prior_turn_content", ok=True, rule="fallback-prior-content")
+        inline = bool(re.search(r"<think>|<thinking>|<reasoning>", content, re.IGNORECASE))
+        if "tool" in m["last5"] and not m["nudged"] and not inline:
+            m["nudged"] = True
+            m["lcwt"], m["lcwt_hk"] = None, False
+            _append(m, "assistant", "user")
+            return Remind("post-tool-nudge", EMPTY_NUDGE)
+        structured = bool(turn.reasoning) or inline
+        if structured and m["prefill"] < 2:
+            m["prefill"] += 1
+            _append(m, "assistant")
+            m["prefill_tail"] = True
+            return Remind("thinking-prefill", "(assistant reasoning kept as a prefill)")
+        if (not structured or m["prefill"] >= 2) and m["empty"] < 3:
+            m["empty"] += 1
+            return Resend("empty-retry")
+        return Stop("empty_response_exhausted", ok=True, rule="empty-exhausted")
+
+    m["empty"] = 0
+    m["prefill"] = 0
+    if (mode == "codex_responses" and m["ack"] < 2 and not m["any_tool"]
+            and looks_like_ack(content)):
+        m["ack"] += 1
+        _append(m, "assistant", "user")
+        return Remind("intent-ack", INTENT_ACK)
+    m["ack"] = 0
+    m["length"] = 0
+    label = finish if finish in LABELS else "<unlisted>"
+    return Stop(f"text_response(finish_reason={label})", ok=True, rule="text-response")
+
+
+def _invalid_response(m: dict[str, Any]) -> Decision:
+    m["retry"] += 1
+    if m["retry"] >= API_MAX_RETRIES:
+        return Stop("invalid_api_response", ok=False, rule="invalid-response-stop")
+    m["inner"] = True
+    return Resend("invalid-response-retry")
+
+
+def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
+    err = turn.error
+    assert err is not None
+    status = err.status
+    msg = (err.message or "").lower()
+    kind = (err.type or "").lower()
+    overflow = any(p in msg for p in _OVERFLOW) or "context" in kind
+    if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):
+        m["compress"] += 1
+        if m["compress"] > MAX_COMPRESSION_ATTEMPTS:
+            return Stop("context_length_exceeded", ok=False, rule="context-exhausted")
+        m["inner"] = True
+        m["retry"] = 0  # the outer loop restarts (L4390-4405), retry_count is set again at L1216
+        return Resend("context-compress")
+    if status is not None and (
+        (400 <= status < 500 and status not in (402, 408, 429))
+        or (status in (500, 502) and any(p in msg for p in _VALIDATION))
+    ):
+        return Stop("non_retryable_client_error", ok=False, rule="api-error-fatal")
+    m["retry"] += 1
+    if m["retry"] >= API_MAX_RETRIES:
+        transport = status is None and any(t in kind for t in _TRANSPORT_TYPES)
+        if transport and not m["recovered"]:
+            m["recovered"] = True
+            m["retry"] = 0
+            m["inner"] = True
+            return Resend("api-error-recover")
+        return Stop("api_failed_after_retries", ok=False, rule="api-error-stop")
+    m["inner"] = True
+    return Resend("api-error-retry")
