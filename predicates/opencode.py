@@ -133,7 +133,26 @@ _RETRYABLE_MESSAGE = [re.compile(p, re.I) for p in (
     r"try your request again|retry your request|resource exhausted|resource_exhausted",
     r"\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b",
 )]
-_OVERFLOW = re.compile(r"context[ _-]?(length|window|overflow)|prompt is too long|too many tokens", re.I)
+# Overflow patterns b$ and their exclusions X$ (bin/opencode @104638000-104639700, used as p8 by
+# MessageV2 parseAPICallError a9 @98393469)
+_OVERFLOW = [re.compile(p, re.I) for p in (
+    r"prompt is too long", r"request_too_large", r"input is too long for requested model",
+    r"exceeds the context window",
+    r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
+    r"input token count.*exceeds the maximum", r"tokens in request more than max tokens allowed",
+    r"maximum prompt length is \d+", r"reduce the length of the messages", r"maximum context length is \d+ tokens",
+    r"exceeds (?:the )?maximum allowed input length of [\d,]+ tokens?",
+    r"input \(\d+ tokens\) is longer than the model'?s context length \(\d+ tokens\)", r"exceeds the limit of \d+",
+    r"exceeds the available context size", r"greater than the context length", r"context window exceeds limit",
+    r"exceeded model token limit", r"context[_ ]length[_ ]exceeded", r"request entity too large",
+    r"context length is only \d+ tokens", r"input length.*exceeds.*context length",
+    r"prompt too long; exceeded (?:max )?context length", r"too large for model with \d+ maximum context length",
+    r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
+    r"model_context_window_exceeded", r"too many tokens", r"token limit exceeded",
+    r"^4(00|13)\s*(status code)?\s*\(no body\)",
+)]
+_NOT_OVERFLOW = [re.compile(p, re.I) for p in (r"^(throttling error|service unavailable):", r"rate limit",
+                                              r"too many requests")]
 RETRY_MAX_RETRIES = 5
 
 
@@ -142,9 +161,13 @@ def _matches(text: str) -> bool:
 
 
 def is_overflow(error_type: str, message: str, status: int | None) -> bool:
-    """MessageV2 parseAPICallError a9 (bin/opencode @98393469): 413, context_length_exceeded, or an
-    overflow message (the pattern list p8 is approximated here by `_OVERFLOW`)."""
-    return status == 413 or bool(_OVERFLOW.search(error_type)) or bool(_OVERFLOW.search(message))
+    """MessageV2 parseAPICallError a9 (bin/opencode @98393469): status 413, the body's error code
+    context_length_exceeded (taken from the turn error's type), or an overflow message (p8)."""
+    if status == 413 or error_type == "context_length_exceeded":
+        return True
+    if any(p.search(message) for p in _NOT_OVERFLOW):
+        return False
+    return any(p.search(message) for p in _OVERFLOW)
 
 
 def is_retryable(message: str, status: int | None) -> bool:
