@@ -1,0 +1,191 @@
+"""What every importer shares: the result type, the error type, JSON and SSE reading.
+
+An importer turns one capture (a response body, a stream, a cassette) into :class:`ImportedTurn`
+objects: a :class:`~bench.model.Turn` plus what the capture said about it (model, ids, server,
+date). Problems that make a capture unreadable raise :class:`CaptureError`, whose message names
+the file and the line or event. Things the importer does not know (an event type, a content
+block type) are counted in :attr:`ImportResult.unknown`, never silently dropped; oddities it
+handled (a stream without ``[DONE]``, a spliced ``message_start``) are kept as notes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from bench import dialects
+from bench.model import Dialect, Finish, Turn
+
+JSON = Any
+"""A parsed JSON value (orjson gives dicts, lists, str, int, float, bool, None)."""
+
+
+class CaptureError(ValueError):
+    """A capture that cannot be read. The message is one line: ``FILE: WHERE: PROBLEM``."""
+
+    def __init__(self, file: str, where: str, problem: str) -> None:
+        self.file = file
+        self.where = where
+        self.problem = problem
+        super().__init__(f"{file}: {where}: {problem}" if where else f"{file}: {problem}")
+
+
+@dataclass(slots=True)
+class ImportedTurn:
+    """One model call, assembled, with what the capture says about it.
+
+    `meta` keeps, in order, the fields a sequence's ``source`` records: ``model``, ``id``,
+    ``server``/``provider``, ``date`` and the like. `conversation` is the length of the request's
+    message list when the capture has the request (a cassette), used to split agent runs.
+    """
+
+    turn: Turn
+    dialect: Dialect
+    meta: dict[str, str] = field(default_factory=dict)
+    conversation: int | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class ImportResult:
+    """Everything one capture gave: turns in order, unknown things counted, notes, the format."""
+
+    file: str
+    format: str
+    turns: list[ImportedTurn] = field(default_factory=list)
+    unknown: Counter[str] = field(default_factory=Counter)
+    notes: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    blob: str | None = None
+
+    def runs(self) -> list[list[ImportedTurn]]:
+        """The turns split into agent runs: a new run starts when the dialect changes or when a
+        request's conversation is not longer than the previous one's (a fresh conversation)."""
+        out: list[list[ImportedTurn]] = []
+        prev: ImportedTurn | None = None
+        for t in self.turns:
+            fresh = (prev is None or t.dialect != prev.dialect
+                     or (t.conversation is not None and prev.conversation is not None
+                         and t.conversation <= prev.conversation))
+            if fresh:
+                out.append([])
+            out[-1].append(t)
+            prev = t
+        return out
+
+
+def finish_of(dialect: Dialect, raw: str | None, *, error: bool = False) -> Finish:
+    """Canonical finish for a raw string (the dialect table), or ``error`` for an error turn."""
+    return "error" if error else dialects.canonical(dialect, raw)
+
+
+def iso_from_unix(ts: object) -> str | None:
+    """A Unix timestamp (seconds) as an ISO-8601 UTC string, or None when it is not one (0 too)."""
+    if isinstance(ts, bool) or not isinstance(ts, int | float) or ts <= 0:
+        return None
+    return datetime.fromtimestamp(ts, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def dumps_args(value: JSON) -> str:
+    """A tool call's arguments as a string: a string stays as received, anything else is compact
+    JSON in the order received (Anthropic ``input`` and Gemini ``args`` are objects on the wire)."""
+    if isinstance(value, str):
+        return value
+    return orjson.dumps(value).decode()
+
+
+def obj_of(value: object) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one (so optional sub-objects read simply)."""
+    return value if isinstance(value, dict) else {}
+
+
+def text_of(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def int_of(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def loads(text: str | bytes, file: str, where: str) -> JSON:
+    """Parse JSON with orjson; a failure raises CaptureError naming `where` plus line and column."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        detail = exc.msg
+        if exc.lineno > 1 or where == "":
+            detail = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        elif exc.colno:
+            detail = f"column {exc.colno}: {exc.msg}"
+        if not text or not str(text).strip():
+            detail = "empty body"
+        raise CaptureError(file, where or "JSON", f"invalid JSON ({detail})") from None
+
+
+# ---------------------------------------------------------------- server-sent events
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One SSE event (or one JSON line of a line-per-chunk stream).
+
+    `line` is the 1-based line of its first ``data:`` line in its text; `number` counts events
+    from 1; `name` is the ``event:`` field (None when absent); `data` is the joined data text.
+    """
+
+    line: int
+    number: int
+    name: str | None
+    data: str
+
+
+def read_events(lines: Iterable[str], first_line: int = 1) -> Iterator[Event]:
+    """Events from SSE text given line by line (a file object streams; nothing is held whole).
+
+    Accepts both true SSE (``event:``/``data:`` fields, blank-line separated, ``:`` comments
+    such as OpenRouter's keep-alives) and the one-JSON-object-per-line form some fixtures use
+    (a line starting with ``{`` is an event of its own).
+    """
+    name: str | None = None
+    data: list[str] = []
+    start = 0
+    number = 0
+    lineno = first_line - 1
+    for raw in lines:
+        lineno += 1
+        line = raw.rstrip("\r\n")
+        if not line.strip():
+            if data:
+                number += 1
+                yield Event(start, number, name, "\n".join(data))
+            name, data = None, []
+            continue
+        if line.startswith(":"):
+            continue  # a comment: keep-alive
+        if line.lstrip().startswith(("{", "[")) and not data and name is None:
+            number += 1
+            yield Event(lineno, number, None, line.strip())
+            continue
+        fieldname, _, value = line.partition(":")
+        value = value[1:] if value.startswith(" ") else value
+        if fieldname == "data":
+            if not data:
+                start = lineno
+            data.append(value)
+        elif fieldname == "event":
+            name = value
+        # id:, retry: and unknown fields are ignored, as the SSE spec says
+    if data:
+        number += 1
+        yield Event(start, number, name, "\n".join(data))
+
+
+def where_event(prefix: str, ev: Event) -> str:
+    label = f"line {ev.line} (event {ev.number}"
+    label += f" '{ev.name}')" if ev.name else ")"
+    return f"{prefix}{label}"

@@ -1,0 +1,186 @@
+"""VCR.py and pytest-recording cassettes (YAML): one turn per model call, in order.
+
+The cassette is loaded with the YAML safe loader (``!!binary`` bodies are decoded, gzip bodies
+unpacked); each interaction's response body is then parsed on its own, a stream event by event.
+The body may be ``body.string`` (VCR), ``body`` as a plain string, or ``parsed_body``
+(pydantic-ai's cassettes keep JSON bodies parsed). The request's URI decides the dialect when
+it names a known endpoint; otherwise the body's shape does. Interactions that are not model
+calls (an OAuth token exchange) or whose format no importer reads (Bedrock Converse) are
+skipped and listed in :attr:`ImportResult.skipped`.
+"""
+
+from __future__ import annotations
+
+import gzip
+from typing import Any
+
+import orjson
+import yaml
+
+from bench.importers import _read
+from bench.importers._common import CaptureError, ImportedTurn, ImportResult, obj_of, text_of
+from bench.model import Dialect, Turn, TurnError
+
+try:  # the C loader is much faster on large cassettes; both are safe loaders
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - libyaml missing
+    _Loader = yaml.SafeLoader
+
+_ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
+    ("/chat/completions", "openai-chat"),
+    ("/responses", "openai-responses"),
+    ("/v1/messages", "anthropic"),
+    (":generateContent", "gemini"),
+    (":streamGenerateContent", "gemini"),
+)
+_NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
+    ("/converse", "Bedrock Converse is not a format the importers read"),
+    ("/token", "not a model call"),
+)
+
+
+def dialect_of_uri(uri: str) -> Dialect | None:
+    path = uri.split("?", 1)[0]
+    for marker, dialect in _ENDPOINTS:
+        if marker in path:
+            return dialect
+    return None
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, bytes):
+        if value[:2] == b"\x1f\x8b":
+            value = gzip.decompress(value)
+        text: str = value.decode("utf-8", errors="replace")
+        return text
+    return text_of(value)
+
+
+def _header(headers: Any, name: str) -> str | None:
+    if not isinstance(headers, dict):
+        return None
+    for key, value in headers.items():
+        if isinstance(key, str) and key.lower() == name:
+            if isinstance(value, list) and value:
+                value = value[0]
+            text = _text(value)
+            return text if text else None
+    return None
+
+
+def _conversation(request: dict[str, Any]) -> int | None:
+    body = request.get("parsed_body")
+    if body is None:
+        raw = _text(request.get("body"))
+        if raw and raw.lstrip().startswith("{"):
+            try:
+                body = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                body = None
+    if not isinstance(body, dict):
+        return None
+    for key in ("messages", "contents", "input"):
+        value = body.get(key)
+        if isinstance(value, list):
+            return len(value)
+        if isinstance(value, str):
+            return 1
+    return None
+
+
+def load(path: str, shown: str) -> Any:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return yaml.load(fh, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "YAML"
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CaptureError(shown, where, f"not valid YAML: {problem}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CaptureError(shown, "", f"cannot be read: {exc}") from None
+
+
+def import_cassette(path: str, shown: str, dialect: Dialect | None, result: ImportResult) -> None:
+    """Add one turn per model call of the cassette at `path` to `result`."""
+    data = load(path, shown)
+    if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
+        raise CaptureError(shown, "(top level)", "not a cassette: expected a mapping with an 'interactions' list")
+    for i, inter in enumerate(data["interactions"]):
+        where = f"interactions[{i}]"
+        if not isinstance(inter, dict) or not isinstance(inter.get("request"), dict) \
+                or not isinstance(inter.get("response"), dict):
+            raise CaptureError(shown, where, "expected a request and a response")
+        turn = _interaction(inter["request"], inter["response"], dialect, shown, where, result)
+        if turn is not None:
+            result.turns.append(turn)
+    if not result.turns:
+        raise CaptureError(shown, "(top level)", "no model call in the cassette"
+                           + (f" (skipped: {'; '.join(result.skipped)})" if result.skipped else ""))
+
+
+def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dialect | None, shown: str,
+                 where: str, result: ImportResult) -> ImportedTurn | None:
+    uri = text_of(request.get("uri")) or ""
+    method = text_of(request.get("method")) or "?"
+    dialect = forced or dialect_of_uri(uri)
+    if dialect is None:
+        for marker, why in _NOT_SUPPORTED:
+            if marker in uri.split("?", 1)[0]:
+                result.skipped.append(f"{where} {method} {uri}: {why}")
+                return None
+    status_obj = response.get("status")
+    code = obj_of(status_obj).get("code")
+    status = code if isinstance(code, int) else None
+    bwhere = f"{where}.response.body"
+    parsed = response.get("parsed_body")
+    body = response.get("body")
+    text = _text(body.get("string")) if isinstance(body, dict) else _text(body)
+    http_error = status is not None and status >= 400
+    try:
+        if parsed is not None and not isinstance(parsed, str):
+            if dialect is None and _read.detect(parsed) is None:
+                result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
+                return None
+            turn = _read.whole(parsed, dialect, shown, f"{where}.response.parsed_body", result.unknown,
+                               status if http_error else None)
+        elif text is not None or isinstance(parsed, str):
+            content = text if text is not None else str(parsed)
+            if http_error and not content.lstrip().startswith(("{", "[")):
+                message = f"{obj_of(status_obj).get('message') or ''} {content.strip()[:200]}".strip()
+                err = TurnError("http_error", message, status)
+                turn = ImportedTurn(Turn("error", None, error=err), dialect or "openai-chat")
+            elif dialect is None and not _looks_like_model_body(content):
+                result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
+                return None
+            else:
+                turn = _read.body(content, dialect, shown, bwhere, result.unknown, status if http_error else None)
+        else:
+            raise CaptureError(shown, bwhere, "the response has no body")
+    except CaptureError as exc:
+        if dialect is None and "not a response of a known format" in exc.problem:
+            result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
+            return None
+        raise
+    if http_error and turn.turn.error is None:
+        turn.turn = Turn("error", None, error=TurnError("http_error", "", status))
+    for name, value in (("endpoint", uri), ("date", _header(response.get("headers"), "date")),
+                        ("server", _header(response.get("headers"), "server"))):
+        if value:
+            turn.meta.setdefault(name, value)
+    turn.conversation = _conversation(request)
+    turn.notes = [f"{where}: {n}" for n in turn.notes]
+    return turn
+
+
+def _looks_like_model_body(text: str) -> bool:
+    head = text.lstrip()
+    if head.startswith(("data:", "event:")):
+        return True
+    first = head.split("\n", 1)[0]
+    try:
+        obj = orjson.loads(first if first.rstrip().endswith("}") and "\n" in head else head)
+    except orjson.JSONDecodeError:
+        return False
+    return _read.detect(obj) is not None or _read.is_stream_event(obj)
+
