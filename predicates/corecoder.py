@@ -45,21 +45,23 @@ MAX_ROUNDS = 50  # agent.py L28 `max_rounds: int = 50`
 SDK_RETRIES = 2  # openai/_constants.py L8
 CALL_ATTEMPTS = 3  # llm.py L193 `max_retries: int = 3`
 
-_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
 
 
 def _kind(err: TurnError) -> str:
-    """`status` when an HTTP status is given; else `stream`, `timeout`, `connection` or `other`.
+    """`stream`, `status` (an HTTP status at request time), `timeout`, `connection` or `other`.
 
     The bench's TurnError has no fixed vocabulary for `type`; these word lists are the port's
-    reading of it (a stream cut after the response began vs. a failure to get a response).
+    reading of it. A stream word wins over a status: an error chunk inside a 200 stream may carry a
+    code (OpenRouter's `{"error": {"code": 400}}` after the finish, edge case H7), and the SDK
+    raises it while CoreCoder iterates the stream, outside every retry.
     """
-    if err.status is not None:
-        return "status"
     t = err.type.lower()
     if any(w in t for w in _STREAM_WORDS):
         return "stream"
+    if err.status is not None:
+        return "status"
     if "timeout" in t or "timed_out" in t or "timed out" in t:
         return "timeout"
     if any(w in t for w in _CONNECTION_WORDS):
@@ -123,7 +125,7 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
         "call-retry": f"{PIN} corecoder/llm.py:L193-209 - `_call_with_retry` (3 attempts) re-calls create() after RateLimitError, APITimeoutError, APIConnectionError or an APIError with status >= 500, sleeping 2**attempt s",
         "bad-request-fallback": f"{PIN} corecoder/llm.py:L129-134 - a BadRequestError (400) from the first `_call_with_retry` makes chat() drop `stream_options` and call `_call_with_retry` again, once",
         "raise": f"{PIN} corecoder/llm.py:L198-209, L131-134 - retries exhausted or a non-retried status: the exception propagates out of Agent.chat (agent.py L55 has no try); the CLI prints it (cli.py L107-111, L234-242 catch Exception)",
-        "stream-error": f"{PIN} corecoder/llm.py:L141-171 - an error raised while iterating the stream is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once",
+        "stream-error": f"{PIN} corecoder/llm.py:L141-171 (and {OPENAI} openai/_streaming.py:L79-107, an error event in the stream raises APIError) - an error raised while iterating the stream is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once",
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

@@ -44,7 +44,7 @@ FILE = f"{PIN} agents/s01_agent_loop.py"
 ANTHROPIC = "anthropic==2.14.0"
 SDK_RETRIES = 2  # anthropic/_constants.py L11
 
-_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
 
 

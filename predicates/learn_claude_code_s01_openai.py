@@ -39,7 +39,7 @@ FILE = f"{PIN} agents/openai_code/s01_agent_loop_openai.py"
 OPENAI = "openai==3.57.0"
 SDK_RETRIES = 2  # openai/_constants.py L8
 
-_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
 
 

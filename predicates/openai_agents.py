@@ -43,7 +43,7 @@ MAX_TURNS = 10  # run_config.py L45 DEFAULT_MAX_TURNS
 SDK_RETRIES = 2  # openai/_constants.py L8
 
 _RESPONSES_RAW = ("completed", "failed", "cancelled", "incomplete")
-_STREAM_WORDS = ("stream", "drop", "cut", "eof", "incomplete", "chunk", "midway", "mid_")
+_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
 
 
