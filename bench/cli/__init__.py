@@ -6,6 +6,7 @@ import click
 
 from bench.cli.accept import accept_cmd
 from bench.cli.import_ import import_cmd
+from bench.cli.fuzz import fuzz_cmd
 from bench.cli.list import list_cmd
 from bench.cli.run import run_cmd
 from bench.cli.serve import serve_cmd
@@ -28,6 +29,7 @@ cli.add_command(accept_cmd)
 cli.add_command(list_cmd)
 cli.add_command(serve_cmd)
 cli.add_command(import_cmd)
+cli.add_command(fuzz_cmd)
 
 
 def main() -> None:

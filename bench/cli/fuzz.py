@@ -1,0 +1,87 @@
+"""``stopbench fuzz``: check the bench's properties on every predicate with generated sequences."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
+from bench.discovery import discover
+from bench.replay import DEFAULT_SAFETY_CAP
+
+
+@click.command("fuzz")
+@click.option("--predicate", "-p", "only", multiple=True, help="Only this predicate (repeatable).")
+@click.option("--property", "only_props", multiple=True,
+              help="Only this property (repeatable); see reports/fuzz-findings.md for the list.")
+@click.option("--save", is_flag=True,
+              help="Write each shrunk counterexample to <sequences>/found/ as a constructed sequence.")
+@click.option("--max-examples", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Examples tried per property and predicate.")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of every search (same seed, same findings).")
+@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
+              show_default=True, help="Catalogue folder; --save writes into its found/ sub-folder.")
+@click.option("--predicates", "predicates_dir", type=click.Path(path_type=Path), default=Path("predicates"),
+              show_default=True, help="Folder of predicate files.")
+@click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
+              show_default=True, help="Folder fuzz-findings.md is written to.")
+@click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
+              help="Requests after which the bench ends a replay as 'capped'.")
+@click.option("--no-entry-points", is_flag=True, help="Only the predicates folder, not installed packages.")
+def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max_examples: int, seed: int,
+             sequences_dir: Path, predicates_dir: Path, reports_dir: Path, safety_cap: int,
+             no_entry_points: bool) -> None:
+    """Search for sequences on which a predicate breaks a property, shrink them, report them.
+
+    Properties for every predicate: the replay ends, never crashes, decisions are well formed with
+    declared rules and reasons, no phantom tool calls, deterministic, turns appended after the stop
+    change nothing. Properties of the reference loop (predicates/reference.py) are checked on every
+    predicate too: where another loop breaks one, that is a finding about it. Writes
+    reports/fuzz-findings.md (same seed, same bytes).
+
+    Exit status: 0 when every property holds where it is meant to, 1 when one fails there (or a
+    predicate does not load), 2 on unusable options.
+    """
+    try:
+        from bench import fuzz
+    except ImportError as exc:  # hypothesis is a development dependency
+        click.echo(f"stopbench fuzz needs hypothesis (pip install 'stopbench[dev]'): {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+    unknown = [p for p in only_props if p not in fuzz.BY_NAME]
+    if unknown:
+        raise click.UsageError(f"no property named {', '.join(unknown)}; have {', '.join(fuzz.BY_NAME)}")
+    props = tuple(p for p in fuzz.PROPERTIES if not only_props or p.name in only_props)
+    preds = discover(predicates_dir if predicates_dir.is_dir() else None, entry_points_too=not no_entry_points)
+    if only:
+        names = {p.name for p in preds}
+        missing = [n for n in only if n not in names]
+        if missing:
+            raise click.UsageError(f"no predicate named {', '.join(missing)}; have {', '.join(sorted(names))}")
+        preds = [p for p in preds if p.name in only]
+    if not any(p.name == fuzz.REFERENCE for p in preds) and any(p.scope == "reference" for p in props):
+        click.echo(f"note: no predicate named {fuzz.REFERENCE!r}; the reference properties are only findings "
+                   "here", err=True)
+
+    run = fuzz.fuzz(preds, props=props, max_examples=max_examples, seed=seed, safety_cap=safety_cap,
+                    progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
+    if save:
+        for path in fuzz.save(run, sequences_dir / "found"):
+            click.echo(f"saved {path}", err=True)
+    reports_dir.mkdir(parents=True, exist_ok=True)
+    out = reports_dir / "fuzz-findings.md"
+    out.write_text(fuzz.report(run), encoding="utf-8")
+    click.echo(f"wrote {out}", err=True)
+
+    for b in run.broken:
+        click.echo(f"BROKEN {b.name}: {b.error}", err=True)
+    for f in sorted(run.findings, key=lambda f: (f.predicate, f.prop.name)):
+        tag = "FAILS" if f.expected else "finding"
+        click.echo(f"{tag} {f.predicate} breaks {f.prop.name}: {f.message}", err=True)
+    checked = len(run.results)
+    click.echo(f"{checked} (predicate, property) pairs checked: {checked - len(run.findings)} hold, "
+               f"{sum(f.expected for f in run.findings)} fail where meant to hold, "
+               f"{sum(not f.expected for f in run.findings)} finding(s) about other loops", err=True)
+    sys.exit(EXIT_MISMATCH if run.failed() else EXIT_OK)

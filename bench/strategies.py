@@ -1,0 +1,330 @@
+"""Hypothesis strategies for turns and sequences, from plain to hostile, in every dialect.
+
+Use them to fuzz your own predicate in your own tests::
+
+    from hypothesis import given
+    from bench import replay
+    from bench.discovery import load_file
+    from bench.strategies import sequences
+
+    my_loop = load_file(Path("predicates/my_loop.py"))
+
+    @given(sequences(dialect="anthropic"))
+    def test_my_loop_never_reports_success_on_a_truncated_turn(seq):
+        cell = replay(seq, my_loop)
+        if cell.outcome == "stopped" and cell.ok:
+            assert seq.turns[cell.steps[-1].turn].finish != "length"
+
+Every turn is consistent with the catalogue format: ``finish`` is always
+``dialects.canonical(dialect, finish_raw)``, so a generated sequence can be written with
+:func:`bench.sequence_io.sequence_to_yaml` and loaded back unchanged. ``hostile=True`` (the
+default) adds what real servers send: ``null`` versus ``""`` content, invalid and cut-off JSON
+arguments, duplicate and empty call ids, finish reasons that contradict the body (``stop`` with
+calls, ``tool_calls`` with none), raw finish strings no table knows, no finish at all, errors in
+place of responses. ``hostile=False`` gives well-behaved turns only.
+
+Every choice lists its plainest option first, so a failing example shrinks to something a
+person can read: one turn, ``finish: stop``, content ``""``, one call ``read_file`` with
+arguments ``{}``, and only the hostile detail that the failure needs.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+from hypothesis import strategies as st
+
+from bench.dialects import DIALECTS, TABLES, canonical
+from bench.model import Dialect, Finish, Sequence, Then, ToolCall, Turn, TurnError, Usage
+
+__all__ = [
+    "CONTENTS",
+    "TOOL_NAMES",
+    "UNKNOWN_RAW",
+    "arguments",
+    "describe",
+    "dialects",
+    "error_turns",
+    "errors",
+    "finish_raws",
+    "long_sequences",
+    "sequences",
+    "tool_calls",
+    "turns",
+]
+
+TOOL_NAMES: tuple[str, ...] = ("read_file", "write_file", "bash", "search")
+"""Tool names used by the strategies (readable in a counterexample)."""
+
+CONTENTS: tuple[str, ...] = ("", "Done.", "I'll read the file first.", "答案是 42。",
+                             '<tool_call>{"name": "read_file"}</tool_call>', "   ")
+"""Readable contents; plainest first. The last ones mimic a tool call left in the text, and blanks."""
+
+UNKNOWN_RAW: tuple[str, ...] = ("tool_call", "other", "", "insufficient_system_resource", "model_length",
+                                "error", "compaction", "guardrail_intervened", "MALFORMED_RESPONSE",
+                                "STOP ", "Stop", "null")
+"""Raw finish strings real servers sent that are in no dialect's table (or only in another one's):
+mlx's singular ``tool_call``, DeepSeek's ``insufficient_system_resource``, Mistral's
+``model_length``, Bedrock's ``guardrail_intervened``, and near-misses of real values."""
+
+_VALID_ARGS: tuple[str, ...] = ('{}', '{"path": "main.py"}', '{"cmd": "ls -la", "timeout": 30}',
+                                '{"query": "\\\\d+ C:\\\\temp", "n": [1, 2]}', "null", "[]")
+_INVALID_ARGS: tuple[str, ...] = ("", "{path: main.py}", "not json", '{"path": "main.py"}}',
+                                  "{'path': 'main.py'}", '{"a": NaN}')
+
+
+_CUTTABLE = st.sampled_from([a for a in _VALID_ARGS if len(a) > 2])
+_CUTS = {a: st.integers(min_value=1, max_value=len(a) - 1) for a in _VALID_ARGS if len(a) > 2}
+_SHAPES = st.sampled_from(("answer", "calls", "length", "content_filter"))
+_ERROR_CONTENT = st.one_of(st.none(), st.sampled_from(CONTENTS))
+_CALL_CONTENT = st.one_of(st.just(""), st.none(), st.sampled_from(CONTENTS[:3]))
+_REASONING = st.one_of(st.none(), st.sampled_from(("", "Let me think.", "<think>unclosed")))
+_USAGE = st.one_of(st.none(), st.builds(Usage, st.integers(0, 5000), st.integers(0, 4096)))
+_END_TURN = st.one_of(st.none(), st.booleans())
+_STEER = st.one_of(st.none(), st.just("stop, use the other file"))
+
+
+@cache
+def _sampled(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+    return st.sampled_from(values)
+
+
+@cache
+def _ints(lo: int, hi: int) -> st.SearchStrategy[int]:
+    return st.integers(min_value=lo, max_value=hi)
+
+
+@cache
+def _error_raws(dialect: Dialect) -> st.SearchStrategy[str | None]:
+    return st.sampled_from((None, *_raws_for(dialect, "error")))
+
+
+@cache
+def dialects() -> st.SearchStrategy[Dialect]:
+    """One of the dialects with a finish table (openai-chat first)."""
+    return st.sampled_from(DIALECTS)
+
+
+@cache
+def finish_raws(dialect: Dialect, *, unknown: bool = True, missing: bool = True) -> st.SearchStrategy[str | None]:
+    """A raw finish string of `dialect`: any string of its table, and (hostile) strings from no
+    table (``unknown``) and no finish sent at all (None, ``missing``)."""
+    options: list[st.SearchStrategy[str | None]] = [st.sampled_from(tuple(TABLES[dialect]))]
+    if unknown:
+        options.append(st.sampled_from([s for s in UNKNOWN_RAW if s not in TABLES[dialect]]))
+    if missing:
+        options.append(st.none())
+    return st.one_of(*options)
+
+
+def _raws_for(dialect: Dialect, finish: Finish) -> tuple[str, ...]:
+    return tuple(raw for raw, entry in TABLES[dialect].items() if entry.finish == finish)
+
+
+@st.composite
+def _cut_off(draw: st.DrawFn) -> str:
+    """Valid JSON arguments cut somewhere inside (a stream that ended mid-call)."""
+    full = draw(_CUTTABLE)
+    cut = draw(_CUTS[full])
+    return full[:cut]
+
+
+@cache
+def arguments(*, valid: bool = True, invalid: bool = True, cut_off: bool = True) -> st.SearchStrategy[str]:
+    """A tool call's raw arguments string: valid JSON (``{}`` first), invalid JSON, or valid JSON
+    cut off part-way. At least one kind must be allowed."""
+    options: list[st.SearchStrategy[str]] = []
+    if valid:
+        options.append(st.sampled_from(_VALID_ARGS))
+        options.append(st.dictionaries(st.sampled_from(("path", "cmd", "n")),
+                                       st.one_of(st.integers(-5, 5), st.text(max_size=8)),
+                                       max_size=2).map(lambda d: json.dumps(d, ensure_ascii=False)))
+    if invalid:
+        options.append(st.sampled_from(_INVALID_ARGS))
+    if cut_off:
+        options.append(_cut_off())
+    if not options:
+        raise ValueError("arguments(): allow at least one of valid, invalid, cut_off")
+    return st.one_of(*options)
+
+
+@cache
+def tool_calls(*, min_size: int = 0, max_size: int = 3,
+               hostile: bool = True) -> st.SearchStrategy[tuple[ToolCall, ...]]:
+    """A turn's tool calls, `min_size` to `max_size` of them. Ids are ``call_1``, ``call_2``, ...;
+    hostile adds duplicate ids (the previous call's) and empty ids (Gemini's OpenAI endpoint), and
+    invalid or cut-off arguments."""
+    return _tool_calls(min_size, max_size, hostile)
+
+
+_CALL_IDS = st.sampled_from(("fresh", "duplicate", "empty"))
+_NAMES = st.sampled_from(TOOL_NAMES)
+
+
+@st.composite
+def _tool_calls(draw: st.DrawFn, min_size: int, max_size: int, hostile: bool) -> tuple[ToolCall, ...]:
+    """A turn's tool calls. Ids are ``call_1``, ``call_2``, ...; hostile adds duplicate ids (the
+    previous call's) and empty ids (Gemini's OpenAI endpoint), and invalid or cut-off arguments."""
+    n = draw(_ints(min_size, max_size))
+    calls: list[ToolCall] = []
+    for i in range(n):
+        kind = draw(_CALL_IDS) if hostile else "fresh"
+        if kind == "duplicate" and calls:
+            call_id = calls[-1].id
+        elif kind == "empty":
+            call_id = ""
+        else:
+            call_id = f"call_{i + 1}"
+        name = draw(_NAMES)
+        args = draw(arguments(invalid=hostile, cut_off=hostile))
+        calls.append(ToolCall(call_id, name, args))
+    return tuple(calls)
+
+
+@cache
+def errors() -> st.SearchStrategy[TurnError]:
+    """A transport or provider error in place of a response (rate limit first)."""
+    return st.sampled_from((
+        TurnError("rate_limit", "Rate limit reached", 429),
+        TurnError("server_error", "Internal server error", 500),
+        TurnError("stream_cut", "the stream ended without a finish reason", None),
+        TurnError("context_overflow", "maximum context length exceeded", 400),
+        TurnError("content_filter", "ResponsibleAIPolicyViolation", 400),
+        TurnError("overloaded", "Overloaded", 529),
+    ))
+
+
+@st.composite
+def error_turns(draw: st.DrawFn, dialect: Dialect = "openai-chat") -> Turn:
+    """An error received in place of a response: finish ``error``, no tool calls, maybe some text
+    that arrived before the error. Its raw finish is None or one of the dialect's error strings."""
+    raw = draw(_error_raws(dialect))
+    content = draw(_ERROR_CONTENT)
+    return Turn(finish="error", finish_raw=raw, content=content, error=draw(errors()))
+
+
+@cache
+def _contents(hostile: bool) -> st.SearchStrategy[str | None]:
+    if not hostile:
+        return st.sampled_from(CONTENTS[:4])
+    return st.one_of(st.sampled_from(CONTENTS), st.none(), st.text(max_size=20))
+
+
+@st.composite
+def _plain_turn(draw: st.DrawFn, dialect: Dialect) -> Turn:
+    """A well-behaved turn: an answer (stop), tool calls with the dialect's tool finish, or an
+    honest truncation or filter."""
+    shape = draw(_SHAPES)
+    if shape == "calls":
+        calls = draw(tool_calls(min_size=1, hostile=False))
+        tool_raws = _raws_for(dialect, "tool_calls") or _raws_for(dialect, "stop")
+        raw = draw(_sampled(tool_raws))
+        content = draw(_CALL_CONTENT)
+    else:
+        calls = ()
+        finish: Finish = "stop" if shape == "answer" else shape  # type: ignore[assignment]
+        raw = draw(_sampled(_raws_for(dialect, finish)))
+        content = draw(_contents(hostile=False))
+    return Turn(finish=canonical(dialect, raw), finish_raw=raw, content=content, tool_calls=calls)
+
+
+@st.composite
+def _hostile_turn(draw: st.DrawFn, dialect: Dialect) -> Turn:
+    """Any raw finish with any body: the finish may contradict the calls, be unknown or missing."""
+    raw = draw(finish_raws(dialect))
+    calls = draw(tool_calls())
+    content = draw(_contents(hostile=True))
+    reasoning = draw(_REASONING)
+    usage = draw(_USAGE)
+    end_turn = draw(_END_TURN) if dialect == "openai-responses" else None
+    steer = draw(_STEER) if len(calls) < 2 else None
+    return Turn(finish=canonical(dialect, raw), finish_raw=raw, content=content, tool_calls=calls,
+                reasoning=reasoning, usage=usage, end_turn=end_turn, steer=steer)
+
+
+@cache
+def turns(dialect: Dialect = "openai-chat", *, hostile: bool = True) -> st.SearchStrategy[Turn]:
+    """One turn of `dialect`. Plain turns come first (so shrinking prefers them); hostile adds
+    contradicting, unknown and missing finishes, odd calls and errors in place of responses."""
+    if dialect not in TABLES:
+        raise ValueError(f"unknown dialect {dialect!r}; have {', '.join(DIALECTS)}")
+    if not hostile:
+        return _plain_turn(dialect)
+    return st.one_of(_plain_turn(dialect), _hostile_turn(dialect), error_turns(dialect))
+
+
+@cache
+def _then(then: Then | None) -> st.SearchStrategy[Then]:
+    return st.just(then) if then is not None else st.sampled_from(("end", "repeat"))
+
+
+@cache
+def sequences(dialect: Dialect | None = None, *, hostile: bool = True, min_turns: int = 1,
+              max_turns: int = 6, then: Then | None = None) -> st.SearchStrategy[Sequence]:
+    """A constructed sequence of `min_turns` to `max_turns` turns in one dialect (drawn when None),
+    ending ``then: end`` or ``then: repeat`` (drawn when None). Its id is ``generated``."""
+    return _sequences(dialect, hostile, min_turns, max_turns, then)
+
+
+@st.composite
+def _sequences(draw: st.DrawFn, dialect: Dialect | None, hostile: bool, min_turns: int, max_turns: int,
+               then: Then | None) -> Sequence:
+    d = draw(dialects()) if dialect is None else dialect
+    ts = draw(_turn_lists(d, hostile, max(1, min_turns), max_turns))
+    return _sequence(d, tuple(ts), draw(_then(then)))
+
+
+@cache
+def long_sequences(dialect: Dialect | None = None, *, hostile: bool = True, min_turns: int = 50,
+                   max_turns: int = 400, then: Then | None = None) -> st.SearchStrategy[Sequence]:
+    """A very long sequence: a short drawn pattern of turns repeated to a drawn length (cheap to
+    draw and to shrink; past the bench's default safety cap of 200 when it is long enough)."""
+    return _long_sequences(dialect, hostile, min_turns, max_turns, then)
+
+
+@st.composite
+def _long_sequences(draw: st.DrawFn, dialect: Dialect | None, hostile: bool, min_turns: int, max_turns: int,
+                    then: Then | None) -> Sequence:
+    d = draw(dialects()) if dialect is None else dialect
+    pattern = draw(_turn_lists(d, hostile, 1, 3))
+    n = draw(_ints(min_turns, max_turns))
+    ts = tuple(pattern[i % len(pattern)] for i in range(n))
+    return _sequence(d, ts, draw(_then(then)))
+
+
+@cache
+def _turn_lists(dialect: Dialect, hostile: bool, lo: int, hi: int) -> st.SearchStrategy[list[Turn]]:
+    return st.lists(turns(dialect, hostile=hostile), min_size=lo, max_size=hi)
+
+
+def _sequence(dialect: Dialect, ts: tuple[Turn, ...], then: Then) -> Sequence:
+    return Sequence(id="generated", title=f"generated {dialect} sequence of {len(ts)} turn(s)",
+                    kind="constructed", dialect=dialect, source="generated by bench.strategies",
+                    turns=ts, then=then)
+
+
+def describe(value: Any) -> str:
+    """A short readable rendering of a generated sequence (used in failure messages)."""
+    if isinstance(value, Sequence):
+        lines = [f"{value.dialect}, then: {value.then}, {len(value.turns)} turn(s):"]
+        for i, t in enumerate(value.turns[:12]):
+            lines.append(f"  turn {i}: {describe(t)}")
+        if len(value.turns) > 12:
+            lines.append(f"  ... {len(value.turns) - 12} more")
+        return "\n".join(lines)
+    if isinstance(value, Turn):
+        raw = "none sent" if value.finish_raw is None else repr(value.finish_raw)
+        parts = [f"finish={value.finish} (raw {raw})", f"content={value.content!r:.50}"]
+        if value.tool_calls:
+            parts.append("calls=[" + ", ".join(f"{c.id or '<no id>'}:{c.name}({c.arguments:.30})"
+                                               for c in value.tool_calls) + "]")
+        if value.error is not None:
+            parts.append(f"error={value.error.type}/{value.error.status}")
+        if value.end_turn is not None:
+            parts.append(f"end_turn={value.end_turn}")
+        if value.steer:
+            parts.append(f"steer={value.steer!r}")
+        return " ".join(parts)
+    return repr(value)
