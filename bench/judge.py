@@ -33,6 +33,8 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
                                    f"the loop stopped only at step {cell.n_steps}"))
     if req.no_dropped_calls:
         for s in cell.steps:
+            if s.decision.action == "resend":
+                continue  # the whole turn is discarded and asked for again: nothing is left dangling
             turn = sequence.turns[s.turn]
             handled = len(s.tools_run) + len(s.tools_failed)
             if handled < len(turn.tool_calls):

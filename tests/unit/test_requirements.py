@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench import Continue, Decision, Remind, Stop, predicate, replay
+from bench import Continue, Decision, Remind, Resend, Stop, predicate, replay
 from bench.catalogue import SequenceError, parse_sequence
 from bench.model import Requirement, Sequence, ToolCall, Turn
 from bench.predicate import State
@@ -94,3 +94,18 @@ def test_failing_the_malformed_call_and_running_the_others_is_not_a_violation() 
 def test_no_malformed_runs_is_read_from_the_require_block() -> None:
     assert parse_sequence(_data(no_malformed_runs=True), "x").require.no_malformed_runs is True
     assert parse_sequence(_data(), "x").require.no_malformed_runs is False
+
+
+def test_a_resend_does_not_count_as_dropping_the_calls_of_the_turn_it_discards() -> None:
+    @predicate()
+    def resend_calls_once(turn: Turn, state: State) -> Decision:
+        if turn.tool_calls and not state.resends:
+            return Resend("again")
+        if turn.tool_calls:
+            return Continue("calls")
+        return Stop("done", ok=True, rule="done")
+
+    sequence = seq(tools("write_file"), tools("write_file"), answer(), require=Requirement(no_dropped_calls=True))
+    cell = replay(sequence, resend_calls_once)
+    assert [s.decision.action for s in cell.steps] == ["resend", "continue", "stop"]
+    assert cell.violations == ()
