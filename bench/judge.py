@@ -79,7 +79,7 @@ def _run_indices(step: Step, n: int) -> range | tuple[int, ...]:
 
 def _is_json(arguments: str) -> bool:
     try:
-        json.loads(arguments)
+        json.loads(arguments or "{}")  # an empty string (null on the wire, H12) is no arguments
     except ValueError:
         return False
     return True

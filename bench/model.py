@@ -99,7 +99,7 @@ class Requirement:
         with `ok: true` for that. Added in issue 3; files without it are unaffected.
     no_malformed_runs: no tool call whose `arguments` is not valid JSON is run, whatever the
         finish says (a truncation hidden behind `tool_calls`, edge-cases.md C2); failing it is
-        fine. Added in issue 3.
+        fine; an empty string counts as no arguments. Added in issue 3.
     """
 
     ok: bool | None = None

@@ -4,9 +4,9 @@ Constructed (stopbench, issue 3); not a port. Each rule cites the edge case (edg
 in ../shared/docs/) or seed that motivates it. The rules, in the order they are checked:
 
  1. error       A turn with an error (turn.error, or an `error` finish: Responses `failed`, Gemini
-                MALFORMED_FUNCTION_CALL): resend if transient (429, 5xx, overload, timeout,
-                malformed call), at most 3 times in a row; otherwise, or when the resends are
-                used up, stop `model_error`. Never success.
+                MALFORMED_FUNCTION_CALL): resend if transient (408/409/429/5xx when a status is
+                given; else overload, timeout, stream cut, malformed call), at most 3 in a row;
+                otherwise, or when the resends are used up, stop `model_error`. Never success.
  2. filter      content_filter (OpenAI, Anthropic refusal, Gemini SAFETY, Responses incomplete):
                 stop `content_filter` at once; any calls are failed, not run. Never retried as is.
  3. truncated   length with tool calls: fail every call with an error result ("re-issue it with
@@ -71,8 +71,8 @@ def _transient(turn) -> bool:
     if err is None:
         return turn.finish_raw in _TRANSIENT_RAW and turn.finish_detail in (None, "server_error",
                                                                             "rate_limit_exceeded")
-    if err.status is not None and (err.status in (408, 409, 429) or err.status >= 500):
-        return True
+    if err.status is not None:  # an HTTP status says it all: 4xx other than 408/409/429 is the request's fault
+        return err.status in (408, 409, 429) or err.status >= 500
     return bool(_TRANSIENT.search(f"{err.type} {err.message}"))
 
 
