@@ -13,13 +13,14 @@ What the port models (one step = one HTTP request):
 
 * `finish`/`finish_raw` are never read: llm.py L110-191 accumulates text and tool-call deltas and
   ignores `finish_reason` entirely, so every decision is made from `tool_calls` (and `error`).
-* Tool calls of a turn: each call is run, except that arguments that are not a JSON object are
-  answered with an error string instead (failed): llm.py L177-180 turns unparsable JSON into
-  `{}`, and agent.py L108-111 returns "Error: bad arguments ..." when `bind(**arguments)` fails;
-  every CoreCoder built-in tool has a required parameter, so `{}` and non-mapping arguments fail
-  there. AMBIGUOUS: a literal `"{}"` sent by the model is a JSON object and is counted as run (the
-  port cannot know the stand-in tool's parameters); a call with an empty name gets "Error: unknown
-  tool" (agent.py L103-105) and is counted as failed.
+* Tool calls of a turn: each call is run, except that cut (non-empty, unparsable) arguments and
+  JSON that is not an object are answered with an error string instead (failed): llm.py L177-180
+  turns unparsable JSON into `{}`, and agent.py L108-111 returns "Error: bad arguments ..." when
+  `bind(**arguments)` fails. AMBIGUOUS: whether `{}` binds depends on the tool's signature, which
+  the port cannot see; it infers it from what the model sent (see `_args_ok`): empty arguments or
+  a literal `{}` -> a tool without required parameters -> run; cut JSON -> the model meant
+  arguments -> failed (every CoreCoder built-in tool has a required parameter). A call with an
+  empty name gets "Error: unknown tool" (agent.py L103-105) and is counted as failed.
 * Errors in place of a response (`turn.error`): classified by `status` and, when there is none, by
   words in `type` (see `_kind`). A request-time error is first retried by the openai client (2
   retries on 408/409/429/5xx/timeout/connection), then by `_call_with_retry` (llm.py L193-209:
@@ -77,6 +78,17 @@ def _sdk_retries(err: TurnError, kind: str) -> bool:
 
 
 def _args_ok(arguments: str) -> bool:
+    """Whether `_exec_tool` would get past `bind(**arguments)` (agent.py L108-111).
+
+    Unparsable arguments become `{}` (llm.py L177-180), exactly like a literal `{}`; whether `{}`
+    binds depends on the tool's signature, which the port cannot see. Its inference: an empty
+    argument string (`""`, `null` in the stream) means a tool without parameters, so `{}` binds and
+    the tool runs; non-empty unparsable text (cut JSON) means the model meant arguments, so `{}`
+    misses a required parameter and the call fails. A JSON value that is not an object fails
+    `bind(**value)` with TypeError (caught at L110: failed).
+    """
+    if not arguments.strip():
+        return True
     try:
         value = json.loads(arguments)
     except ValueError:
