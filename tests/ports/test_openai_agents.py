@@ -1,0 +1,82 @@
+"""OpenAI Agents SDK Runner.run with defaults (predicates/openai_agents.py) against the pinned release:
+PyPI openai-agents==0.24.0 (agents/run.py, run_internal/turn_resolution.py, models/*)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench.discovery import load_file
+from bench.model import Cell, Turn, TurnError
+from bench.predicate import Predicate
+from bench.replay import replay
+from tests.helpers import ROOT, answer, call, seq, tools
+
+
+@pytest.fixture(scope="module")
+def oa() -> Predicate:
+    loaded = load_file(ROOT / "predicates" / "openai_agents.py")
+    assert isinstance(loaded, Predicate), loaded
+    return loaded
+
+
+def run(pred: Predicate, *turns: Turn, then: str = "end", dialect: str = "openai-chat") -> Cell:
+    return replay(replace(seq(*turns, then=then), dialect=dialect), pred)  # type: ignore[arg-type]
+
+
+def test_tool_calls_finish_without_calls_ends_with_empty_final_output(oa: Predicate) -> None:
+    # non-streamed get_response has no tool_calls check; the stream handler's check
+    # (chatcmpl_stream_handler.py L436-446) needs buffer_streamed_tool_calls=True
+    cell = run(oa, Turn(finish="tool_calls", finish_raw="tool_calls"))
+    assert (cell.n_steps, cell.reason, cell.ok) == (1, "final_output", True)
+
+
+def test_length_raises_only_when_nothing_came_back(oa: Predicate) -> None:
+    # openai_chatcompletions.py L328-343: no content, no refusal, no tool calls
+    empty = run(oa, Turn(finish="length", finish_raw="length", reasoning="thinking..."))
+    text = run(oa, Turn(finish="length", finish_raw="length", content="The README says"))
+    assert (empty.reason, empty.ok) == ("ModelBehaviorError", False)
+    assert (text.reason, text.ok) == ("final_output", True)
+
+
+def test_empty_content_filter_becomes_a_refusal_error(oa: Predicate) -> None:
+    # openai_chatcompletions.py L315-326 synthesizes a refusal; turn_resolution.py L1186-1200 raises it
+    cell = run(oa, Turn(finish="content_filter", finish_raw="content_filter", content=""))
+    assert (cell.reason, cell.ok) == ("ModelRefusalError", False)
+
+
+def test_incomplete_response_raises_whatever_its_output(oa: Predicate) -> None:
+    # openai_responses.py L887-890: status failed/incomplete -> ModelBehaviorError
+    cut = Turn(finish="length", finish_raw="incomplete/max_output_tokens", tool_calls=(call("apply_patch"),))
+    cell = run(oa, cut, Turn(finish="stop", finish_raw="completed", content="ok"), dialect="openai-responses")
+    assert (cell.n_steps, cell.reason, cell.tools_run) == (1, "ModelBehaviorError", ())
+
+
+def test_tenth_tool_turn_raises_max_turns_after_its_tools_ran(oa: Predicate) -> None:
+    # run_config.py L45 DEFAULT_MAX_TURNS = 10; run.py L1597-1622 raises before the 11th model call
+    cell = run(oa, tools("bash"), then="repeat")
+    assert (cell.n_steps, len(cell.tools_run), cell.reason, cell.ok) == (10, 10, "MaxTurnsExceeded", False)
+
+
+def test_client_retries_do_not_count_as_turns(oa: Predicate) -> None:
+    # the openai client's retries happen inside one get_response call (model_retry.py L574-686)
+    limited = Turn(finish="error", error=TurnError(type="rate_limit_error", status=429))
+    turns = [t for _ in range(10) for t in (limited, tools("bash"))]
+    cell = run(oa, *turns, answer())
+    assert (cell.resends, len(cell.tools_run), cell.reason) == (10, 10, "MaxTurnsExceeded")
+
+
+def test_non_object_arguments_are_answered_with_an_error_and_empty_ones_run(oa: Predicate) -> None:
+    # tool.py L1963-1984: '' -> {}; bad JSON or a non-object -> ModelBehaviorError -> default
+    # failure_error_function result (L1997-2003)
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls",
+                tool_calls=(call("a", 0, ""), call("b", 1, '{"x": '), call("c", 2, "[1]")))
+    cell = run(oa, turn, answer())
+    first = cell.steps[0].decision
+    assert (first.run, first.failed) == ((0,), (1, 2))
+
+
+def test_no_runner_retry_by_default_so_a_persistent_500_ends_after_three_requests(oa: Predicate) -> None:
+    cell = run(oa, Turn(finish="error", error=TurnError(type="server_error", status=500)), then="repeat")
+    assert (cell.n_steps, cell.reason, cell.ok) == (3, "APIError", False)
