@@ -184,7 +184,10 @@ def is_retryable(message: str, status: int | None) -> bool:
 
 
 def _call_ok(arguments: str) -> bool:
-    """Whether the AI SDK parses a call's input: '' is {}, else it must be a JSON object."""
+    """Whether the AI SDK parses a call's input (parseToolCall eZ, bin/opencode @99365350): '' is
+    {}, else it must parse as JSON; it is then validated against the tool's schema, which the bench
+    does not carry, so any JSON object is taken to pass. A failure goes to experimental_repairToolCall
+    (@96729657), which answers it through the 'invalid' tool: the call is failed, not run."""
     if not arguments.strip():
         return True
     try:
