@@ -92,8 +92,8 @@ def _responses(raw: str, has_calls: bool) -> str:
 def unified(raw: str | None, has_calls: bool) -> tuple[str, str]:
     """The AI SDK's unified finish reason for a raw string, and the rule of the mapper used."""
     if raw is None:
-        # chat: the stream's finishReason starts as {unified: "other"} and is never replaced;
-        # the other providers likewise. (Responses would take the `undefined -> stop` branch only
+        # The providers' streams start with finishReason {unified: "other"} and replace it only
+        # when a finish arrives (openai-compatible @95186185 ff., google @118194485). (Responses would take the `undefined -> stop` branch only
         # on a response.completed event, which a missing finish does not have.)
         return "other", "map-none"
     if raw in _ANTHROPIC:
