@@ -1,0 +1,50 @@
+"""Round trip: a recorded turn, served by bench.serve.render in its own wire format (JSON and
+stream), imported again, gives the same turn. Gemini is not a served wire, so it has no round trip.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.importers import import_capture
+from bench.model import Turn
+from bench.serve.render import Context, render
+from tests.importers.conftest import capture
+
+CASES = [
+    "pydantic-ai/test_compatible_api_with_tool_calls_without_id.yaml",
+    "llm/test_tools_streaming_variant_a.yaml",
+    "vercel-ai/deepseek-tool-call.chunks.txt",
+    "vercel-ai/anthropic-fallback-tool-call.sse",
+    "pydantic-ai/test_multiple_parallel_tool_calls.yaml",
+    "vercel-ai/anthropic-refusal.json",
+    "vercel-ai/spliced-message-start.chunks.txt",
+    "llm/test_responses_tool_use_streaming.yaml",
+    "constructed/responses-incomplete.json",
+]
+
+
+def _essentials(t: Turn) -> tuple[object, ...]:
+    return (t.finish, t.finish_raw, t.content or None, t.tool_calls, t.usage)
+
+
+@pytest.mark.parametrize("rel", CASES)
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+def test_served_turn_imports_back_unchanged(tmp_path: Path, rel: str, stream: bool) -> None:
+    for i, imported in enumerate(capture(rel).turns):
+        turn = imported.turn
+        wire = imported.dialect
+        assert wire in ("openai-chat", "anthropic", "openai-responses")
+        ctx = Context(response_id=f"rt_{i}", model="roundtrip", finish_raw=turn.finish_raw,
+                      include_usage=turn.usage is not None)
+        rendered = render(wire, turn, ctx, stream)  # type: ignore[arg-type]
+        path = tmp_path / f"turn{i}.{'sse' if stream else 'json'}"
+        if rendered.streaming:
+            path.write_bytes(b"".join(rendered.frames))
+        else:
+            path.write_text(json.dumps(rendered.body))
+        (back,) = import_capture(path, wire).turns  # type: ignore[arg-type]
+        assert _essentials(back.turn) == _essentials(turn), f"{rel} turn {i} ({'stream' if stream else 'json'})"
