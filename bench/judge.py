@@ -33,8 +33,8 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
                                    f"the loop stopped only at step {cell.n_steps}"))
     if req.no_dropped_calls:
         for s in cell.steps:
-            if s.decision.action == "resend":
-                continue  # the whole turn is discarded and asked for again: nothing is left dangling
+            if s.decision.action == "resend" or (s.decision.action == "stop" and s.decision.ok is False):
+                continue  # the turn is discarded and asked for again, or the loop gives up and says so
             turn = sequence.turns[s.turn]
             handled = len(s.tools_run) + len(s.tools_failed)
             if handled < len(turn.tool_calls):

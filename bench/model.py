@@ -87,9 +87,10 @@ class Requirement:
 
     ok: the loop's verdict must be this (false: it must not report success).
     stops_within: the loop must stop within this many steps (requests).
-    no_dropped_calls: every tool call of every turn the loop received is run or failed. A resend
-        discards the turn and asks for it again, so its calls are not counted as dropped (issue 3:
-        Hermes' fix for truncated tool calls, edge-cases.md C1, is exactly such a resend).
+    no_dropped_calls: no tool call is dropped silently: every call of a turn the loop goes on
+        from (continue, remind) or reports success on is run or failed. A resend discards the turn
+        and asks for it again (Hermes' fix for truncated calls, edge-cases.md C1), and a stop with
+        ok false gives up openly, so neither counts as dropping the turn's calls (issue 3).
     no_truncated_runs: no tool call of a `length` turn is run (failing it is fine).
     answer_after_tools: success is reported only on a turn that carries no tool calls, so every
         tool result reaches the model before the answer.

@@ -109,3 +109,17 @@ def test_a_resend_does_not_count_as_dropping_the_calls_of_the_turn_it_discards()
     cell = replay(sequence, resend_calls_once)
     assert [s.decision.action for s in cell.steps] == ["resend", "continue", "stop"]
     assert cell.violations == ()
+
+
+def test_giving_up_openly_is_not_dropping_calls_but_a_successful_stop_is() -> None:
+    @predicate()
+    def give_up_on_calls(turn: Turn, state: State) -> Decision:
+        return Stop("error", ok=False, rule="give-up")
+
+    @predicate()
+    def done_on_calls(turn: Turn, state: State) -> Decision:
+        return Stop("done", ok=True, rule="done")
+
+    sequence = seq(tools("write_file"), answer(), require=Requirement(no_dropped_calls=True))
+    assert replay(sequence, give_up_on_calls).violations == ()
+    assert [v.requirement for v in replay(sequence, done_on_calls).violations] == ["no_dropped_calls"]
