@@ -54,7 +54,8 @@ def _kind(err: TurnError) -> str:
     """`stream`, `status` (an HTTP status at request time), `timeout`, `connection` or `other`.
 
     The bench's TurnError has no fixed vocabulary for `type`; these word lists are the port's
-    reading of it. A stream word wins over a status: an error chunk inside a 200 stream may carry a
+    reading of it (in `type`, and in `message` when no status is given). A stream word in `type`
+    wins over a status: an error chunk inside a 200 stream may carry a
     code (OpenRouter's `{"error": {"code": 400}}` after the finish, edge case H7), and the SDK
     raises it while CoreCoder iterates the stream, outside every retry.
     """
@@ -63,6 +64,10 @@ def _kind(err: TurnError) -> str:
         return "stream"
     if err.status is not None:
         return "status"
+    # no status: the message tells a body cut after the headers (httpx's "incomplete chunked read",
+    # raised while llm.py L141 iterates) from a failure to connect at all (retried at create())
+    if any(w in err.message.lower() for w in _STREAM_WORDS):
+        return "stream"
     if "timeout" in t or "timed_out" in t or "timed out" in t:
         return "timeout"
     if any(w in t for w in _CONNECTION_WORDS):

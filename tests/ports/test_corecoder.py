@@ -86,3 +86,13 @@ def test_cut_arguments_fail_but_empty_arguments_run(cc: Predicate) -> None:
     cell = run(cc, turn, answer())
     first = cell.steps[0].decision
     assert (first.action, first.run, first.failed) == ("continue", (1,), (0, 2))
+
+
+def test_a_body_cut_after_the_headers_is_a_stream_error_but_a_refused_connect_is_retried(cc: Predicate) -> None:
+    # httpx's "incomplete chunked read" happens while llm.py L141 iterates (no retry); a refused
+    # connect fails inside create() and gets both retry layers (openai client x2, L193-209 x3)
+    cut = Turn(finish="error", error=TurnError(type="connection_error",
+                                               message="peer closed connection (incomplete chunked read)"))
+    refused = Turn(finish="error", error=TurnError(type="connection_error", message="Connection refused"))
+    assert run(cc, cut, then="repeat").n_steps == 1
+    assert run(cc, refused, then="repeat").n_steps == 9
