@@ -23,9 +23,12 @@ class State:
     earlier turns and decisions (not including the current turn). Predicates must not mutate
     them. `memo` is the predicate's own scratch space for counters a loop keeps (retries left,
     nudges sent): one fresh dict per cell, so a port need not rescan the history every step.
+    `dialect` is the sequence's wire format, for a port whose loop maps raw finish strings
+    through a provider-specific table.
     """
 
     step: int = 0
+    dialect: str = "openai-chat"
     turns: list[Turn] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     reminders: int = 0

@@ -49,7 +49,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     max_steps = pred.max_steps if pred.max_steps is not None else -1
     rules = pred.rules or None
     reasons = pred.reason_set
-    state = State()
+    state = State(dialect=sequence.dialect)
     steps: list[Step] = []
     tools_run: list[str] = []
     tools_failed: list[str] = []
