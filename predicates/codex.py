@@ -62,15 +62,21 @@ classification of HTTP errors lives in codex-client / ``CodexErr::is_retryable``
 Not modelled: auto-compaction on the token limit (needs the model's auto_compact limit), stop and
 after_agent hooks (none configured), plan mode, mailbox pre-emption (multi-agent), the request-level
 HTTP retries inside the transport (``DEFAULT_REQUEST_MAX_RETRIES = 4``, secondary), invalid-image
-sanitising, and what a tool returns for invalid JSON arguments (the tool handler answers with an
-error output; the loop dispatches every call, so every call counts as run).
+sanitising.
+
+Tool calls whose arguments are not valid JSON are dispatched like any other, and the function tool
+handler answers them with a "failed to parse function arguments" error output instead of running
+the tool; the port counts them as failed (answered with an error result), the others as run.
+Secondary: the handlers (``codex-rs/core/src/tools/handlers``) were not read at the pin; the error
+text is what third-party test suites see Codex send back. Empty arguments count as run.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from bench import ALL, Continue, Remind, Stop, predicate
+from bench import Continue, Remind, Stop, predicate
 from bench.model import Decision, Turn
 from bench.predicate import State
 
@@ -115,6 +121,22 @@ def _memo(state: State) -> dict[str, Any]:
     return m
 
 
+def dispatched(turn: Turn) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Indices of the turn's calls that run, and of those answered with an argument-parse error."""
+    run: list[int] = []
+    failed: list[int] = []
+    for i, call in enumerate(turn.tool_calls):
+        args = call.arguments
+        if args and args.strip():
+            try:
+                json.loads(args)
+            except ValueError:
+                failed.append(i)
+                continue
+        run.append(i)
+    return tuple(run), tuple(failed)
+
+
 def stream_outcome(turn: Turn) -> str:
     """How the Responses stream of this turn ends: ``completed``, ``retryable`` or ``fatal``."""
     err = turn.error
@@ -140,21 +162,21 @@ def decide(turn: Turn, state: State) -> Decision:
     m = _memo(state)
     if turn.steer:
         m["pending"] = True
-    run = ALL if turn.tool_calls else ()
+    run, failed = dispatched(turn)
     outcome = stream_outcome(turn)
     if outcome == "fatal":
-        return Stop("error", ok=False, rule="fatal-error", run=run)
+        return Stop("error", ok=False, rule="fatal-error", run=run, failed=failed)
     if outcome == "retryable":
         if m["retries"] < STREAM_MAX_RETRIES:
             m["retries"] += 1
-            return Decision("resend", "stream-retry", run=run)
-        return Stop("stream_error", ok=False, rule="stream-retry-exhausted", run=run)
+            return Decision("resend", "stream-retry", run=run, failed=failed)
+        return Stop("stream_error", ok=False, rule="stream-retry-exhausted", run=run, failed=failed)
 
     m["retries"] = 0  # a new run_sampling_request starts with retries = 0
     pending = m["pending"]
     m["pending"] = False
     if turn.tool_calls:
-        return Continue("tool-follow-up")
+        return Continue("tool-follow-up", run=run, failed=failed)
     if turn.end_turn is False:
         return Continue("end-turn-false", run=())
     if pending:

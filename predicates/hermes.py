@@ -153,7 +153,7 @@ _TOOL_XML = ("tool_call", "tool_calls", "tool_result", "function_call", "functio
 
 def strip_think(content: str | None) -> str:
     """Visible text of a content string, after Hermes' strip_think_blocks rules
-    (agent_runtime_helpers.py L724-852): closed reasoning pairs, tool-call XML blocks, Gemma
+    (agent_runtime_helpers.py L724-849): closed reasoning pairs, tool-call XML blocks, Gemma
     ``<function name=...>`` blocks, an unterminated reasoning tag at a line start, orphan tags."""
     if not content:
         return ""
@@ -213,7 +213,7 @@ RULES = {
     "tools": f"{LOOP}:L4707-5157 - the response carries tool calls: names and JSON arguments "
              "valid, duplicates (same name and arguments) dropped (L4904-4909, run_agent.py "
              "L3965-3981), the rest executed (L5061) and the loop continues (L5157)",
-    "tools-mixed-invalid": f"{LOOP}:L4734-4755, L5024-5033 - a batch with a blank (unknown) tool "
+    "tools-mixed-invalid": f"{LOOP}:L4729-4755, L5015-5033 - a batch with a blank (unknown) tool "
                            "name beside valid ones: the invalid calls get error results, the valid "
                            "ones run",
     "invalid-tool-name": f"{LOOP}:L4756-4805 - every call has an unknown (here: blank) name: "
@@ -229,7 +229,7 @@ RULES = {
                      "(verify/pre_verify/kanban nudges do not fire by default, see docstring) append "
                      "the answer, _turn_exit_reason = text_response(finish_reason=...), break; "
                      f"{FIN}:L194-202 completed",
-    "intent-ack": f"{LOOP}:L5448-5474 - codex_responses mode only (intent_ack_continuation 'auto', "
+    "intent-ack": f"{LOOP}:L5445-5476 - codex_responses mode only (intent_ack_continuation 'auto', "
                   "agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer "
                   "with no tool results yet is answered with '[System: Continue now...]', at most 2",
     "post-tool-nudge": f"{LOOP}:L5226-5291 - empty response and a tool result among the last 5 "
@@ -249,21 +249,21 @@ RULES = {
     "content-filter": f"{LOOP}:L1784-1883 - finish_reason content_filter (refusal, SAFETY, "
                       "incomplete/content_filter): no fallback configured, return "
                       "_content_policy_blocked_result (completed False, failed True)",
-    "length-continue": f"{LOOP}:L2031-2077, L4418-4433 - finish_reason length, no tool calls: "
+    "length-continue": f"{LOOP}:L2032-2077, L4418-4433 - finish_reason length, no tool calls: "
                        "append the partial message and a user continuation prompt, boost "
                        "max_tokens, ask again while length_continue_retries < 4 (3 times)",
-    "length-exhausted": f"{LOOP}:L2079-2087 - the 4th truncation without tool calls: return "
+    "length-exhausted": f"{LOOP}:L2079-2089 - the 4th truncation without tool calls: return "
                         "partial 'Response remained truncated after 4 continuation attempts'",
-    "length-tools-resend": f"{LOOP}:L2089-2128 - finish_reason length with tool calls: do not "
+    "length-tools-resend": f"{LOOP}:L2091-2128 - finish_reason length with tool calls: do not "
                            "append the broken response, re-run the same request (inner retry "
                            "loop) with boosted max_tokens while truncated_tool_call_retries < 4",
     "length-tools-stop": f"{LOOP}:L2129-2155 - the 5th truncated tool-call response: refuse to "
                          "execute, return partial 'Response truncated due to output length limit'",
-    "thinking-exhausted": f"{LOOP}:L1921-1980 - finish_reason length, no tool calls, content is "
+    "thinking-exhausted": f"{LOOP}:L1931-1978 - finish_reason length, no tool calls, content is "
                           "only a think block: return partial 'Thinking Budget Exhausted'",
-    "scratchpad-retry": f"{LOOP}:L4545-4553 - an unclosed <REASONING_SCRATCHPAD>: retry without "
+    "scratchpad-retry": f"{LOOP}:L4545-4555 - an unclosed <REASONING_SCRATCHPAD>: retry without "
                         "appending, at most 2",
-    "scratchpad-stop": f"{LOOP}:L4554-4570 - the 3rd unclosed scratchpad: return partial",
+    "scratchpad-stop": f"{LOOP}:L4556-4572 - the 3rd unclosed scratchpad: return partial",
     "codex-incomplete-continue": f"{LOOP}:L4578-4691 - codex_responses status incomplete "
                                  "(max_output_tokens): keep the interim message (if it has text) "
                                  "and continue while _codex_incomplete_retries < 3",
@@ -272,7 +272,7 @@ RULES = {
                                "is not an assistant message), so the request is sent again as is",
     "codex-incomplete-stop": f"{LOOP}:L4693-4701 - the 3rd incomplete response in a row: return "
                              "partial 'Codex response remained incomplete after 3 continuation attempts'",
-    "invalid-response-retry": f"{LOOP}:L1490-1560, L1572-1598, L1700-1731 - response fails "
+    "invalid-response-retry": f"{LOOP}:L1493-1570, L1572-1598, L1700-1731 - response fails "
                               "validation (Responses status failed/cancelled, or empty output): "
                               "retry_count += 1, backoff, re-run the request (inner loop)",
     "invalid-response-stop": f"{LOOP}:L1674-1698 - retry_count reaches api_max_retries (3): return "
@@ -284,17 +284,17 @@ RULES = {
                          "the client once, retry_count = 0, try again",
     "api-error-stop": f"{LOOP}:L4106, L4124-4270 - retry_count reaches 3, no recovery and no "
                       "fallback: return failed 'API call failed after 3 retries'",
-    "api-error-fatal": f"{LOOP}:L3880-4100 - non-retryable client error (4xx other than 408/429/402 "
+    "api-error-fatal": f"{LOOP}:L3899-4100 - non-retryable client error (4xx other than 408/429/402 "
                        "and context overflow; 5xx request-validation bodies, error_classifier.py "
                        "L1074-1091): no fallback, return failed at once",
-    "context-compress": f"{LOOP}:L3618-3665, L4390-4405 - context overflow: compress and re-run "
+    "context-compress": f"{LOOP}:L3780-3826, L4387-4405 - context overflow: compress and re-run "
                         "the request (the iteration is refunded), at most 3 compressions",
-    "context-exhausted": f"{LOOP}:L3645-3660 - a 4th overflow: return failed 'Context length "
+    "context-exhausted": f"{LOOP}:L3780-3796 - a 4th overflow: return failed 'Context length "
                          "exceeded: max compression attempts (3) reached'",
-    "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2093-2130 - the "
-                                    "summary request came back empty: one more toolless request",
+    "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2094-2143 - the "
+                                    "summary came back with empty content: one more toolless request",
     "max-iterations": f"{LOOP}:L721 loop exits after {MAX_ITERATIONS} iterations; {FIN}:L94-135 "
-                      "asks for a summary (chat_completion_helpers.py L1903-2145, tools stripped), "
+                      "asks for a summary (chat_completion_helpers.py L1903-2151, tools stripped), "
                       f"_turn_exit_reason = {REASON_MAX}; L194-202 not completed",
 }
 
@@ -357,7 +357,7 @@ def decide(turn: Turn, state: State) -> Decision:
 
 
 def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
-    if turn.error is None and m["summary"] == 1 and not strip_think(turn.content).strip():
+    if turn.error is None and m["summary"] == 1 and not (turn.content or "").strip():
         m["summary"] = 2
         return Resend("max-iterations-summary-retry")
     return Stop(REASON_MAX, ok=False, rule="max-iterations")
@@ -489,7 +489,7 @@ def _tools(turn: Turn, m: dict[str, Any]) -> Decision:
         m["lcwt"], m["lcwt_hk"] = None, False
     if has_visible(turn.content):
         m["lcwt"], m["lcwt_hk"] = turn.content, all_hk
-    if m["prefill_tail"]:  # L4967-4992: a thinking prefill before this tool turn resets the counters
+    if m["prefill_tail"]:  # L4971-4992: a thinking prefill before this tool turn resets the counters
         m["prefill"] = 0
         m["empty"] = 0
     m["nudged"] = False
@@ -556,7 +556,7 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
         if m["compress"] > MAX_COMPRESSION_ATTEMPTS:
             return Stop("context_length_exceeded", ok=False, rule="context-exhausted")
         m["inner"] = True
-        m["retry"] = 0  # the outer loop restarts (L4390-4405), retry_count is set again at L1216
+        m["retry"] = 0  # the outer loop restarts (L4387-4405), retry_count is set again at L1216
         return Resend("context-compress")
     if status is not None and (
         (400 <= status < 500 and status not in (402, 408, 429))

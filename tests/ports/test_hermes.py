@@ -1,0 +1,111 @@
+"""Hermes' conversation loop (predicates/hermes.py) against the pinned source: hermes-agent 0.19.0
+from PyPI (agent/conversation_loop.py, agent/turn_finalizer.py, transports, gemini adapter)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench.discovery import load_file
+from bench.model import Cell, Turn, TurnError
+from bench.predicate import Predicate
+from bench.replay import replay
+from tests.helpers import ROOT, answer, call, seq, tools, truncated
+
+
+@pytest.fixture(scope="module")
+def hermes() -> Predicate:
+    loaded = load_file(ROOT / "predicates" / "hermes.py")
+    assert isinstance(loaded, Predicate), loaded
+    return loaded
+
+
+def run(pred: Predicate, *turns: Turn, then: str = "end") -> Cell:
+    return replay(seq(*turns, then=then), pred)
+
+
+def actions(cell: Cell) -> list[str]:
+    return [f"{s.decision.action} {s.decision.rule}" for s in cell.steps]
+
+
+def test_length_without_calls_gets_three_continuation_prompts_then_stops_partial(hermes: Predicate) -> None:
+    # L2033-2039: length_continue_retries += 1; continue prompt while < 4; L2088 the 4th returns partial
+    cell = run(hermes, truncated(), then="repeat")
+    assert actions(cell) == ["remind length-continue"] * 3 + ["stop length-exhausted"]
+    assert (cell.reason, cell.ok) == ("truncated_after_continuations", False)
+
+
+def test_length_with_calls_is_resent_four_times_without_running_them(hermes: Predicate) -> None:
+    # L2097-2128: truncated_tool_call_retries < 4 -> re-run the request; L2129-2155 then partial
+    cut = replace(truncated(), tool_calls=(call("write_file", 0, '{"path": "a"}'),))
+    cell = run(hermes, cut, then="repeat")
+    assert actions(cell) == ["resend length-tools-resend"] * 4 + ["stop length-tools-stop"]
+    assert cell.tools_run == () and cell.ok is False
+
+
+def test_empty_after_tools_is_nudged_once_then_resent_three_times(hermes: Predicate) -> None:
+    # L5226-5291 nudge once per tool round; L5327-5354 resend x3; L5388-5433 empty_response_exhausted
+    empty = Turn(finish="tool_calls", finish_raw="tool_calls", content=None)
+    cell = run(hermes, tools("read_file"), empty, then="repeat")
+    assert actions(cell) == ["continue tools", "remind post-tool-nudge"] + ["resend empty-retry"] * 3 + [
+        "stop empty-exhausted"]
+    # turn_finalizer.py L194-202: final_response "(empty)" is not None, so the turn counts as completed
+    assert (cell.reason, cell.ok) == ("empty_response_exhausted", True)
+
+
+def test_dropped_calls_with_text_end_as_a_text_response(hermes: Predicate) -> None:
+    # the branch is chosen by the tool-call list (L4707), not by finish_reason (L5680 keeps its name)
+    cell = run(hermes, Turn(finish="tool_calls", finish_raw="tool_calls", content="Let me look."))
+    assert (cell.reason, cell.ok, cell.n_steps) == ("text_response(finish_reason=tool_calls)", True, 1)
+
+
+def test_missing_finish_reason_is_read_as_stop(hermes: Predicate) -> None:
+    # transports/chat_completions.py L671: finish_reason = _fr or "stop"
+    cell = run(hermes, Turn(finish="unknown", finish_raw=None, content="42"))
+    assert cell.reason == "text_response(finish_reason=stop)"
+
+
+def test_gemini_malformed_function_call_maps_to_stop_not_to_an_error(hermes: Predicate) -> None:
+    # gemini_native_adapter.py L486-494: unknown Gemini reasons -> "stop"; no text -> empty retry
+    malformed = Turn(finish="error", finish_raw="MALFORMED_FUNCTION_CALL")
+    cell = run(hermes, malformed, answer())
+    assert actions(cell) == ["resend empty-retry", "stop text-response"]
+
+
+def test_content_filter_stops_at_once_without_a_fallback(hermes: Predicate) -> None:
+    # L1797-1883: no fallback configured -> _content_policy_blocked_result (completed False)
+    refusal = Turn(finish="content_filter", finish_raw="refusal")
+    cell = run(hermes, refusal, then="repeat")
+    assert (cell.n_steps, cell.reason, cell.ok) == (1, "content_policy_blocked", False)
+
+
+def test_cut_json_arguments_stop_before_any_tool_runs(hermes: Predicate) -> None:
+    # L4830-4858: invalid JSON not ending with } or ] -> partial "Response truncated ..."
+    cut = Turn(finish="tool_calls", finish_raw="tool_calls",
+               tool_calls=(call("bash", 0, '{"command": "ls'),))
+    cell = run(hermes, cut)
+    assert (cell.reason, cell.tools_run) == ("response_truncated", ())
+
+
+def test_server_errors_get_three_attempts(hermes: Predicate) -> None:
+    # agent_init.py L1586-1594 api_max_retries 3; L3126 retry_count += 1; L4106 >= max -> stop
+    err = Turn(finish="error", error=TurnError(type="server_error", status=500))
+    cell = run(hermes, err, then="repeat")
+    assert actions(cell) == ["resend api-error-retry"] * 2 + ["stop api-error-stop"]
+
+
+def test_ninety_iterations_then_one_summary_request(hermes: Predicate) -> None:
+    # L721 loop condition, turn_finalizer.py L94-135: summary request, max_iterations_reached
+    looping = replace(tools("bash"), content="again")
+    cell = run(hermes, looping, then="repeat")
+    assert cell.n_steps == 91 and len(cell.tools_run) == 90
+    assert (cell.reason, cell.ok) == ("max_iterations_reached(90/90)", False)
+
+
+def test_inner_loop_resends_do_not_count_toward_max_iterations(hermes: Predicate) -> None:
+    # the truncated-tool-call resend is a `continue` of the inner retry loop (L2128): api_call_count
+    # is not incremented, so 90 tool rounds still fit after it
+    cut = replace(truncated(), tool_calls=(call("bash"),))
+    cell = run(hermes, cut, *([tools("bash")] * 90), answer())
+    assert cell.n_steps == 92 and cell.reason == "max_iterations_reached(90/90)"
