@@ -55,11 +55,13 @@ def _slug(path: Path) -> str:
 @click.option("--then", type=click.Choice(["end", "repeat"]), default="end", show_default=True)
 @click.option("--require", "require", multiple=True, metavar="KEY=VALUE",
               help="A requirement (ok=false, stops_within=2, no_dropped_calls=true...); repeatable.")
+@click.option("--single-run", is_flag=True,
+              help="Keep every model call of a cassette in one sequence (no splitting into agent runs).")
 @click.option("--force", is_flag=True, help="Overwrite existing sequence files.")
 @click.option("--dry-run", is_flag=True, help="Print the sequence YAML instead of writing it.")
 def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kind: str, summary: str | None,
-               meta: tuple[str, ...], tags: tuple[str, ...], then: str, require: tuple[str, ...], force: bool,
-               dry_run: bool) -> None:
+               meta: tuple[str, ...], tags: tuple[str, ...], then: str, require: tuple[str, ...], single_run: bool,
+               force: bool, dry_run: bool) -> None:
     """Turn CAPTURE (a response JSON, an SSE stream, JSON chunks, or a VCR cassette) into a sequence.
 
     Formats: OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini generateContent,
@@ -75,7 +77,7 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
         sys.exit(EXIT_BAD_INPUT)
     target = out or Path("sequences/recorded") / f"{_slug(capture)}.yaml"
     opts = Options(summary=summary, title=title, kind=kind, provenance=_pairs(meta, "--meta"), tags=tags,
-                   then=then, require=_require(require))
+                   then=then, require=_require(require), split_runs=not single_run)
     try:
         docs = build_sequences(result, target.stem, opts)
     except SequenceError as exc:
@@ -99,6 +101,6 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
         click.echo(f"cannot import: {', '.join(map(str, existing))} already exist(s) (use --force)", err=True)
         sys.exit(EXIT_BAD_INPUT)
     write_all(paths)
-    for (path, doc), run in zip(paths, result.runs(), strict=True):
+    for (path, doc), run in zip(paths, result.runs(not single_run), strict=True):
         click.echo(f"wrote {path}: {len(run)} turn(s), {doc['dialect']}, finishes "
                    f"{', '.join(str(t.turn.finish_raw) for t in run)}")

@@ -63,15 +63,23 @@ class ImportResult:
     skipped: list[str] = field(default_factory=list)
     blob: str | None = None
 
-    def runs(self) -> list[list[ImportedTurn]]:
-        """The turns split into agent runs: a new run starts when the dialect changes or when a
-        request's conversation is not longer than the previous one's (a fresh conversation)."""
+    def runs(self, split: bool = True) -> list[list[ImportedTurn]]:
+        """The turns split into agent runs (all in one when `split` is false).
+
+        A new run starts when the dialect changes, when a request's conversation is shorter than
+        the previous one's, or when it is as long and the previous turn was not an error (an
+        error's retry sends the same conversation again and stays in its run). This is a
+        heuristic: a loop that resends an unchanged request after a truncated turn looks like a
+        fresh run; ``stopbench import --single-run`` keeps every turn in one sequence.
+        """
         out: list[list[ImportedTurn]] = []
         prev: ImportedTurn | None = None
         for t in self.turns:
-            fresh = (prev is None or t.dialect != prev.dialect
-                     or (t.conversation is not None and prev.conversation is not None
-                         and t.conversation <= prev.conversation))
+            fresh = prev is None or (split and (
+                t.dialect != prev.dialect
+                or (t.conversation is not None and prev.conversation is not None
+                    and (t.conversation < prev.conversation
+                         or (t.conversation == prev.conversation and prev.turn.finish != "error")))))
             if fresh:
                 out.append([])
             out[-1].append(t)

@@ -44,7 +44,8 @@ def is_stream_event(obj: JSON) -> bool:
         return False
     kind = obj.get("type")
     return (obj.get("object") == "chat.completion.chunk"
-            or (isinstance(kind, str) and (kind in anthropic.STREAM_EVENTS or kind.startswith("response."))))
+            or (isinstance(kind, str) and kind != "error"  # an error body has the error event's shape
+                and (kind in anthropic.STREAM_EVENTS or kind.startswith("response."))))
 
 
 class _Assembler(Protocol):

@@ -34,6 +34,7 @@ class Options:
     provenance: Mapping[str, str] = field(default_factory=dict)
     tags: Sequence[str] = ()
     then: str = "end"
+    split_runs: bool = True
     require: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -95,7 +96,7 @@ def build_sequences(result: ImportResult, name: str, opts: Options) -> list[tupl
 
     Raises SequenceError if a document does not validate as a sequence.
     """
-    runs = result.runs()
+    runs = result.runs(opts.split_runs)
     out: list[tuple[str, dict[str, Any]]] = []
     for n, run in enumerate(runs, start=1):
         seq_id = name if len(runs) == 1 else f"{name}-run{n}"

@@ -85,3 +85,14 @@ def test_same_request_twice_is_two_runs() -> None:
     assert runs[0][0].turn.content == "# The Last Song of Vaelthys"
     assert runs[1][0].turn.content == "# The Last Song of Thalassion"
     assert {run[0].turn.finish for run in runs} == {"length"}
+
+
+def test_http_error_in_a_cassette_is_an_error_turn_and_its_retry_stays_in_the_run() -> None:
+    r = capture("constructed/cassette-429-then-answer.yaml")
+    first, second, third = (t.turn for t in r.turns)
+    assert first.finish == "error" and first.error is not None
+    assert (first.error.type, first.error.status) == ("rate_limit_error", 429)
+    assert second.finish_raw == "end_turn" and second.content == "Hello!"
+    assert third.error is not None and third.error.status == 503 and "upstream connect error" in third.error.message
+    assert [len(run) for run in r.runs()] == [2, 1]  # the retry after 429 continues; the resend after an answer not
+    assert [len(run) for run in r.runs(split=False)] == [3]
