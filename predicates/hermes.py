@@ -29,8 +29,10 @@ an empty name. No stream is cut part-way, so ``partial_stream_recovery`` and the
 stub paths never apply.
 
 Dialect: Hermes picks its mode (``api_mode``) from the provider, and each mode has its own finish
-mapping. The predicate API does not pass the sequence's dialect, so the mode is inferred from the
-raw finish string (the four vocabularies do not overlap): Anthropic raws -> ``anthropic_messages``
+mapping. The mode follows the sequence's dialect (``State.dialect``: openai-chat ->
+chat_completions, anthropic -> anthropic_messages, gemini -> the Gemini native adapter,
+openai-responses -> codex_responses); ``api_mode`` can also infer it from the raw finish string
+(the four vocabularies do not overlap). Anthropic -> ``anthropic_messages``
 (``AnthropicTransport._STOP_REASON_MAP``, unknown -> "stop"); Gemini raws -> the Gemini native
 adapter, a chat_completions-shaped client (``_map_gemini_finish_reason``: tool_calls when the
 candidate has function calls, else STOP/MAX_TOKENS/SAFETY/RECITATION/OTHER, unknown -> "stop");
@@ -124,6 +126,10 @@ def api_mode(raw: str | None) -> str:
     if raw in _RESPONSES_STATUS or raw.startswith("incomplete"):
         return "codex_responses"
     return "chat_completions"
+
+
+_MODE_OF_DIALECT = {"openai-chat": "chat_completions", "anthropic": "anthropic_messages",
+                    "gemini": "gemini_native", "openai-responses": "codex_responses"}
 
 
 def hermes_finish(turn: Turn, mode: str) -> str:
@@ -353,7 +359,8 @@ def decide(turn: Turn, state: State) -> Decision:
         m["api"] += 1
         m["retry"] = 0
     m["inner"] = False
-    return _body(turn, m)
+    mode = _MODE_OF_DIALECT.get(getattr(state, "dialect", ""), "") or api_mode(turn.finish_raw)
+    return _body(turn, m, mode)
 
 
 def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
@@ -363,10 +370,9 @@ def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
     return Stop(REASON_MAX, ok=False, rule="max-iterations")
 
 
-def _body(turn: Turn, m: dict[str, Any]) -> Decision:
+def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
     if turn.error is not None:
         return _api_error(turn, m)
-    mode = api_mode(turn.finish_raw)
     if mode == "codex_responses":
         # L1490-1540: status failed/cancelled, or an empty output list, is an invalid response
         empty_output = not turn.content and not turn.tool_calls and not turn.reasoning

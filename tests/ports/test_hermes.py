@@ -21,8 +21,8 @@ def hermes() -> Predicate:
     return loaded
 
 
-def run(pred: Predicate, *turns: Turn, then: str = "end") -> Cell:
-    return replay(seq(*turns, then=then), pred)
+def run(pred: Predicate, *turns: Turn, then: str = "end", dialect: str = "openai-chat") -> Cell:
+    return replay(replace(seq(*turns, then=then), dialect=dialect), pred)  # type: ignore[arg-type]
 
 
 def actions(cell: Cell) -> list[str]:
@@ -69,14 +69,14 @@ def test_missing_finish_reason_is_read_as_stop(hermes: Predicate) -> None:
 def test_gemini_malformed_function_call_maps_to_stop_not_to_an_error(hermes: Predicate) -> None:
     # gemini_native_adapter.py L486-494: unknown Gemini reasons -> "stop"; no text -> empty retry
     malformed = Turn(finish="error", finish_raw="MALFORMED_FUNCTION_CALL")
-    cell = run(hermes, malformed, answer())
+    cell = run(hermes, malformed, Turn(finish="stop", finish_raw="STOP", content="ok"), dialect="gemini")
     assert actions(cell) == ["resend empty-retry", "stop text-response"]
 
 
 def test_content_filter_stops_at_once_without_a_fallback(hermes: Predicate) -> None:
     # L1797-1883: no fallback configured -> _content_policy_blocked_result (completed False)
     refusal = Turn(finish="content_filter", finish_raw="refusal")
-    cell = run(hermes, refusal, then="repeat")
+    cell = run(hermes, refusal, then="repeat", dialect="anthropic")
     assert (cell.n_steps, cell.reason, cell.ok) == (1, "content_policy_blocked", False)
 
 
