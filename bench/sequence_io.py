@@ -39,6 +39,18 @@ def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 
 
+_LINE_BREAKS = frozenset("\x85\u2028\u2029\r")
+
+
+def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
+    """Strings with a YAML 1.1 line break other than \\n (NEL, LS, PS, CR) are double-quoted, where
+    they are escaped: plain and single-quoted styles would read them back as a space or a newline."""
+    if _LINE_BREAKS.intersection(data):
+        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
+    return dumper.represent_str(data)
+
+
+_Dumper.add_representer(str, _represent_str)
 _Dumper.add_representer(_Flow, _represent_flow)
 _Dumper.add_representer(_FlowList, _represent_flow_list)
 

@@ -15,8 +15,8 @@ Use them to fuzz your own predicate in your own tests::
         if cell.outcome == "stopped" and cell.ok:
             assert seq.turns[cell.steps[-1].turn].finish != "length"
 
-Every turn is consistent with the catalogue format: ``finish`` is always
-``dialects.canonical(dialect, finish_raw)``, so a generated sequence can be written with
+Every turn is consistent with the catalogue format: ``finish`` is
+``dialects.canonical(dialect, finish_raw)`` (or ``error`` for an error in place of a response), so a generated sequence can be written with
 :func:`bench.sequence_io.sequence_to_yaml` and loaded back unchanged. ``hostile=True`` (the
 default) adds what real servers send: ``null`` versus ``""`` content, invalid and cut-off JSON
 arguments, duplicate and empty call ids, finish reasons that contradict the body (``stop`` with
