@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -190,15 +191,31 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
 
 
-class _SSEResponse(Response):
-    """Sends prepared SSE frames one by one, giving up on a client that stops reading."""
+class CutConnection(Exception):
+    """Raised after a response has started, to make the server drop the connection mid-body."""
 
-    def __init__(self, frames: tuple[bytes, ...], write_timeout: float) -> None:
+
+class _QuietCut(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, CutConnection)
+
+
+logging.getLogger("uvicorn.error").addFilter(_QuietCut())
+
+
+class _SSEResponse(Response):
+    """Sends prepared frames one by one, giving up on a client that stops reading; with `cut`,
+    drops the connection after the frames instead of ending the body."""
+
+    def __init__(self, frames: tuple[bytes, ...], write_timeout: float, cut: bool = False,
+                 media: str = "text/event-stream; charset=utf-8") -> None:
         super().__init__(status_code=200)
         self.frames = frames
         self.write_timeout = write_timeout
+        self.cut = cut
         # no content-length: the body is streamed (uvicorn sends it chunked)
-        self.raw_headers = [(b"content-type", b"text/event-stream; charset=utf-8"), (b"cache-control", b"no-cache")]
+        self.raw_headers = [(b"content-type", media.encode()), (b"cache-control", b"no-cache")]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         async def timed(message: dict[str, Any]) -> None:
@@ -207,6 +224,8 @@ class _SSEResponse(Response):
         await timed({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
         for frame in self.frames:
             await timed({"type": "http.response.body", "body": frame, "more_body": True})
+        if self.cut:
+            raise CutConnection("the turn's error cuts the connection here")
         await timed({"type": "http.response.body", "body": b"", "more_body": False})
 
 
@@ -280,7 +299,7 @@ def create_app(session: Session) -> Starlette:
                                    at=time.time()))
             if out.body is not None:
                 return JSONResponse(out.body, status_code=out.status)
-            return _SSEResponse(out.frames, session.write_timeout)
+            return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media)
 
         return handle
 

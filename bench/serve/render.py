@@ -10,9 +10,10 @@ the wire carries a string (Chat `function.arguments`, Responses `arguments`, Ant
 `input_json_delta.partial_json`). Anthropic's JSON body needs an object for `tool_use.input`: a
 string that does not parse to an object is sent as ``{}`` (see docs/serve.md).
 
-A turn with an `error` is an error in place of a response: with a `status`, that HTTP status and
-the provider's error body; without one, an in-stream error after whatever content the turn has
-(in JSON mode, where there is no stream, status 500 stands in for it). On the Responses wire a turn
+A turn with an `error` is an error in place of a response, served as :func:`error_mode` says: an
+HTTP status with the provider's error body, an in-stream error event after whatever output the
+turn has (in JSON mode, where there is no stream, the status or 500 stands in for it), or a
+connection cut off mid-response. On the Responses wire a turn
 whose raw finish is ``failed`` is a response with status ``failed`` carrying the error object.
 """
 
@@ -47,11 +48,14 @@ class Context:
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """An HTTP answer: a status and either a JSON body or a list of SSE frames (bytes)."""
+    """An HTTP answer: a status and either a JSON body or a list of SSE frames (bytes); `cut`: the
+    connection is closed after the frames, without ending the body."""
 
     status: int
     body: dict[str, Any] | None = None
     frames: tuple[bytes, ...] = ()
+    cut: bool = False
+    media: str = "text/event-stream; charset=utf-8"
 
     @property
     def streaming(self) -> bool:
@@ -68,24 +72,60 @@ def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
     return mapped if mapped is not None else turn.finish_raw
 
 
+ErrorMode: TypeAlias = Literal["http", "stream", "cut"]
+
+_CUT_WORDS = ("connection", "disconnect", "reset", "eof", "incomplete", "dropped", "closed", "peer")
+
+
+def error_mode(turn: Turn) -> ErrorMode | None:
+    """How a turn's error is served (None: the turn has no error).
+
+    ``cut``: the type says the connection broke (connection, reset, eof, incomplete, ...) and no
+    status is given: the response starts, carries the turn's partial output, and the connection is
+    closed without ending the body. ``stream``: the type names a stream (``stream_error``), or the
+    turn has output before the error (content, reasoning or tool calls), or there is no status: the
+    output is streamed, then the provider's error event, carrying the status as its code if any.
+    ``http``: otherwise, that HTTP status with the provider's error body.
+    """
+    err = turn.error
+    if err is None:
+        return None
+    kind = err.type.lower()
+    if err.status is None and any(w in kind for w in _CUT_WORDS):
+        return "cut"
+    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
+    if err.status is None or "stream" in kind or has_output:
+        return "stream"
+    return "http"
+
+
 def render(wire: Wire, turn: Turn, ctx: Context, stream: bool) -> Rendered:
     """The answer to one request of `wire`, in JSON or as a stream."""
     err = turn.error
-    if err is not None and err.status is not None:
-        return Rendered(err.status, body=error_body(wire, err))
+    mode = error_mode(turn)
+    if err is not None and mode == "http":
+        return Rendered(err.status or IN_STREAM_JSON_STATUS, body=error_body(wire, err))
     failed_response = wire == "openai-responses" and ctx.finish_raw == "failed"
     if not stream:
+        if mode == "cut":  # the JSON body breaks off half-way
+            text = json.dumps(_JSON[wire](turn, ctx), ensure_ascii=False)
+            return Rendered(200, frames=(text[:len(text) // 2].encode(),), cut=True, media="application/json")
         if err is not None and not failed_response:
-            return Rendered(IN_STREAM_JSON_STATUS, body=error_body(wire, err))
+            return Rendered(err.status or IN_STREAM_JSON_STATUS, body=error_body(wire, err))
         return Rendered(200, body=_JSON[wire](turn, ctx))
-    return Rendered(200, frames=tuple(_STREAM[wire](turn, ctx)))
+    frames = tuple(_STREAM[wire](turn, ctx))
+    if mode == "cut":
+        return Rendered(200, frames=frames[:-1], cut=True)  # the output, without the error event
+    return Rendered(200, frames=frames)
 
 
 def error_body(wire: Wire, err: TurnError) -> dict[str, Any]:
-    """The provider's error body for an HTTP error status."""
+    """The provider's error body (for an HTTP error status, or inside a stream); an OpenAI body's
+    `code` is the status when the turn gives one (OpenRouter's in-stream errors do), else the type."""
     if wire == "anthropic":
         return {"type": "error", "error": {"type": err.type, "message": err.message}}
-    return {"error": {"message": err.message, "type": err.type, "param": None, "code": err.type}}
+    code: str | int = err.status if err.status is not None else err.type
+    return {"error": {"message": err.message, "type": err.type, "param": None, "code": code}}
 
 
 def script_ended(wire: Wire, detail: str) -> dict[str, Any]:
@@ -321,7 +361,7 @@ def _responses_stream(turn: Turn, ctx: Context) -> list[bytes]:
         else:
             ev("response.output_item.added", output_index=n, item={**item, "summary": []})
         ev("response.output_item.done", output_index=n, item=item)
-    if turn.error is not None and (turn.error.status is None) and ctx.finish_raw != "failed":
+    if turn.error is not None and ctx.finish_raw != "failed":
         ev("error", code=turn.error.type, message=turn.error.message, param=None)
         return out
     status = responses_status(ctx.finish_raw)[0]

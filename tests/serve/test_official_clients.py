@@ -259,3 +259,27 @@ def test_responses_end_turn_flag_is_on_the_completed_response() -> None:
     with serving(seq) as srv:
         raw = oai(srv.base_url).responses.with_raw_response.create(model="m", input="hi")
     assert json.loads(raw.text)["end_turn"] is False
+
+
+def test_a_stream_error_with_a_status_is_sent_inside_a_200_stream_with_the_status_as_code() -> None:
+    seq = make_sequence([{"finish": "error", "finish_raw": None, "content": "", "reasoning": "We need",
+                          "error": {"type": "stream_error", "message": "Token limit reached", "status": 400}}],
+                        "openai-chat")
+    with serving(seq) as srv, pytest.raises(openai.APIError) as info:
+        for _ in oai(srv.base_url).chat.completions.create(model="m", messages=USER, stream=True):  # type: ignore[arg-type]
+            pass
+    assert not isinstance(info.value, openai.APIStatusError)  # raised while reading the stream, not at request
+    assert info.value.body == {"message": "Token limit reached", "type": "stream_error", "param": None, "code": 400}
+
+
+def test_a_connection_error_turn_cuts_the_stream_off_mid_body() -> None:
+    seq = make_sequence([{"finish": "error", "content": "partial",
+                          "error": {"type": "connection_error", "message": "peer closed connection"}}],
+                        "openai-chat")
+    seen: list[str] = []
+    # openai 3.x wraps the transport's "incomplete chunked read" in APIConnectionError while iterating
+    with serving(seq) as srv, pytest.raises(openai.APIConnectionError):
+        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+                                                               stream=True):
+            seen.extend(c.delta.content or "" for c in chunk.choices)
+    assert "".join(seen) == "partial"

@@ -1,0 +1,181 @@
+"""Run an original loop (through a driver script) against served sequences; compare with its port.
+
+A *driver* is a script run with the original loop's own Python (its own venv, never the bench's):
+``PYTHON SCRIPT SPEC.json RESULT.json``. SPEC gives the base URL, the prompt, the ok marker and the
+stub tools to register; the driver runs the loop once and writes RESULT: ``{"ok", "reason",
+"final", "error"}``. The server records the loop's requests, the observed steps are inferred
+(:mod:`bench.serve.observe`), and the observed cell is compared step by step with the port's
+replayed cell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.model import Cell, Sequence
+from bench.predicate import Predicate
+from bench.replay import replay
+from bench.serve.app import Session
+from bench.serve.observe import observed_cell
+from bench.serve.render import Wire
+from bench.serve.server import BackgroundServer
+
+OK_MARKER = "STOPBENCH-OK"
+"""Every stub tool's result starts with this; a result without it is an error result."""
+
+PROMPT = "stopbench conformance run: do the task with the tools you have."
+
+
+@dataclass(frozen=True, slots=True)
+class Driver:
+    """An original loop the bench can drive: its driver script, the API it speaks, its port."""
+
+    name: str
+    predicate: str
+    script: str
+    wire: Wire
+    install: str
+
+
+DRIVERS: Mapping[str, Driver] = {
+    "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
+                        "pip install corecoder==0.4.0 openai==3.57.0"),
+}
+
+
+def tool_specs(sequence: Sequence) -> list[dict[str, Any]]:
+    """The stub tools a driver registers: one per tool name the sequence calls.
+
+    A stub requires the keys that every JSON-object argument of its calls has, so well-formed
+    calls bind and arguments a loop replaces with {} do not (as with real tools, which all have a
+    required parameter); empty arguments count as an empty object (a tool without parameters, as
+    predicates/corecoder.py infers); a tool whose calls never carry a JSON object requires one
+    parameter, `arg`.
+    """
+    keys: dict[str, set[str] | None] = {}
+    for turn in sequence.turns:
+        for call in turn.tool_calls:
+            if not call.name:
+                continue
+            try:
+                # empty arguments (never sent) stand for a tool without parameters
+                value = json.loads(call.arguments) if call.arguments.strip() else {}
+            except ValueError:
+                value = None
+            have = keys.setdefault(call.name, None)
+            if isinstance(value, dict):
+                keys[call.name] = set(value) if have is None else have & set(value)
+    return [{"name": name, "required": sorted(req) if req is not None else ["arg"]} for name, req in keys.items()]
+
+
+def compare_cells(port: Cell, observed: Cell) -> str | None:
+    """The first difference between a port's cell and the observed one, or None.
+
+    Compared per step: the turn, the action, the tools run and failed (not on the final stop: a
+    server cannot see tools run in the step where the loop stopped); then outcome, reason and ok.
+    """
+    for i, (p, o) in enumerate(zip(port.steps, observed.steps, strict=False)):
+        pd, od = p.decision, o.decision
+        last = i == len(port.steps) - 1 and pd.action == "stop"
+        want = (p.turn, pd.action) if last else (p.turn, pd.action, p.tools_run, p.tools_failed)
+        got = (o.turn, od.action) if last else (o.turn, od.action, o.tools_run, o.tools_failed)
+        if want != got:
+            return (f"step {p.step}: port {pd.action} [{pd.rule}] run={list(p.tools_run)} "
+                    f"failed={list(p.tools_failed)}; observed {od.action} run={list(o.tools_run)} "
+                    f"failed={list(o.tools_failed)}")
+    if len(port.steps) != len(observed.steps):
+        return f"steps: port made {len(port.steps)} request(s), the original {len(observed.steps)}"
+    for name, want_v, got_v in (("outcome", port.outcome, observed.outcome), ("reason", port.reason, observed.reason),
+                                ("ok", port.ok, observed.ok)):
+        if want_v != got_v:
+            return f"{name}: port {want_v!r}, observed {got_v!r}"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ConformResult:
+    sequence: str
+    observed: Cell
+    port: Cell | None
+    difference: str | None
+    result: dict[str, Any]
+    details: tuple[str, ...]
+    seconds: float
+
+    def as_json(self) -> dict[str, Any]:
+        def steps(cell: Cell | None) -> list[dict[str, Any]] | None:
+            if cell is None:
+                return None
+            return [{"step": s.step, "turn": s.turn, "action": s.decision.action, "rule": s.decision.rule,
+                     "run": list(s.tools_run), "failed": list(s.tools_failed)} for s in cell.steps]
+
+        return {"sequence": self.sequence, "match": self.difference is None and self.port is not None,
+                "difference": self.difference, "observed": {"outcome": self.observed.outcome,
+                                                            "reason": self.observed.reason, "ok": self.observed.ok,
+                                                            "steps": steps(self.observed)},
+                "port": None if self.port is None else {"outcome": self.port.outcome, "reason": self.port.reason,
+                                                        "ok": self.port.ok, "steps": steps(self.port)},
+                "driver": self.result, "details": list(self.details), "seconds": round(self.seconds, 2)}
+
+
+def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, *, root: Path,
+                    port: Predicate | None = None, timeout: float = 120.0,
+                    progress: Callable[[ConformResult], None] | None = None) -> list[ConformResult]:
+    """Serve each sequence in turn and run the driver against it once; compare with the port."""
+    seqs = list(sequences)
+    if not seqs:
+        return []
+    script = str((root / driver.script).resolve())
+    session = Session(seqs[0], dialect=driver.wire, ok_marker=OK_MARKER)
+    out: list[ConformResult] = []
+    with BackgroundServer(session) as srv, tempfile.TemporaryDirectory(prefix="stopbench-conform-") as tmp:
+        for seq in seqs:
+            run = session.start(seq)
+            work = Path(tmp) / seq.id
+            work.mkdir()
+            spec = {"base_url": srv.base_url, "prompt": PROMPT, "ok_marker": OK_MARKER, "model": "stopbench",
+                    "tools": tool_specs(seq)}
+            (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
+            started = time.monotonic()
+            result = _run_driver([python, script, str(work / "spec.json"), str(work / "result.json")],
+                                 work, timeout)
+            seconds = time.monotonic() - started
+            observed = session.observed(run)
+            error = result.get("error") if result.get("reason") in (None, "driver_failed") else None
+            cell = observed_cell(seq, f"{driver.name} (observed)", observed, result.get("ok"),
+                                 result.get("reason"), error)
+            port_cell = replay(seq, port) if port is not None else None
+            diff = compare_cells(port_cell, cell) if port_cell is not None else None
+            details = tuple(f"step {o.step}: {o.detail}" for o in observed if o.detail)
+            res = ConformResult(seq.id, cell, port_cell, diff, result, details, seconds)
+            out.append(res)
+            if progress is not None:
+                progress(res)
+    return out
+
+
+def _run_driver(argv: list[str], work: Path, timeout: float) -> dict[str, Any]:
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
+           "PYTHONDONTWRITEBYTECODE": "1", "NO_PROXY": "127.0.0.1,localhost"}
+    try:
+        proc = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              timeout=timeout, check=False)
+    except subprocess.TimeoutExpired:
+        return {"ok": None, "reason": "driver_failed", "error": f"the driver did not finish within {timeout:g} s"}
+    except OSError as exc:
+        return {"ok": None, "reason": "driver_failed", "error": f"cannot start the driver: {exc}"}
+    result_file = work / "result.json"
+    if proc.returncode != 0 or not result_file.is_file():
+        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        return {"ok": None, "reason": "driver_failed",
+                "error": f"driver exited {proc.returncode}: {' | '.join(tail)}"}
+    data = json.loads(result_file.read_text(encoding="utf-8"))
+    return data if isinstance(data, dict) else {"ok": None, "reason": "driver_failed", "error": "bad result"}

@@ -1,0 +1,41 @@
+"""A driver script for tests: a minimal loop on the official openai client (the bench's venv).
+
+It runs every tool call (answering "<ok_marker> <name>") until a reply has no tool calls, and
+answers calls to the tool named "broken" with an error result.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import openai
+
+
+def main() -> int:
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        spec = json.load(fh)
+    client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
+    result: dict[str, Any] = {"ok": True, "reason": "done", "final": None, "error": None}
+    try:
+        for _ in range(10):
+            reply = client.chat.completions.create(model=spec["model"], messages=messages).choices[0].message
+            messages.append(reply.model_dump(exclude_none=True))
+            if not reply.tool_calls:
+                result["final"] = reply.content
+                break
+            for call in reply.tool_calls:
+                name = call.function.name  # type: ignore[union-attr]
+                text = "Error: broken tool" if name == "broken" else f"{spec['ok_marker']} {name}"
+                messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+    except openai.APIError as exc:
+        result.update(ok=False, reason="error", error=str(exc))
+    with open(sys.argv[2], "w", encoding="utf-8") as fh:
+        json.dump(result, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
