@@ -36,3 +36,13 @@ fuzz: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+
+## make conformance: run the original loops (CoreCoder so far) against the replay server and compare
+## each observed cell with its port's; the loops live in their own venvs under CONFORM_DIR
+CONFORM_DIR ?= /tmp/stopbench-conform
+CORECODER_PY := $(CONFORM_DIR)/corecoder/bin/python
+.PHONY: conformance
+conformance: $(STAMP)
+	test -x $(CORECODER_PY) || $(PYTHON) -m venv $(CONFORM_DIR)/corecoder
+	$(CORECODER_PY) -m pip show corecoder >/dev/null 2>&1 || $(CORECODER_PY) -m pip install --quiet corecoder==0.4.0 openai==3.57.0
+	$(BIN)/stopbench conform corecoder --python $(CORECODER_PY)

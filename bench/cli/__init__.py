@@ -5,6 +5,7 @@ from __future__ import annotations
 import click
 
 from bench.cli.accept import accept_cmd
+from bench.cli.conform import conform_cmd
 from bench.cli.import_ import import_cmd
 from bench.cli.fuzz import fuzz_cmd
 from bench.cli.list import list_cmd
@@ -28,6 +29,7 @@ cli.add_command(show_cmd)
 cli.add_command(accept_cmd)
 cli.add_command(list_cmd)
 cli.add_command(serve_cmd)
+cli.add_command(conform_cmd)
 cli.add_command(import_cmd)
 cli.add_command(fuzz_cmd)
 
