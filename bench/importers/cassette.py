@@ -101,13 +101,22 @@ def load(path: str, shown: str) -> Any:
         raise CaptureError(shown, "", f"cannot be read: {exc}") from None
 
 
+def _interaction_lines(path: str) -> list[int]:
+    """1-based lines where VCR's layout starts each interaction (``- request:`` at column 0)."""
+    with open(path, encoding="utf-8", errors="replace") as fh:
+        return [n for n, line in enumerate(fh, start=1) if line.startswith("- request:")]
+
+
 def import_cassette(path: str, shown: str, dialect: Dialect | None, result: ImportResult) -> None:
     """Add one turn per model call of the cassette at `path` to `result`."""
     data = load(path, shown)
     if not isinstance(data, dict) or not isinstance(data.get("interactions"), list):
         raise CaptureError(shown, "(top level)", "not a cassette: expected a mapping with an 'interactions' list")
+    starts = _interaction_lines(path)
+    if len(starts) != len(data["interactions"]):
+        starts = []  # not the usual layout: name interactions by index only
     for i, inter in enumerate(data["interactions"]):
-        where = f"interactions[{i}]"
+        where = f"interactions[{i}]" + (f" (cassette line {starts[i]})" if starts else "")
         if not isinstance(inter, dict) or not isinstance(inter.get("request"), dict) \
                 or not isinstance(inter.get("response"), dict):
             raise CaptureError(shown, where, "expected a request and a response")

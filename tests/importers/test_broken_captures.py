@@ -26,7 +26,7 @@ def _import_cli(tmp_path: Path, rel: str, *extra: str) -> tuple[int, str, Path]:
 @pytest.mark.parametrize(("rel", "where"), [
     ("constructed/chat-truncated.json", "line 1, column 160"),
     ("constructed/chat-bad-event.sse", "line 5 (event 2)"),
-    ("constructed/cassette-bad-event.yaml", "interactions[1].response.body line 3 (event 2)"),
+    ("constructed/cassette-bad-event.yaml", "interactions[1] (cassette line 18).response.body line 3 (event 2)"),
     ("constructed/cassette-broken-yaml.yaml", "line 11, column 1"),
 ])
 def test_cli_names_file_and_place_and_writes_nothing(tmp_path: Path, rel: str, where: str) -> None:
