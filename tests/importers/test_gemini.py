@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import orjson
 
+from bench.importers import import_capture
 from bench.importers.gemini import parse_path
 from bench.model import ToolCall, Usage
 from tests.importers.conftest import capture
@@ -68,3 +71,16 @@ def test_json_array_stream() -> None:
 def test_json_path_parsing() -> None:
     assert parse_path("$.operations[0].action") == ["operations", 0, "action"]
     assert parse_path("$['a b'][2]") == ["a b", 2]
+
+
+def test_sse_stream_with_alt_sse_framing(tmp_path: Path) -> None:
+    # constructed: streamGenerateContent?alt=sse frames, text in two chunks, MAX_TOKENS at the end
+    path = tmp_path / "gemini.sse"
+    path.write_text(
+        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Par"}]},"index":0}],'
+        '"modelVersion":"gemini-test","responseId":"r1"}\r\n\r\n'
+        'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"tial"}]},"finishReason":"MAX_TOKENS",'
+        '"index":0}],"usageMetadata":{"promptTokenCount":4,"candidatesTokenCount":2},"modelVersion":"gemini-test",'
+        '"responseId":"r1"}\r\n\r\n')
+    (t,) = import_capture(path).turns
+    assert (t.dialect, t.turn.finish, t.turn.content, t.turn.usage) == ("gemini", "length", "Partial", Usage(4, 2))

@@ -6,6 +6,10 @@ there), not from the importer's output.
 
 from __future__ import annotations
 
+from collections import Counter
+from pathlib import Path
+
+from bench.importers import import_capture
 from bench.model import ToolCall, Usage
 from tests.importers.conftest import capture
 
@@ -112,3 +116,21 @@ def test_vcr_body_string_json() -> None:
     assert t.turn.content == "**Title: The Last Ember of Eldoria**\n\n"
     assert t.turn.usage == Usage(16, 10)
     assert t.meta["date"] == "Mon, 01 Dec 2025 06:15:36 GMT"
+
+
+def test_usage_only_last_chunk_with_empty_choices_and_no_done(tmp_path: Path) -> None:
+    # constructed: finish in its own empty-delta chunk, then a usage chunk with `choices: []`, no [DONE]
+    path = tmp_path / "usage-last.sse"
+    path.write_text(
+        ': keep-alive\n\n'
+        'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+        '"delta":{"role":"assistant","content":"ok"},"finish_reason":null}]}\n\n'
+        'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{},'
+        '"finish_reason":"stop"}]}\n\n'
+        'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[],'
+        '"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}\n\n')
+    r = import_capture(path)
+    (t,) = r.turns
+    assert (t.turn.finish_raw, t.turn.content, t.turn.usage) == ("stop", "ok", Usage(3, 1))
+    assert r.unknown == Counter()
+    assert "stream ended without [DONE]" in r.notes
