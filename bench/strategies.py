@@ -2,12 +2,15 @@
 
 Use them to fuzz your own predicate in your own tests::
 
+    from pathlib import Path
+
     from hypothesis import given
+
     from bench import replay
     from bench.discovery import load_file
     from bench.strategies import sequences
 
-    my_loop = load_file(Path("predicates/my_loop.py"))
+    my_loop = load_file(Path("predicates/my_loop.py"))  # a Predicate (or Broken, with .error)
 
     @given(sequences(dialect="anthropic"))
     def test_my_loop_never_reports_success_on_a_truncated_turn(seq):
@@ -16,12 +19,13 @@ Use them to fuzz your own predicate in your own tests::
             assert seq.turns[cell.steps[-1].turn].finish != "length"
 
 Every turn is consistent with the catalogue format: ``finish`` is
-``dialects.canonical(dialect, finish_raw)`` (or ``error`` for an error in place of a response), so a generated sequence can be written with
-:func:`bench.sequence_io.sequence_to_yaml` and loaded back unchanged. ``hostile=True`` (the
-default) adds what real servers send: ``null`` versus ``""`` content, invalid and cut-off JSON
-arguments, duplicate and empty call ids, finish reasons that contradict the body (``stop`` with
-calls, ``tool_calls`` with none), raw finish strings no table knows, no finish at all, errors in
-place of responses. ``hostile=False`` gives well-behaved turns only.
+``dialects.canonical(dialect, finish_raw)``, or ``error`` for an error in place of a response, so
+a generated sequence can be written with :func:`bench.sequence_io.sequence_to_yaml` and loaded
+back unchanged. ``hostile=True`` (the default) adds what real servers send: ``null`` versus
+``""`` content, invalid and cut-off JSON arguments, duplicate and empty call ids, finish reasons
+that contradict the body (``stop`` with calls, ``tool_calls`` with none), raw finish strings no
+table knows, no finish at all, errors in place of responses. ``hostile=False`` gives well-behaved
+turns only. :func:`long_sequences` gives very long ones; ``then=`` fixes ``repeat`` or ``end``.
 
 Every choice lists its plainest option first, so a failing example shrinks to something a
 person can read: one turn, ``finish: stop``, content ``""``, one call ``read_file`` with
@@ -40,6 +44,7 @@ from bench.dialects import DIALECTS, TABLES, canonical
 from bench.model import Dialect, Finish, Sequence, Then, ToolCall, Turn, TurnError, Usage
 
 __all__ = [
+    "ALPHABET",
     "CONTENTS",
     "TOOL_NAMES",
     "UNKNOWN_RAW",
@@ -68,6 +73,12 @@ UNKNOWN_RAW: tuple[str, ...] = ("tool_call", "other", "", "insufficient_system_r
 """Raw finish strings real servers sent that are in no dialect's table (or only in another one's):
 mlx's singular ``tool_call``, DeepSeek's ``insufficient_system_resource``, Mistral's
 ``model_length``, Bedrock's ``guardrail_intervened``, and near-misses of real values."""
+
+ALPHABET = ("ab z09 \n\t'\"\\#:{}[]-&*!|>%@`,?" "\r\x00\x85\u2028\u2029\ufeff\u00e9\u0301\u05d0"
+            "\u4e2d\u6587\U0001f600")
+"""Characters of generated free text: ASCII, YAML's indicators, every line break YAML 1.1 knows
+(CR, NEL, LS, PS), NUL, a BOM, a combining accent, Hebrew, Chinese and an emoji. A fixed alphabet
+is cheap to draw (no Unicode table to build on the first run) and still hostile to writers."""
 
 _VALID_ARGS: tuple[str, ...] = ('{}', '{"path": "main.py"}', '{"cmd": "ls -la", "timeout": 30}',
                                 '{"query": "\\\\d+ C:\\\\temp", "n": [1, 2]}', "null", "[]")
@@ -139,7 +150,7 @@ def arguments(*, valid: bool = True, invalid: bool = True, cut_off: bool = True)
     if valid:
         options.append(st.sampled_from(_VALID_ARGS))
         options.append(st.dictionaries(st.sampled_from(("path", "cmd", "n")),
-                                       st.one_of(st.integers(-5, 5), st.text(max_size=8)),
+                                       st.one_of(st.integers(-5, 5), st.text(ALPHABET, max_size=8)),
                                        max_size=2).map(lambda d: json.dumps(d, ensure_ascii=False)))
     if invalid:
         options.append(st.sampled_from(_INVALID_ARGS))
@@ -209,7 +220,7 @@ def error_turns(draw: st.DrawFn, dialect: Dialect = "openai-chat") -> Turn:
 def _contents(hostile: bool) -> st.SearchStrategy[str | None]:
     if not hostile:
         return st.sampled_from(CONTENTS[:4])
-    return st.one_of(st.sampled_from(CONTENTS), st.none(), st.text(max_size=20))
+    return st.one_of(st.sampled_from(CONTENTS), st.none(), st.text(ALPHABET, max_size=20))
 
 
 @st.composite
