@@ -6,8 +6,8 @@ import click
 
 from bench.cli.accept import accept_cmd
 from bench.cli.conform import conform_cmd
-from bench.cli.import_ import import_cmd
 from bench.cli.fuzz import fuzz_cmd
+from bench.cli.import_ import import_cmd
 from bench.cli.list import list_cmd
 from bench.cli.run import run_cmd
 from bench.cli.serve import serve_cmd
