@@ -1,4 +1,8 @@
-"""Seed 000, criterion 1: stop as soon as the reply's content is non-empty."""
+"""Seed 000, criterion 1: stop as soon as the reply's content is non-empty.
+Ambiguity (the article is silent): its stub model never fails, so what an error in place of a
+response does is not settled; `await model(messages)` would most likely throw. This port treats an
+error turn as an ordinary reply with no content and no calls (it reads only the fields the article's
+criterion reads), and says so here rather than inventing an exception path."""
 
 from bench import ALL, Cap, Continue, Stop, predicate
 
