@@ -23,7 +23,7 @@ settings.register_profile(
 )
 settings.register_profile(
     "long",
-    max_examples=2000,
+    max_examples=1000,
     deadline=None,
     print_blob=True,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
