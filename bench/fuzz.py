@@ -182,6 +182,8 @@ class Property:
     check: Check
     require: Callable[[Sequence], Requirement] = lambda seq: Requirement()
     """The `require:` block a saved counterexample gets (empty when no requirement follows)."""
+    declared: Callable[[Predicate], str | None] = lambda pred: None
+    """The part of the property that the predicate's declarations alone break (no sequence needed)."""
 
     def holds_for(self, pred_name: str) -> bool:
         """Whether this property is meant to hold for that predicate (asserted by the tests)."""
@@ -300,10 +302,18 @@ def _keeps_calls(pred: Predicate, ex: Example, cap: int) -> str | None:
     return None
 
 
+def _declares_cap(pred: Predicate) -> str | None:
+    return "declares no cap (max_steps is None)" if pred.max_steps is None else None
+
+
+def _declares_reasons(pred: Predicate) -> str | None:
+    return None if pred.reasons else "enumerates no stop reasons"
+
+
 def _within_cap(pred: Predicate, ex: Example, cap: int) -> str | None:
     seq = ex[0]
     if pred.max_steps is None:
-        return "declares no cap (max_steps is None)"
+        return _declares_cap(pred)
     cell = trace(seq, pred, cap).cell
     if cell is None or cell.outcome == "crashed":
         return None
@@ -316,7 +326,7 @@ def _within_cap(pred: Predicate, ex: Example, cap: int) -> str | None:
 
 def _enumerated_reasons(pred: Predicate, ex: Example, cap: int) -> str | None:
     if not pred.reasons:
-        return "enumerates no stop reasons"
+        return _declares_reasons(pred)
     cell = trace(ex[0], pred, cap).cell
     if cell is not None and cell.outcome == "stopped" and cell.reason not in pred.all_reasons:
         return f"stopped with reason {cell.reason!r}, not one of {', '.join(sorted(pred.all_reasons))}"
@@ -346,9 +356,10 @@ PROPERTIES: tuple[Property, ...] = (
              "reference", _no_false_ok, require=_require_ok_false),
     Property("keeps-calls", "never throws away a tool call a turn carries, whatever the finish reason says",
              "reference", _keeps_calls, require=lambda seq: Requirement(no_dropped_calls=True)),
-    Property("within-cap", "stops within its own cap (max_steps)", "reference", _within_cap),
+    Property("within-cap", "stops within its own cap (max_steps)", "reference", _within_cap,
+             declared=_declares_cap),
     Property("enumerated-reasons", "its stop reason is always one of the reasons it enumerates", "reference",
-             _enumerated_reasons),
+             _enumerated_reasons, declared=_declares_reasons),
 )
 
 BY_NAME: dict[str, Property] = {p.name: p for p in PROPERTIES}
@@ -404,9 +415,10 @@ class Finding:
 
     predicate: str
     prop: Property
-    sequence: Sequence
-    """The counterexample as a sequence to replay (for append-invariance: the one with turns appended)."""
-    example: Example
+    sequence: Sequence | None
+    """The counterexample as a sequence to replay (for append-invariance: the one with turns appended);
+    None when the predicate's declarations alone break the property."""
+    example: Example | None
     message: str
     saved: str | None = None
 
@@ -442,6 +454,9 @@ def fuzz_settings(max_examples: int) -> settings:
 def shrink(pred: Predicate, prop: Property, *, max_examples: int, seed: int,
            safety_cap: int = DEFAULT_SAFETY_CAP) -> Finding | None:
     """Search for an example on which `pred` breaks `prop`; return it shrunk, or None."""
+    declared = prop.declared(pred)
+    if declared is not None:
+        return Finding(pred.name, prop, None, None, declared)
     first: list[tuple[Example, str]] = []
 
     def breaks(ex: Example) -> bool:
@@ -505,9 +520,12 @@ def short_hash(seq: Sequence) -> str:
     return hashlib.sha256(body.encode("utf-8")).hexdigest()[:8]
 
 
-def found_sequence(finding: Finding, seed: int) -> Sequence:
-    """The finding as a constructed catalogue sequence (its id is the file name it is saved under)."""
+def found_sequence(finding: Finding, seed: int) -> Sequence | None:
+    """The finding as a constructed catalogue sequence (its id is the file name it is saved under),
+    or None for a finding about declarations."""
     seq = finding.sequence
+    if seq is None:
+        return None
     sid = f"found-{finding.predicate}-{finding.prop.name}-{short_hash(seq)}"
     source = (f"Found by `stopbench fuzz --seed {seed}` (hypothesis, shrunk): predicate {finding.predicate} "
               f"broke property {finding.prop.name} ({finding.prop.statement}): {finding.message}")
@@ -520,9 +538,9 @@ def save(run: FuzzRun, folder: Path) -> list[Path]:
     """Write each finding as ``folder/found-<predicate>-<property>-<hash>.yaml``; return the paths."""
     written: list[Path] = []
     for key, finding in sorted(run.results.items()):
-        if finding is None:
+        seq = found_sequence(finding, run.seed) if finding is not None else None
+        if finding is None or seq is None:
             continue
-        seq = found_sequence(finding, run.seed)
         path = dump_sequence(seq, folder / f"{seq.id}.yaml")
         run.results[key] = replace(finding, saved=str(path))
         written.append(path)
@@ -562,8 +580,11 @@ def report(run: FuzzRun) -> str:
                   f"{f.prop.statement} ({status}).", "", f"What happened: {f.message}", ""]
         if f.saved:
             lines += [f"Saved as `{_relative(f.saved)}`.", ""]
-        lines += ["Minimal sequence:", "", "```yaml", sequence_to_yaml(found_sequence(f, run.seed)).rstrip(), "```",
-                  ""]
+        seq = found_sequence(f, run.seed)
+        if seq is None:
+            lines += ["No sequence needed: the predicate's declarations alone break the property.", ""]
+        else:
+            lines += ["Minimal sequence:", "", "```yaml", sequence_to_yaml(seq).rstrip(), "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -116,10 +116,11 @@ def test_dropping_the_calls_of_a_stop_turn_breaks_keeps_calls() -> None:
 
 
 def test_a_loop_without_a_cap_breaks_within_cap_and_one_without_reasons_breaks_enumerated_reasons() -> None:
-    uncapped = _pred(_no_calls_is_success, max_steps=None)
-    assert _find(uncapped, "within-cap").message == "declares no cap (max_steps is None)"
-    unreasoned = _pred(_no_calls_is_success, reasons=[])
-    assert _find(unreasoned, "enumerated-reasons").message == "enumerates no stop reasons"
+    uncapped = _find(_pred(_no_calls_is_success, max_steps=None), "within-cap")
+    assert uncapped.message == "declares no cap (max_steps is None)"
+    unreasoned = _find(_pred(_no_calls_is_success, reasons=[]), "enumerated-reasons")
+    assert unreasoned.message == "enumerates no stop reasons"
+    assert uncapped.sequence is None and unreasoned.sequence is None, "a declaration needs no counterexample"
 
 
 def test_a_loop_that_continues_forever_on_repeat_breaks_within_cap_only_through_its_cap() -> None:
