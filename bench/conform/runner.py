@@ -16,13 +16,13 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from bench.model import Cell, Sequence
 from bench.predicate import Predicate
-from bench.replay import replay
+from bench.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
 from bench.serve.observe import observed_cell
 from bench.serve.render import Wire
@@ -36,18 +36,49 @@ PROMPT = "stopbench conformance run: do the task with the tools you have."
 
 @dataclass(frozen=True, slots=True)
 class Driver:
-    """An original loop the bench can drive: its driver script, the API it speaks, its port."""
+    """An original loop the bench can drive: its driver script, the API it speaks, its port.
+
+    `wire` is the API it is driven on; `wires` overrides it per sequence dialect (a loop with one
+    model adapter per API), and `skip` names sequence dialects it is not run on, with why.
+    """
 
     name: str
     predicate: str
     script: str
     wire: Wire
     install: str
+    wires: Mapping[str, Wire] = field(default_factory=dict)
+    skip: Mapping[str, str] = field(default_factory=dict)
+    interpreter: str | None = None
+    """What runs the script (``node``); None: the loop's Python (the ``python`` of run_conformance,
+    which for an interpreter driver is the loop's install prefix instead, passed in SPEC as ``loop``)."""
+
+    def wire_for(self, sequence: Sequence) -> Wire:
+        return self.wires.get(sequence.dialect, self.wire)
+
+    def not_run(self, sequence: Sequence) -> str | None:
+        """Why this loop is not run on `sequence`, or None."""
+        return self.skip.get(sequence.dialect)
 
 
 DRIVERS: Mapping[str, Driver] = {
     "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
                         "pip install corecoder==0.4.0 openai==3.57.0"),
+    # Chat Completions model for every sequence but the Responses ones (predicates/openai_agents.py)
+    "openai_agents": Driver("openai_agents", "openai_agents", "conformance/drivers/openai_agents_driver.py",
+                            "openai-chat", "pip install openai-agents==0.24.0 openai==3.57.0",
+                            wires={"openai-responses": "openai-responses"}),
+    # api_mode follows the dialect (predicates/hermes.py); the server has no Gemini endpoint
+    "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
+                     "pip install 'hermes-agent[anthropic]==0.19.0'",
+                     wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
+                     skip={"gemini": "the replay server has no Gemini endpoint for Hermes's native Gemini "
+                                     "adapter (api_mode gemini_native)"}),
+    # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish);
+    # Gemini sequences go out on Chat, their finishes translated (pi's google mapper is not reached)
+    "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
+                 "npm install --prefix LOOP @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1",
+                 wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
 }
 
 
@@ -135,23 +166,31 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
         return []
     script = str((root / driver.script).resolve())
     session = Session(seqs[0], dialect=driver.wire, ok_marker=OK_MARKER)
+    prefix = [driver.interpreter] if driver.interpreter else [python]
     out: list[ConformResult] = []
     with BackgroundServer(session) as srv, tempfile.TemporaryDirectory(prefix="stopbench-conform-") as tmp:
         for seq in seqs:
+            if driver.not_run(seq) is not None:
+                continue
+            session.dialect = driver.wire_for(seq)
             run = session.start(seq)
             work = Path(tmp) / seq.id
             work.mkdir()
             spec = {"base_url": srv.base_url, "prompt": PROMPT, "ok_marker": OK_MARKER, "model": "stopbench",
-                    "tools": tool_specs(seq)}
+                    "wire": session.dialect, "tools": tool_specs(seq), "loop": python,
+                    "steers": {str(i): t.steer for i, t in enumerate(seq.turns) if t.steer},
+                    "safety_cap": DEFAULT_SAFETY_CAP}
             (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
             started = time.monotonic()
-            result = _run_driver([python, script, str(work / "spec.json"), str(work / "result.json")],
+            result = _run_driver([*prefix, script, str(work / "spec.json"), str(work / "result.json")],
                                  work, timeout)
             seconds = time.monotonic() - started
             observed = session.observed(run)
             error = result.get("error") if result.get("reason") in (None, "driver_failed") else None
             cell = observed_cell(seq, f"{driver.name} (observed)", observed, result.get("ok"),
                                  result.get("reason"), error)
+            if result.get("reason") == "capped":  # the driver ended a loop without a cap at the bench's cap
+                cell = replace(cell, outcome="capped", reason=None, ok=None)
             port_cell = replay(seq, port) if port is not None else None
             diff = compare_cells(port_cell, cell) if port_cell is not None else None
             details = tuple(f"step {o.step}: {o.detail}" for o in observed if o.detail)
