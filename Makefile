@@ -46,3 +46,13 @@ conformance: $(STAMP)
 	test -x $(CORECODER_PY) || $(PYTHON) -m venv $(CONFORM_DIR)/corecoder
 	$(CORECODER_PY) -m pip show corecoder >/dev/null 2>&1 || $(CORECODER_PY) -m pip install --quiet corecoder==0.4.0 openai==3.57.0
 	$(BIN)/stopbench conform corecoder --python $(CORECODER_PY)
+	$(MAKE) conformance-node
+
+## the Node/CLI loops: each installed with npm under its own prefix in CONFORM_DIR, driven with node
+PI_DIR := $(CONFORM_DIR)/pi
+.PHONY: conformance-node conformance-pi
+conformance-node: conformance-pi
+conformance-pi: $(STAMP)
+	grep -qs '"version": "0.84.1"' $(PI_DIR)/node_modules/@earendil-works/pi-agent-core/package.json || \
+	  npm install --prefix $(PI_DIR) --no-audit --no-fund @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1
+	$(BIN)/stopbench conform pi --loop $(PI_DIR)

@@ -147,8 +147,9 @@ _MAPPER_RULES = {
            for k, v in _MAPPER_RULES.items()},
         "truncated-calls": (
             f"{LOOP}:L202-216 with L381-406 failToolCallsFromTruncatedMessage - stopReason 'length' "
-            "and toolCall blocks: every call is answered with an error tool result (not executed), "
-            "terminate false, so hasMoreToolCalls stays true and the loop asks again"
+            "and toolCall blocks: every call is answered with an error tool result (not executed; the "
+            "results are pushed like executed ones, no extra message), terminate false, so "
+            "hasMoreToolCalls stays true and the loop asks again"
         ),
         "tool-calls": (
             f"{LOOP}:L202-216 with L411-426 executeToolCalls - toolCall content blocks (only those; "
@@ -174,10 +175,12 @@ def decide(turn: Turn, state: State):
     steer = turn.steer
     if calls:
         if reason == "length":
-            message = "\n".join(TRUNCATED_MESSAGE.format(name=c.name) for c in calls)
+            # The 'was not executed' text goes back as each call's error tool result, not as a
+            # harness message: a continue with every call failed. (Driving the original showed it:
+            # the next request carries tool results only; the port had it as a Remind before.)
             if steer:
-                message += "\n" + steer
-            return Remind("truncated-calls", message, failed=ALL)
+                return Remind("truncated-calls", steer, failed=ALL)
+            return Continue("truncated-calls", run=(), failed=ALL)
         if steer:
             return Remind("steer", steer, run=ALL)
         return Continue("tool-calls")

@@ -189,8 +189,11 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
             error = result.get("error") if result.get("reason") in (None, "driver_failed") else None
             cell = observed_cell(seq, f"{driver.name} (observed)", observed, result.get("ok"),
                                  result.get("reason"), error)
-            if result.get("reason") == "capped":  # the driver ended a loop without a cap at the bench's cap
-                cell = replace(cell, outcome="capped", reason=None, ok=None)
+            if result.get("reason") == "capped":  # a loop without a cap, ended one request past the bench's
+                kept = cell.steps[:DEFAULT_SAFETY_CAP]
+                cell = replace(cell, outcome="capped", reason=None, ok=None, steps=kept,
+                               tools_run=tuple(n for s in kept for n in s.tools_run),
+                               tools_failed=tuple(n for s in kept for n in s.tools_failed))
             port_cell = replay(seq, port) if port is not None else None
             diff = compare_cells(port_cell, cell) if port_cell is not None else None
             details = tuple(f"step {o.step}: {o.detail}" for o in observed if o.detail)
