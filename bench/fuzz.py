@@ -503,9 +503,9 @@ def fuzz(preds: list[Loaded], *, props: tuple[Property, ...] = PROPERTIES, max_e
             run.broken.append(pred)
             continue
         run.predicates.append(pred.name)
+        if progress:
+            progress(f"{pred.name}: {', '.join(p.name for p in props)}")
         for prop in props:
-            if progress:
-                progress(f"{pred.name}: {prop.name}")
             run.results[(pred.name, prop.name)] = shrink(pred, prop, max_examples=max_examples, seed=seed,
                                                          safety_cap=safety_cap)
     return run
@@ -554,7 +554,8 @@ def report(run: FuzzRun) -> str:
              "was searched with hypothesis on generated sequences (every dialect, plain to hostile, some very "
              "long) and each counterexample shrunk to a minimal one. A failure of a property meant for the "
              "predicate (every predicate, or the reference loop for its own properties) is a bug; any other "
-             "failure is a finding about that loop.", "",
+             "failure is a finding about that loop. `holds` means no counterexample was found in "
+             f"{run.max_examples} examples, not a proof.", "",
              "## Properties", "", "| property | meant for | statement |", "| --- | --- | --- |"]
     for p in PROPERTIES:
         if any(name == p.name for _, name in run.results):

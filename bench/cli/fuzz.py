@@ -9,6 +9,7 @@ import click
 
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
 from bench.discovery import discover
+from bench.golden import write_atomically
 from bench.replay import DEFAULT_SAFETY_CAP
 
 
@@ -70,9 +71,8 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
     if save:
         for path in fuzz.save(run, sequences_dir / "found"):
             click.echo(f"saved {path}", err=True)
-    reports_dir.mkdir(parents=True, exist_ok=True)
     out = reports_dir / "fuzz-findings.md"
-    out.write_text(fuzz.report(run), encoding="utf-8")
+    write_atomically(out, fuzz.report(run))
     click.echo(f"wrote {out}", err=True)
 
     for b in run.broken:
