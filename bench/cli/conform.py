@@ -12,8 +12,15 @@ import click
 
 from bench.catalogue import load_catalogue
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
-from bench.conform.report import (conformance_markdown, explanations, make_record, port_module, read_record,
-                                  unexplained, write_record)
+from bench.conform.report import (
+    conformance_markdown,
+    explanations,
+    make_record,
+    port_module,
+    read_record,
+    unexplained,
+    write_record,
+)
 from bench.conform.runner import DRIVERS, ConformResult, Driver, run_conformance
 from bench.discovery import Broken, load_file
 from bench.golden import write_atomically

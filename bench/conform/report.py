@@ -1,0 +1,199 @@
+"""The conformance report: each original loop's observed cells beside its port's, per sequence.
+
+A run of one driver is kept as a *record* (``reports/conformance/<driver>.json``): per sequence the
+port's cell label, the original's (``<port>@original``), the first difference (None: the same)
+and the driver's error, or why the sequence was not run. ``reports/conformance.md`` is rebuilt
+from every record there, so running one loop leaves the others' columns as their last run wrote
+them. A difference is *explained* when the port's file says why in a module-level mapping
+``CONFORMANCE_EXPLAINED = {"sequence-id": "why, with the source lines"}``; explanations are read
+when the Markdown is written, so they never go stale in the record. Everything is a pure function
+of the records and the explanations: no times, no paths of temporary directories.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from bench.conform.runner import ConformResult, Driver
+from bench.golden import write_atomically
+from bench.report import label
+
+EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
+RECORD_VERSION = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One sequence of one driver's record."""
+
+    port: str | None = None
+    original: str | None = None
+    difference: str | None = None
+    driver_error: str | None = None
+    not_run: str | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {k: v for k, v in (("port", self.port), ("original", self.original),
+                                  ("difference", self.difference), ("driver_error", self.driver_error),
+                                  ("not_run", self.not_run)) if v is not None}
+
+
+def row_of(res: ConformResult) -> Row:
+    driver_error = res.result.get("error") if res.result.get("reason") == "driver_failed" else None
+    if res.port is None:
+        return Row(None, label(res.observed), None, driver_error, "no port to compare with")
+    return Row(label(res.port), label(res.observed), res.difference, driver_error)
+
+
+def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mapping[str, str],
+                previous: Mapping[str, Any] | None = None, keep: Iterable[str] = ()) -> dict[str, Any]:
+    """A driver's record: the rows of `results` and `not_run`, plus the rows of `previous` for the
+    sequence ids in `keep` (sequences of the catalogue this run did not touch)."""
+    rows: dict[str, dict[str, Any]] = {}
+    old = (previous or {}).get("sequences", {})
+    for seq in keep:
+        if isinstance(old.get(seq), dict):
+            rows[seq] = old[seq]
+    for seq, why in not_run.items():
+        rows[seq] = Row(not_run=why).as_json()
+    for res in results:
+        rows[res.sequence] = row_of(res).as_json()
+    return {"version": RECORD_VERSION, "driver": driver.name, "port": driver.predicate,
+            "install": driver.install, "sequences": dict(sorted(rows.items()))}
+
+
+def record_path(folder: Path, driver: str) -> Path:
+    return folder / "conformance" / f"{driver}.json"
+
+
+def read_record(folder: Path, driver: str) -> dict[str, Any] | None:
+    path = record_path(folder, driver)
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) and data.get("version") == RECORD_VERSION else None
+
+
+def write_record(folder: Path, record: Mapping[str, Any]) -> Path:
+    path = record_path(folder, str(record["driver"]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    write_atomically(path, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    return path
+
+
+def explanations(port_module: object | None) -> dict[str, str]:
+    """The port file's ``CONFORMANCE_EXPLAINED`` mapping (sequence id -> why), or {}."""
+    found = getattr(port_module, EXPLAINED_ATTR, None)
+    if not isinstance(found, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in found.items()}
+
+
+def port_module(name: str) -> object | None:
+    """The module bench.discovery.load_file imported for predicates/<name>.py, if it did."""
+    return sys.modules.get(f"stopbench_predicates.{name}")
+
+
+Status = str  # "same" | "explained" | "differs" | "not run"
+
+
+def status_of(row: Mapping[str, Any] | None, explained: Mapping[str, str], seq: str) -> Status:
+    if row is None or row.get("not_run") or row.get("original") is None:
+        return "not run"
+    if row.get("difference") is None and not row.get("driver_error"):
+        return "same"
+    if row.get("difference") is not None and not row.get("driver_error") and seq in explained:
+        return "explained"
+    return "differs"
+
+
+def _esc(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
+                         records: Mapping[str, Mapping[str, Any] | None],
+                         explained: Mapping[str, Mapping[str, str]],
+                         missing: Mapping[str, str] | None = None) -> str:
+    """The Markdown report. `records` maps a driver name to its record (None: never run);
+    `explained` a driver name to its port's explanations; `missing` a driver name to why it has
+    no record (e.g. its loop is not installed)."""
+    missing = missing or {}
+    out = ["# stopbench conformance: original loops against their ports", "",
+           "Each original agent loop was run against the replay server on every sequence "
+           "(`stopbench conform`, `make conformance`), with stub tools that only record; its "
+           "observed cell is the `<port>@original` column, beside the port's replayed cell "
+           "(`<port>`, labels as in decision-table.md). A status is `same`, `differs: <first "
+           "difference>`, `explained: <first difference>` (the port's file says why, in "
+           f"`{EXPLAINED_ATTR}`; the reason is listed below) or `not run (why)`. A server cannot "
+           "see the tools run in the step where a loop stops, so an original's final stop has no "
+           "tools run; that alone is not a difference.", ""]
+    headers = ["sequence"]
+    for d in drivers:
+        headers += [d.predicate, f"{d.predicate}@original", f"{d.name} status"]
+    rows: list[list[str]] = []
+    counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not run": 0,
+                                                  "driver failed": 0} for d in drivers}
+    diffs: list[list[str]] = []
+    for seq in sequences:
+        row = [seq]
+        for d in drivers:
+            rec = records.get(d.name)
+            r = (rec or {}).get("sequences", {}).get(seq) if rec else None
+            expl = explained.get(d.name, {})
+            st = status_of(r, expl, seq)
+            counts[d.name][st] += 1
+            if r is not None and r.get("driver_error"):
+                counts[d.name]["driver failed"] += 1
+            if st == "not run":
+                why = (r or {}).get("not_run") or (missing.get(d.name) if rec is None else None) \
+                    or "not in the last run"
+                row += [_esc((r or {}).get("port") or ""), "", f"not run ({_esc(why)})"]
+                continue
+            assert r is not None
+            text = "same"
+            if st != "same":
+                first = r.get("difference") or f"driver failed: {r.get('driver_error')}"
+                text = f"{st}: {_esc(first)}"
+                diffs.append([seq, d.name, st, _esc(first), _esc(expl.get(seq, "") if st == "explained" else
+                                                                 (r.get("driver_error") or ""))])
+            row += [_esc(r.get("port") or ""), _esc(r.get("original") or ""), text]
+        rows.append(row)
+    out.append(tabulate(rows, headers=headers, tablefmt="github"))
+    out += ["", "## Summary", ""]
+    summary = []
+    for d in drivers:
+        c = counts[d.name]
+        rec = records.get(d.name)
+        state = "run" if rec is not None else f"not run ({missing.get(d.name, 'no record')})"
+        summary.append([d.name, d.predicate, d.install, state, c["same"], c["explained"], c["differs"],
+                        c["not run"], c["driver failed"]])
+    out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
+                                          "differs", "not run", "driver failed"], tablefmt="github"))
+    out += ["", "## Differences", ""]
+    if diffs:
+        out.append(tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",
+                                            "why (explained) / driver error"], tablefmt="github"))
+    else:
+        out.append("None.")
+    return "\n".join(out) + "\n"
+
+
+def unexplained(results: Iterable[ConformResult], explained: Mapping[str, str]) -> list[ConformResult]:
+    """The results of a run that fail it: a difference the port does not explain, or a failed driver."""
+    bad = []
+    for res in results:
+        row = row_of(res)
+        if row.driver_error or (row.difference is not None and res.sequence not in explained):
+            bad.append(res)
+    return bad

@@ -1,0 +1,170 @@
+"""reports/conformance.md and the explained-difference rule, with a fake driver (the bench's own Python)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench import Continue, Stop, predicate
+from bench.cli import conform as conform_cli
+from bench.conform.report import (
+    conformance_markdown,
+    make_record,
+    read_record,
+    status_of,
+    unexplained,
+    write_record,
+)
+from bench.conform.runner import Driver, run_conformance
+from bench.model import Decision, Turn
+from bench.predicate import State
+from bench.replay import replay
+from bench.report import label
+from tests.serve.serving import make_sequence
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE_SCRIPT = str(ROOT / "tests" / "serve" / "fake_driver.py")
+FAKE = Driver("fake", "fakeport", FAKE_SCRIPT, "openai-chat", "pip install nothing")
+OTHER = Driver("other", "otherport", FAKE_SCRIPT, "openai-chat", "pip install other==1.0")
+
+
+@predicate(reasons=["done"], rules={"calls": "runs every call", "answer": "no calls"})
+def like_fake(turn: Turn, state: State) -> Decision:
+    if not turn.tool_calls:
+        return Stop("done", ok=True, rule="answer")
+    return Continue("calls")
+
+
+@predicate(reasons=["done"], rules={"first": "stops at once"})
+def stops_at_once(turn: Turn, state: State) -> Decision:
+    return Stop("done", ok=True, rule="first")
+
+
+TWO = make_sequence([{"finish": "tool_calls", "content": None,
+                      "tool_calls": [{"id": "a", "name": "read_file", "arguments": '{"path": "x"}'}]},
+                     {"finish": "stop", "content": "answer"}], sid="two-steps")
+ONE = make_sequence([{"finish": "stop", "content": "only"}], sid="one-step")
+
+
+def test_each_loop_has_its_port_column_its_original_column_and_a_status() -> None:
+    results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+    md = conformance_markdown(["two-steps", "one-step"], [FAKE], {"fake": make_record(FAKE, results, {})},
+                              {"fake": {}})
+    header = next(line for line in md.splitlines() if line.startswith("| sequence"))
+    assert [c.strip() for c in header.strip("|").split("|")] == ["sequence", "fakeport", "fakeport@original",
+                                                                "fake status"]
+    row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
+    cells = [c.strip() for c in row.strip("|").split("|")]
+    assert cells[1] == label(replay(TWO, like_fake))
+    assert cells[2].startswith("stop:done@2 ok")  # the original's final stop shows no tools (unseen)
+    assert cells[3] == "same"
+
+
+def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_the_run() -> None:
+    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    md = conformance_markdown(["two-steps"], [FAKE], {"fake": make_record(FAKE, [res], {})}, {"fake": {}})
+    row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
+    assert "differs: step 1: port stop [first]" in row and "observed continue" in row
+    assert unexplained([res], {}) == [res]
+    summary = next(line for line in md.splitlines() if line.startswith("| fake "))
+    # loop, port, pin, state, same, explained, differs, not run, driver failed
+    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0"]
+
+
+def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason() -> None:
+    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    why = {"two-steps": "the original runs the tools first: loop.py L10-12"}
+    assert unexplained([res], why) == []
+    md = conformance_markdown(["two-steps"], [FAKE], {"fake": make_record(FAKE, [res], {})}, {"fake": why})
+    row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
+    assert "explained: step 1" in row
+    assert "loop.py L10-12" in md.split("## Differences", 1)[1]
+
+
+def test_an_explanation_for_another_sequence_explains_nothing() -> None:
+    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    assert unexplained([res], {"one-step": "about another sequence"}) == [res]
+
+
+def test_a_failed_driver_is_never_explained() -> None:
+    broken = Driver("fake", "fakeport", str(ROOT / "tests" / "serve" / "no_such_driver.py"), "openai-chat", "x")
+    [res] = run_conformance(broken, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+    assert unexplained([res], {"one-step": "whatever"}) == [res]
+    rec = make_record(broken, [res], {})
+    assert status_of(rec["sequences"]["one-step"], {"one-step": "whatever"}, "one-step") == "differs"
+
+
+def test_sequences_and_loops_that_were_not_run_say_why() -> None:
+    results = run_conformance(FAKE, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+    rec = make_record(FAKE, results, {"two-steps": "no Gemini endpoint"})
+    md = conformance_markdown(["two-steps", "one-step"], [FAKE, OTHER], {"fake": rec, "other": None},
+                              {"fake": {}, "other": {}}, {"other": "loop not installed: no Python at /x"})
+    row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
+    assert "not run (no Gemini endpoint)" in row
+    assert "not run (loop not installed: no Python at /x)" in row
+    summary = next(line for line in md.splitlines() if line.startswith("| other "))
+    assert "pip install other==1.0" in summary and "not run (loop not installed" in summary
+
+
+def test_a_partial_run_keeps_the_recorded_rows_of_the_other_sequences(tmp_path: Path) -> None:
+    first = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    write_record(tmp_path, make_record(FAKE, first, {}))
+    again = run_conformance(FAKE, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+    rec = make_record(FAKE, again, {}, read_record(tmp_path, "fake"), keep=["two-steps"])
+    assert rec["sequences"]["two-steps"] == make_record(FAKE, first, {})["sequences"]["two-steps"]
+    assert "difference" not in rec["sequences"]["one-step"]
+
+
+def test_the_report_is_the_same_text_for_the_same_records(tmp_path: Path) -> None:
+    results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    write_record(tmp_path, make_record(FAKE, results, {}))
+    again = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    assert make_record(FAKE, again, {}) == read_record(tmp_path, "fake")
+    args = (["two-steps", "one-step"], [FAKE], {"fake": read_record(tmp_path, "fake")}, {"fake": {}})
+    assert conformance_markdown(*args) == conformance_markdown(*args)
+
+
+PORT_FILE = '''"""A port that stops at once."""
+from bench import Stop, predicate
+
+CONFORMANCE_EXPLAINED = {EXPLAINED}
+
+
+@predicate(reasons=["done"], rules={{"first": "stops at once"}})
+def decide(turn, state):
+    return Stop("done", ok=True, rule="first")
+'''
+
+SEQ_YAML = """title: two steps
+kind: constructed
+dialect: openai-chat
+source: tests/conform
+then: end
+turns:
+  - finish: tool_calls
+    tool_calls:
+      - {id: a, name: read_file, arguments: '{"path": "x"}'}
+  - finish: stop
+    content: answer
+"""
+
+
+@pytest.mark.parametrize(("explained", "code"), [("{}", 1), ('{"two-steps": "why, loop.py L1-2"}', 0)])
+def test_stopbench_conform_exits_0_only_when_every_difference_is_explained(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, explained: str, code: int) -> None:
+    (tmp_path / "predicates").mkdir()
+    port = f"fakeport_{code}"
+    (tmp_path / "predicates" / f"{port}.py").write_text(PORT_FILE.format(EXPLAINED=explained), encoding="utf-8")
+    (tmp_path / "sequences").mkdir()
+    (tmp_path / "sequences" / "two-steps.yaml").write_text(SEQ_YAML, encoding="utf-8")
+    monkeypatch.setattr(conform_cli, "DRIVERS", {"fake": Driver("fake", port, FAKE_SCRIPT, "openai-chat", "x")})
+    out = CliRunner().invoke(conform_cli.conform_cmd, [
+        "fake", "--python", sys.executable, "--sequences", str(tmp_path / "sequences"),
+        "--predicates", str(tmp_path / "predicates"), "--report", str(tmp_path / "reports")])
+    assert out.exit_code == code, out.output
+    md = (tmp_path / "reports" / "conformance.md").read_text(encoding="utf-8")
+    status = "explained: step 1" if code == 0 else "differs: step 1"
+    assert status in next(line for line in md.splitlines() if line.startswith("| two-steps"))
