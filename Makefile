@@ -37,16 +37,29 @@ fuzz: $(STAMP)
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
 
-## make conformance: run the original loops (CoreCoder so far) against the replay server and compare
-## each observed cell with its port's; the loops live in their own venvs under CONFORM_DIR
+## make conformance: run the original loops against the replay server and compare each observed cell
+## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
+## CONFORM_DIR (installed here, never by the plain install). Fails on a difference no port explains.
 CONFORM_DIR ?= /tmp/stopbench-conform
-CORECODER_PY := $(CONFORM_DIR)/corecoder/bin/python
-.PHONY: conformance
+PY_LOOPS := corecoder openai_agents hermes
+# pinned installs, one venv per loop: CONFORM_DIR/<loop>
+PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
+PIN_openai_agents := openai-agents==0.24.0 openai==3.57.0
+PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
+.PHONY: conformance conformance-python conformance-venvs
 conformance: $(STAMP)
-	test -x $(CORECODER_PY) || $(PYTHON) -m venv $(CONFORM_DIR)/corecoder
-	$(CORECODER_PY) -m pip show corecoder >/dev/null 2>&1 || $(CORECODER_PY) -m pip install --quiet corecoder==0.4.0 openai==3.57.0
-	$(BIN)/stopbench conform corecoder --python $(CORECODER_PY)
-	$(MAKE) conformance-node
+	rc=0; $(MAKE) conformance-python || rc=1; $(MAKE) conformance-node || rc=1; exit $$rc
+
+## make conformance-python: the three Python loops (what CI runs)
+conformance-python: $(STAMP) conformance-venvs
+	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR)
+
+conformance-venvs: $(PY_LOOPS:%=$(CONFORM_DIR)/%/.pinned)
+
+$(CONFORM_DIR)/%/.pinned: Makefile
+	test -x $(CONFORM_DIR)/$*/bin/python || $(PYTHON) -m venv $(CONFORM_DIR)/$*
+	$(CONFORM_DIR)/$*/bin/python -m pip install --quiet --disable-pip-version-check $(PIN_$*)
+	touch $@
 
 ## the Node/CLI loops: each installed with npm under its own prefix in CONFORM_DIR, driven with node
 PI_DIR := $(CONFORM_DIR)/pi
