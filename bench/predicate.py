@@ -81,6 +81,7 @@ class Predicate:
     reasons: tuple[str, ...] = ()
     rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     origin: str = ""
+    cap_note: str = ""
     reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -99,6 +100,7 @@ class Predicate:
             reasons=self.reasons,
             rules=self.rules,
             origin=origin,
+            cap_note=self.cap_note,
         )
 
     @property
@@ -121,6 +123,7 @@ def predicate(
     reasons: tuple[str, ...] | list[str] = (),
     rules: Mapping[str, str] | None = None,
     description: str = "",
+    cap_note: str = "",
 ) -> Callable[[DecideFn], Predicate]:
     """Turn a decide function into a :class:`Predicate`.
 
@@ -134,6 +137,8 @@ def predicate(
             return Stop("no_tool_calls", ok=True, rule="done")
 
     When `rules` or `reasons` are left empty the replay does not check decisions against them.
+    `cap_note` describes a cap the port counts itself because the loop's unit is not a request
+    (rounds that exclude retries, iterations with a final summary call); it is shown, not enforced.
     """
 
     def wrap(fn: DecideFn) -> Predicate:
@@ -145,6 +150,7 @@ def predicate(
             cap=cap or Cap(),
             reasons=tuple(reasons),
             rules=MappingProxyType(dict(rules or {})),
+            cap_note=cap_note,
         )
 
     return wrap

@@ -133,6 +133,7 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
 @predicate(
     source=f"{PIN}: corecoder/agent.py Agent.chat L49-99, corecoder/llm.py LLM.chat L110-209",
     max_steps=None,
+    cap_note="cap 50 tool rounds (retried requests do not count) -> max_rounds, ok=True",
     reasons=["text", "max_rounds", "api_error", "stream_error"],
     rules={
         "no-calls": f"{PIN} corecoder/agent.py:L61-64 - `if not resp.tool_calls:` append the message and `return resp.content` (the streamed text, '' when none: llm.py L28, L186-187); finish_reason is never read (llm.py L110-191)",

@@ -345,6 +345,7 @@ def _append(m: dict[str, Any], *roles: str) -> None:
 @predicate(
     source=f"{PIN}; see the module docstring",
     max_steps=None,
+    cap_note="cap 90 iterations (inner retries do not count), then one summary request -> max_iterations_reached, ok=False",
     reasons=REASONS,
     rules=RULES,
 )

@@ -72,18 +72,38 @@ def _args_ok(arguments: str) -> bool:
 
 
 def _tools(turn: Turn, state: State, rule: str) -> Decision:
-    run = tuple(i for i, c in enumerate(turn.tool_calls) if _args_ok(c.arguments))
-    failed = tuple(i for i in range(len(turn.tool_calls)) if i not in run)
+    # calls whose id already has an output in the run are skipped (tool_planning.py L444-452); the
+    # same id for another call raises (L445-449); the memo keeps (name, arguments) per answered id
+    done: dict[str, tuple[str, str]] = state.memo.setdefault("done", {})
+    fresh: list[int] = []
+    for i, c in enumerate(turn.tool_calls):
+        prev = done.get(c.id)
+        if prev is not None and prev != (c.name, c.arguments):
+            return Stop("ModelBehaviorError", ok=False, rule="call-id-reused")
+        if prev is None:
+            fresh.append(i)
     turns = state.memo.get("turns", 0) + 1
     state.memo["turns"] = turns
+    if not fresh:
+        if turn.content:
+            return Stop("final_output", ok=True, rule="deduped-final")
+        if turns >= MAX_TURNS:
+            return Stop("MaxTurnsExceeded", ok=False, rule="max-turns")
+        return Resend("deduped-run-again")
+    for i in fresh:
+        c = turn.tool_calls[i]
+        done.setdefault(c.id, (c.name, c.arguments))
+    run = tuple(i for i in fresh if _args_ok(turn.tool_calls[i].arguments))
+    failed = tuple(i for i in fresh if i not in run)
     if turns >= MAX_TURNS:
         return Stop("MaxTurnsExceeded", ok=False, rule="max-turns", run=run, failed=failed)
-    return Continue(rule, run=ALL if not failed else run, failed=failed)
+    return Continue(rule, run=ALL if not failed and len(fresh) == len(turn.tool_calls) else run, failed=failed)
 
 
 @predicate(
     source=f"{PIN}: agents/run.py AgentRunner.run L1597-1622, agents/run_internal/turn_resolution.py L1176-1326, agents/models/openai_chatcompletions.py L315-343, agents/models/openai_responses.py L887-890",
     max_steps=None,
+    cap_note="cap 10 turns (retried requests do not count) -> MaxTurnsExceeded, ok=False",
     reasons=["final_output", "MaxTurnsExceeded", "ModelBehaviorError", "ModelRefusalError", "APIError"],
     rules={
         "final-output": f"{PIN} agents/run_internal/turn_resolution.py:L1176-1182, L1300-1312 - no function calls to run (`has_tools_or_approvals_to_run()` false, run_internal/run_steps.py L141-156) and no refusal: plain-text output, final_output = the last message's text `or \"\"`; finish_reason is not consulted here",
@@ -93,6 +113,9 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
         "chat-content-filter-empty": f"{PIN} agents/models/openai_chatcompletions.py:L315-326, agents/run_internal/turn_resolution.py:L1186-1200 - finish_reason 'content_filter' with no content and no tool calls gets a synthesized refusal, and a refusal with nothing to run raises ModelRefusalError (no handler)",
         "responses-terminal": f"{PIN} agents/models/openai_responses.py:L887-890 - a non-streamed response whose status is 'failed' or 'incomplete' (max_output_tokens or content_filter) raises ModelBehaviorError, whatever its output",
         "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default AsyncOpenAI client retries up to 2 times on 408/409/429/>=500, timeouts and connection errors; the runner keeps these provider retries on the first attempt (agents/run_internal/model_retry.py L516-554)",
+        "deduped-final": f"{PIN} agents/run_internal/tool_planning.py:L340-392, L444-452, agents/run_internal/turn_resolution.py:L966-996, L1182-1186, L1300-1312 - every call of the turn reuses the id of a call already answered in this run, with the same name and arguments: it is skipped, not run; with nothing to run and a message, the message text is the final output (found by conformance: a model stuck repeating call_1)",
+        "deduped-run-again": f"{PIN} agents/run_internal/turn_resolution.py:L1182-1186, L1318-1326, agents/run_internal/run_loop.py:L2955-2956 - every call reuses an answered id and there is no message: 'tool activity without message', NextStepRunAgain; the input items are deduplicated by call id (run_internal/items.py L721-745, L810-842), so the next request is the same as this one (a resend on the wire); the turn counts toward max_turns",
+        "call-id-reused": f"{PIN} agents/run_internal/tool_planning.py:L384-391, L445-449 - a call reuses the id of an answered call with other name or arguments: ModelBehaviorError, raised (the SDK compares a semantic fingerprint; the port compares name and raw arguments)",
         "raise": f"{PIN} agents/run_internal/model_retry.py:L574-686, L403-404 - with no ModelRetrySettings the runner's retry budget is 0 (`attempt > max_retries` -> no retry) and the provider's exception is re-raised out of Runner.run (the conversation_locked compatibility retry, L621-639, needs a 400 with code 'conversation_locked', which the bench does not model)",
     },
 )

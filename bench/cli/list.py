@@ -29,5 +29,7 @@ def list_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repo
             click.echo(f"  {p.name}  BROKEN: {p.error}")
             continue
         cap = "no cap" if p.max_steps is None else f"cap {p.max_steps} -> {p.cap.reason}, ok={p.cap.ok}"
+        if p.cap_note:
+            cap = f"{cap} (the port counts: {p.cap_note})" if p.max_steps is not None else p.cap_note
         click.echo(f"  {p.name}  [{cap}]  {p.description}")
         click.echo(f"      source: {p.source.splitlines()[0] if p.source else ''}")
