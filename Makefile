@@ -61,11 +61,18 @@ $(CONFORM_DIR)/%/.pinned: Makefile
 	$(CONFORM_DIR)/$*/bin/python -m pip install --quiet --disable-pip-version-check $(PIN_$*)
 	touch $@
 
-## the Node/CLI loops: each installed with npm under its own prefix in CONFORM_DIR, driven with node
-PI_DIR := $(CONFORM_DIR)/pi
-.PHONY: conformance-node conformance-pi
-conformance-node: conformance-pi
-conformance-pi: $(STAMP)
-	grep -qs '"version": "0.84.1"' $(PI_DIR)/node_modules/@earendil-works/pi-agent-core/package.json || \
-	  npm install --prefix $(PI_DIR) --no-audit --no-fund @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1
-	$(BIN)/stopbench conform pi --loop $(PI_DIR)
+## the Node/CLI loops: each installed with npm under its own prefix CONFORM_DIR/<loop>, driven with node
+NODE_LOOPS := pi opencode codex
+NPM_pi       := @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1
+NPM_opencode := opencode-ai@1.18.32
+NPM_codex    := @openai/codex@0.169.0
+.PHONY: conformance-node $(NODE_LOOPS:%=conformance-%)
+conformance-node: $(STAMP) $(NODE_LOOPS:%=$(CONFORM_DIR)/%/.pinned-npm)
+	$(BIN)/stopbench conform $(NODE_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 180
+
+$(NODE_LOOPS:%=conformance-%): conformance-%: $(STAMP) $(CONFORM_DIR)/%/.pinned-npm
+	$(BIN)/stopbench conform $* --conform-dir $(CONFORM_DIR) --timeout 180
+
+$(CONFORM_DIR)/%/.pinned-npm: Makefile
+	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)
+	touch $@

@@ -79,6 +79,15 @@ DRIVERS: Mapping[str, Driver] = {
     "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
                  "npm install --prefix LOOP @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1",
                  wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
+    # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API; Gemini on Chat
+    "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
+                       "npm install --prefix LOOP opencode-ai@1.18.32",
+                       wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
+                       interpreter="node"),
+    # `codex app-server` with dynamic tools; Responses only: every sequence is served as Responses
+    # (predicates/codex.py reads other dialects as a proxy's Responses stream)
+    "codex": Driver("codex", "codex", "conformance/drivers/codex_driver.mjs", "openai-responses",
+                    "npm install --prefix LOOP @openai/codex@0.169.0", interpreter="node"),
 }
 
 
