@@ -21,6 +21,11 @@ def oa() -> Predicate:
     return loaded
 
 
+def fresh(name: str, k: int) -> Turn:
+    """A tool turn whose call has its own id (the SDK skips an id it already answered)."""
+    return Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call(name, k),))
+
+
 def run(pred: Predicate, *turns: Turn, then: str = "end", dialect: str = "openai-chat") -> Cell:
     return replay(replace(seq(*turns, then=then), dialect=dialect), pred)  # type: ignore[arg-type]
 
@@ -55,14 +60,36 @@ def test_incomplete_response_raises_whatever_its_output(oa: Predicate) -> None:
 
 def test_tenth_tool_turn_raises_max_turns_after_its_tools_ran(oa: Predicate) -> None:
     # run_config.py L45 DEFAULT_MAX_TURNS = 10; run.py L1597-1622 raises before the 11th model call
-    cell = run(oa, tools("bash"), then="repeat")
+    cell = run(oa, *(fresh("bash", k) for k in range(12)))
     assert (cell.n_steps, len(cell.tools_run), cell.reason, cell.ok) == (10, 10, "MaxTurnsExceeded", False)
+
+
+def test_a_repeated_call_id_is_skipped_and_its_message_is_the_final_output(oa: Predicate) -> None:
+    # tool_planning.py L444-452: an id that already has an output is not run again;
+    # turn_resolution.py L1182-1186, L1300-1312: nothing to run and a message -> final output
+    again = replace(tools("bash"), content="Let me run it.")
+    cell = run(oa, again, again, answer())
+    assert (cell.n_steps, cell.tools_run, cell.reason, cell.ok) == (2, ("bash",), "final_output", True)
+
+
+def test_a_repeated_call_id_without_a_message_asks_again_until_max_turns(oa: Predicate) -> None:
+    # turn_resolution.py L1318-1326: tool activity without a message -> NextStepRunAgain
+    cell = run(oa, tools("bash"), then="repeat")
+    assert [s.decision.action for s in cell.steps] == ["continue"] + ["resend"] * 8 + ["stop"]
+    assert (cell.tools_run, cell.reason) == (("bash",), "MaxTurnsExceeded")
+
+
+def test_a_call_id_reused_for_another_call_raises(oa: Predicate) -> None:
+    # tool_planning.py L445-449
+    other = Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("bash", 0, '{"command": "ls"}'),))
+    cell = run(oa, tools("bash"), other, answer())
+    assert (cell.n_steps, cell.reason, cell.ok) == (2, "ModelBehaviorError", False)
 
 
 def test_client_retries_do_not_count_as_turns(oa: Predicate) -> None:
     # the openai client's retries happen inside one get_response call (model_retry.py L574-686)
     limited = Turn(finish="error", error=TurnError(type="rate_limit_error", status=429))
-    turns = [t for _ in range(10) for t in (limited, tools("bash"))]
+    turns = [t for k in range(10) for t in (limited, fresh("bash", k))]
     cell = run(oa, *turns, answer())
     assert (cell.resends, len(cell.tools_run), cell.reason) == (10, 10, "MaxTurnsExceeded")
 
