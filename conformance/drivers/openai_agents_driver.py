@@ -16,7 +16,7 @@ Responses wire, both on a default `AsyncOpenAI` client pointed at the server (so
 retries apply). This is the configuration predicates/openai_agents.py ports.
 
 Every tool is a stub made by the SDK's own `function_tool` from a function whose signature has the
-`required` parameters (strings) and nothing else: the SDK parses and validates the arguments as it
+`required` parameters (typed Any: a stub takes whatever JSON value a call sends) and nothing else: the SDK parses and validates the arguments as it
 does for any function tool (tool.py `_parse_function_tool_json_input`, a pydantic model of the
 signature), and a failure becomes the default error result ("An error occurred while running the
 tool..."), which does not carry the ok marker. A call that binds answers "<ok_marker> <name>" and
@@ -43,13 +43,13 @@ from agents.models.openai_responses import OpenAIResponsesModel
 
 
 def stub(name: str, required: list[str], marker: str) -> Any:
-    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=str) for p in required]
+    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=Any) for p in required]
 
     def execute(**kwargs: Any) -> str:
         return f"{marker} {name}"
 
     execute.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
-    execute.__annotations__ = {**{p: str for p in required}, "return": str}
+    execute.__annotations__ = {**{p: Any for p in required}, "return": str}
     execute.__name__ = "stub_" + "".join(ch if ch.isalnum() else "_" for ch in name)
     execute.__doc__ = f"stopbench stub for {name}"
     return function_tool(execute, name_override=name)
