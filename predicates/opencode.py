@@ -183,6 +183,19 @@ def is_retryable(message: str, status: int | None) -> bool:
     return "too_many_requests" in low or "exhausted" in low or "unavailable" in low or _matches(message)
 
 
+# A connection that breaks (no HTTP status): the message OpenCode sees is its runtime's, not the one a
+# sequence recorded from another client. @ai-sdk/provider-utils handleFetchError (bin/opencode
+# @94935712) wraps a fetch TypeError "fetch failed" or an error coded ConnectionClosed / ECONNRESET /
+# EPIPE / ... as APICallError("Cannot connect to API: ...", isRetryable: true), and the retry policy
+# retries it. Driving the original showed it: Bun says "The socket connection was closed unexpectedly".
+_CONNECTION_WORDS = ("connection", "disconnect", "reset", "eof", "incomplete", "dropped", "closed", "peer")
+
+
+def is_connection_break(error_type: str, status: int | None) -> bool:
+    """A turn error that is a broken connection rather than an answer from the server."""
+    return status is None and any(w in error_type.lower() for w in _CONNECTION_WORDS)
+
+
 def _call_ok(arguments: str) -> bool:
     """Whether the AI SDK parses a call's input (parseToolCall eZ, bin/opencode @99365350): '' is
     {}, else it must parse as JSON; it is then validated against the tool's schema, which the bench
@@ -235,6 +248,12 @@ def _call_ok(arguments: str) -> bool:
             "RETRY_MAX_RETRIES = 5 (@96735412; attempt counts from 1, Effect Schedule @106052907), backoff "
             "2s*2^(n-1); the request is sent again"
         ),
+        "connection-retry": (
+            f"{BIN} @ai-sdk/provider-utils handleFetchError @94935712: a broken connection (fetch failed, "
+            "ConnectionClosed, ECONNRESET, EPIPE, ...) becomes APICallError 'Cannot connect to API: ...' "
+            "with isRetryable true; the retry policy (@96738852) re-sends it like any retryable error "
+            "(found by driving the original: conformance/drivers/opencode_driver.mjs)"
+        ),
         "retries-exhausted": (
             f"{BIN} policy Cd @96738852 `if(o.attempt>wa)return be.done` with wa = 5: the error "
             "propagates to halt (@96749087), assistantMessage.error is set, process returns 'stop' "
@@ -285,8 +304,11 @@ def decide(turn: Turn, state: State):
             memo["retries"] = 0
             memo["compacting"] = True
             return Remind("context-overflow", "compaction")
-        retryable = is_retryable(err.message or err.type, err.status)
-        rule_retry, rule_stop = "retry", "error"
+        if is_connection_break(err.type, err.status):
+            retryable, rule_retry, rule_stop = True, "connection-retry", "error"
+        else:
+            retryable = is_retryable(err.message or err.type, err.status)
+            rule_retry, rule_stop = "retry", "error"
     elif turn.finish_raw == "network_error":
         retryable, rule_retry, rule_stop = True, "network-error-finish", "error"
     elif turn.finish_raw == "failed":
