@@ -74,6 +74,8 @@ def _args_ok(arguments: str) -> bool:
 def _tools(turn: Turn, state: State, rule: str) -> Decision:
     # calls whose id already has an output in the run are skipped (tool_planning.py L444-452); the
     # same id for another call raises (L445-449); the memo keeps (name, arguments) per answered id
+    if any(not c.id for c in turn.tool_calls):
+        return Stop("ModelBehaviorError", ok=False, rule="empty-call-id")
     done: dict[str, tuple[str, str]] = state.memo.setdefault("done", {})
     fresh: list[int] = []
     for i, c in enumerate(turn.tool_calls):
@@ -115,6 +117,7 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
         "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default AsyncOpenAI client retries up to 2 times on 408/409/429/>=500, timeouts and connection errors; the runner keeps these provider retries on the first attempt (agents/run_internal/model_retry.py L516-554)",
         "deduped-final": f"{PIN} agents/run_internal/tool_planning.py:L340-392, L444-452, agents/run_internal/turn_resolution.py:L966-996, L1182-1186, L1300-1312 - every call of the turn reuses the id of a call already answered in this run, with the same name and arguments: it is skipped, not run; with nothing to run and a message, the message text is the final output (found by conformance: a model stuck repeating call_1)",
         "deduped-run-again": f"{PIN} agents/run_internal/turn_resolution.py:L1182-1186, L1318-1326, agents/run_internal/run_loop.py:L2955-2956 - every call reuses an answered id and there is no message: 'tool activity without message', NextStepRunAgain; the input items are deduplicated by call id (run_internal/items.py L721-745, L810-842), so the next request is the same as this one (a resend on the wire); the turn counts toward max_turns",
+        "empty-call-id": f"{PIN} agents/run_internal/tool_planning.py:L400-410, agents/_tool_invocation.py:L222-233 - a function call with an empty call id (Gemini's OpenAI-compatible endpoint sends '') has no valid call id: ModelBehaviorError 'Tool invocations require a non-empty string call ID before execution', raised before any tool runs (found by conformance)",
         "call-id-reused": f"{PIN} agents/run_internal/tool_planning.py:L384-391, L445-449 - a call reuses the id of an answered call with other name or arguments: ModelBehaviorError, raised (the SDK compares a semantic fingerprint; the port compares name and raw arguments)",
         "raise": f"{PIN} agents/run_internal/model_retry.py:L574-686, L403-404 - with no ModelRetrySettings the runner's retry budget is 0 (`attempt > max_retries` -> no retry) and the provider's exception is re-raised out of Runner.run (the conversation_locked compatibility retry, L621-639, needs a 400 with code 'conversation_locked', which the bench does not model)",
     },

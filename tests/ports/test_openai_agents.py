@@ -107,3 +107,11 @@ def test_non_object_arguments_are_answered_with_an_error_and_empty_ones_run(oa: 
 def test_no_runner_retry_by_default_so_a_persistent_500_ends_after_three_requests(oa: Predicate) -> None:
     cell = run(oa, Turn(finish="error", error=TurnError(type="server_error", status=500)), then="repeat")
     assert (cell.n_steps, cell.reason, cell.ok) == (3, "APIError", False)
+
+
+def test_a_call_with_an_empty_id_raises_before_any_tool_runs(oa: Predicate) -> None:
+    # tool_planning.py L400-410: a tool invocation needs a non-empty call id
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls",
+                tool_calls=(call("a", 0), replace(call("b", 1), id="")))
+    cell = run(oa, turn, answer())
+    assert (cell.n_steps, cell.tools_run, cell.reason, cell.ok) == (1, (), "ModelBehaviorError", False)
