@@ -22,8 +22,10 @@ The newer prompt.ts that docs/loops.md read (@00078e84) tests only ``["tool-call
 ``lastUser.id < lastAssistant.id``, so there `unknown` exits; seed 002 ("OpenCode keeps going on
 unknown") agrees with the pin. The bench's model of each request: tools run inside
 ``processor.process`` (the AI SDK executes them while streaming), so a turn with tool parts is
-Continue; a turn with no tool parts that does not exit is Resend (the history gains only the
-assistant message, with its text if it had any); a newer user message (``turn.steer``) is Remind.
+Continue; a turn with no tool parts that does not exit adds only its assistant message to the
+history: Continue with no calls when it has text or reasoning (the next request echoes it), Resend
+when it is empty (the request is the same again; driving the original showed both); a newer user
+message (``turn.steer``) is Remind.
 
 Finish mapping: the AI SDK provider maps the raw string to its unified reason (``other`` for
 anything it does not know), OpenCode's ``fs()`` keeps the six values of its FinishReason schema
@@ -340,8 +342,12 @@ def decide(turn: Turn, state: State):
         return Remind("newer-user", turn.steer, run=run_sel, failed=failed)
     if calls:
         return Continue("tool-parts", run=run_sel, failed=failed)
+    # No exit and no tool part: the next request carries this assistant message when it has text or
+    # reasoning (a continue with no calls, as the server sees it), else it is the same request again.
+    # (Was a Resend in both cases until driving the original showed the echo.)
+    echo = bool(turn.content) or bool(turn.reasoning)
     if finish == "tool-calls":
-        return Resend("tool-calls-no-parts")
+        return Continue("tool-calls-no-parts", run=()) if echo else Resend("tool-calls-no-parts")
     if finish == "unknown":
-        return Resend("unknown-finish")
+        return Continue("unknown-finish", run=()) if echo else Resend("unknown-finish")
     return Stop("exit", ok=True, rule="exit")

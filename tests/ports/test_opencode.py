@@ -31,10 +31,27 @@ def http(status: int, message: str = "", kind: str = "api_error") -> Turn:
 
 def test_unknown_finish_does_not_exit_at_the_pin_and_has_no_cap(oc: Predicate) -> None:
     # exit test @96801587: !["tool-calls","unknown"].includes(finish); agent.steps ?? Infinity
-    cell = run(oc, Turn(finish="unknown", finish_raw="other", content="The answer."), then="repeat")
+    cell = run(oc, Turn(finish="unknown", finish_raw="other"), then="repeat")
     assert cell.outcome == "capped"
     assert {s.decision.rule for s in cell.steps} == {"unknown-finish"}
     assert cell.resends == cell.n_steps
+
+
+def test_a_turn_that_does_not_exit_is_echoed_when_it_has_text(oc: Predicate) -> None:
+    # the stored assistant message goes into the next request: not the same request again (seen when
+    # the original was driven against the replay server)
+    cell = run(oc, Turn(finish="unknown", finish_raw="other", content="The answer."), answer())
+    first = cell.steps[0].decision
+    assert (first.action, first.rule, first.run) == ("continue", "unknown-finish", ())
+    assert cell.resends == 0
+
+
+def test_a_broken_connection_is_retried(oc: Predicate) -> None:
+    # handleFetchError @94935712: ConnectionClosed -> APICallError isRetryable, whatever the message
+    cut = Turn(finish="error", error=TurnError("connection_error", "peer closed connection (incomplete read)"))
+    cell = run(oc, cut, then="repeat")
+    assert [s.decision.rule for s in cell.steps] == ["connection-retry"] * 5 + ["retries-exhausted"]
+    assert (cell.reason, cell.ok) == ("error", False)
 
 
 def test_tool_calls_finish_without_parts_is_sent_again(oc: Predicate) -> None:
