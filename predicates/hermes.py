@@ -25,8 +25,13 @@ no ``HERMES_KANBAN_TASK`` (no kanban nudge), no ``pre_verify`` plugin hook. ``ve
 on by default for programmatic callers but fires only when the turn recorded file mutations
 (``_turn_file_mutation_paths``); the bench's tools are stubs that change no file, so it never fires
 here. Every tool name in a sequence is taken to be a registered tool (``valid_tool_names``) except
-an empty name. No stream is cut part-way, so ``partial_stream_recovery`` and the partial-stream
-stub paths never apply.
+Hermes streams in chat_completions mode, and its stream accumulator
+(``agent/chat_completion_helpers.py``), not the non-streamed transport, makes the finish string: no
+finish_reason after text without tool calls, or with cut-off tool arguments, is a partial-stream stub
+with finish 'length'; unparseable arguments make 'length' whatever was sent; transient stream errors
+are retried twice with a fresh connection first (rules ``stream-stub-continue``, ``stream-retry``;
+found by running the original loop, ``stopbench conform hermes``). ``partial_stream_recovery`` (text
+streamed before an error) is not modelled.
 
 Dialect: Hermes picks its mode (``api_mode``) from the provider, and each mode has its own finish
 mapping. The mode follows the sequence's dialect (``State.dialect``: openai-chat ->
@@ -82,6 +87,7 @@ EMPTY_NUDGE = (
     "You just executed tool calls but returned an empty response. Please process the tool "
     "results above and continue with the task."
 )
+STUB_PROMPT = "(continuation prompt after an interrupted stream, conversation_loop.py L2063-2066)"
 CODEX_INCOMPLETE_NUDGE = (
     "[System: Your previous response contained only internal reasoning and never produced a "
     "visible answer or tool call. Do not keep thinking. Produce your final answer as plain text "
@@ -147,8 +153,34 @@ def hermes_finish(turn: Turn, mode: str) -> str:
         if raw == "incomplete/content_filter":
             return "content_filter"
         return "stop"
-    # transports/chat_completions.py L667-671: verbatim, None -> "stop"
+    # chat_completions streams (the default): the stream accumulator decides, not the non-streamed
+    # transport (transports/chat_completions.py L667-671: verbatim, None -> "stop")
+    if stream_stub(turn, mode):
+        return "length"  # chat_completion_helpers.py L2226: the partial-stream stub says 'length'
+    if _truncated_args(turn):
+        return "length"  # chat_completion_helpers.py L3042-3044
     return raw or "stop"
+
+
+def _truncated_args(turn: Turn) -> bool:
+    """chat_completion_helpers.py L2934-2957: a call whose non-empty arguments do not parse (the
+    repair pass, message_sanitization.py L185-, is not modelled: it rescues what it can close)."""
+    for c in turn.tool_calls:
+        if c.arguments and c.arguments.strip():
+            try:
+                json.loads(c.arguments)
+            except ValueError:
+                return True
+    return False
+
+
+def stream_stub(turn: Turn, mode: str) -> bool:
+    """Whether Hermes' chat stream accumulator replaces the turn by a partial-stream stub (no
+    finish_reason, and either cut-off tool arguments or text without tool calls;
+    chat_completion_helpers.py L2996-3040): finish 'length', no tool calls."""
+    if mode != "chat_completions" or turn.finish_raw is not None or turn.error is not None:
+        return False
+    return _truncated_args(turn) or (bool(turn.content) and not turn.tool_calls)
 
 
 # ---------------------------------------------------------------- content helpers
@@ -210,6 +242,24 @@ _OVERFLOW = ("context length", "context size", "maximum context", "token limit",
 _VALIDATION = ("unknown parameter", "unsupported parameter", "unrecognized request argument",
                "invalid_request_error", "unknown_parameter", "unsupported_parameter")
 _TRANSPORT_TYPES = ("timeout", "connect", "connection", "remote_protocol", "stream", "network")
+STREAM_RETRIES = 2  # chat_completion_helpers.py L3227 env_int("HERMES_STREAM_RETRIES", 2)
+# chat_completion_helpers.py L3400-3411: an SSE error without a status is a dropped connection if it says so
+_SSE_CONN_PHRASES = ("connection lost", "connection reset", "connection closed", "connection terminated",
+                     "network error", "network connection", "terminated", "peer closed", "broken pipe",
+                     "upstream connect error")
+
+
+def _transient_stream_error(turn: Turn) -> bool:
+    """chat_completion_helpers.py L3389-3419: a timeout, a connection error, an SSE error without a
+    status naming a dropped connection (or a stream parse error / empty stream): retried with a
+    fresh connection before the outer retry loop sees it. An HTTP status is never retried here."""
+    err = turn.error
+    if err is None or err.status is not None:
+        return False
+    kind, msg = (err.type or "").lower(), (err.message or "").lower()
+    return any(t in kind for t in _TRANSPORT_TYPES) or any(p in msg for p in _SSE_CONN_PHRASES)
+
+
 _HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
 
 
@@ -238,11 +288,22 @@ RULES = {
     "intent-ack": f"{LOOP}:L5445-5476 - codex_responses mode only (intent_ack_continuation 'auto', "
                   "agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer "
                   "with no tool results yet is answered with '[System: Continue now...]', at most 2",
+    "stream-stub-continue": f"{PIN} agent/chat_completion_helpers.py:L2996-3040, L2209-2226 - chat_completions "
+                            "streams: a stream that ends with no finish_reason after text without tool calls, "
+                            "or with cut-off tool arguments, becomes a partial-stream stub with finish_reason "
+                            "'length' and no tool calls; "
+                            f"{LOOP}:L2032-2077 then appends it with a continuation prompt (length_continue_retries "
+                            "< 4), as for a truncation (found by conformance)",
+    "stream-retry": f"{PIN} agent/chat_completion_helpers.py:L3227-3240, L3389-3450 - chat_completions and "
+                    "anthropic_messages stream: a timeout, connection error or SSE error naming a dropped "
+                    "connection (no HTTP status) is retried with a fresh connection up to "
+                    "HERMES_STREAM_RETRIES=2 times before the outer retry loop counts it (found by conformance)",
     "post-tool-nudge": f"{LOOP}:L5226-5291 - empty response and a tool result among the last 5 "
                        "messages, first time since the last tool round: append '(empty)' and a "
                        "user nudge, continue",
     "thinking-prefill": f"{LOOP}:L5293-5325 - empty visible content but reasoning present: append "
-                        "the message as a thinking prefill and continue, at most 2",
+                        "the message as a thinking prefill and continue, at most 2 (a continue: no harness "
+                        "text is added, the request carries the assistant message only)",
     "empty-retry": f"{LOOP}:L5327-5354 - truly empty response: retry without appending anything, "
                    "while _empty_content_retries < 3",
     "empty-exhausted": f"{LOOP}:L5356-5433 - empty after the retries, no fallback configured: "
@@ -330,6 +391,7 @@ def _memo(state: State) -> dict[str, Any]:
             last5=["user"],   # roles of the last five messages
             any_tool=False,   # a tool message anywhere in this turn's messages
             summary=0,        # summary requests made after the loop ended
+            stream=0,         # stream retries of the current API call (HERMES_STREAM_RETRIES)
         )
     return m
 
@@ -373,7 +435,14 @@ def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
 
 def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
     if turn.error is not None:
+        if (mode in ("chat_completions", "anthropic_messages") and _transient_stream_error(turn)
+                and m["stream"] < STREAM_RETRIES):
+            m["stream"] += 1
+            m["inner"] = True
+            return Resend("stream-retry")
+        m["stream"] = 0
         return _api_error(turn, m)
+    m["stream"] = 0
     if mode == "codex_responses":
         # L1490-1540: status failed/cancelled, or an empty output list, is an invalid response
         empty_output = not turn.content and not turn.tool_calls and not turn.reasoning
@@ -386,7 +455,7 @@ def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
     if finish == "content_filter":
         return Stop("content_policy_blocked", ok=False, rule="content-filter")
     if finish == "length":
-        return _length(turn, m)
+        return _length(turn, m, stub=stream_stub(turn, mode))
 
     content = turn.content or ""
     if "<REASONING_SCRATCHPAD>" in content and "</REASONING_SCRATCHPAD>" not in content:
@@ -405,9 +474,9 @@ def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
     return _final(turn, m, mode, finish)
 
 
-def _length(turn: Turn, m: dict[str, Any]) -> Decision:
+def _length(turn: Turn, m: dict[str, Any], stub: bool = False) -> Decision:
     content = turn.content
-    if not turn.tool_calls:
+    if not turn.tool_calls or stub:
         think = bool(content and re.search(r"<(?:think|thinking|reasoning|REASONING_SCRATCHPAD)[^>]*>",
                                            content, re.IGNORECASE))
         if think and not has_visible(content):
@@ -416,6 +485,8 @@ def _length(turn: Turn, m: dict[str, Any]) -> Decision:
         _append(m, "assistant")
         if m["length"] < 4:
             _append(m, "user")
+            if stub:
+                return Remind("stream-stub-continue", STUB_PROMPT)
             return Remind("length-continue", CONTINUE_PROMPT)
         return Stop("truncated_after_continuations", ok=False, rule="length-exhausted")
     if m["trunc_tools"] < 4:
@@ -524,7 +595,7 @@ def _final(turn: Turn, m: dict[str, Any], mode: str, finish: str) -> Decision:
             m["prefill"] += 1
             _append(m, "assistant")
             m["prefill_tail"] = True
-            return Remind("thinking-prefill", "(assistant reasoning kept as a prefill)")
+            return Continue("thinking-prefill", run=())
         if (not structured or m["prefill"] >= 2) and m["empty"] < 3:
             m["empty"] += 1
             return Resend("empty-retry")

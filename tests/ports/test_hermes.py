@@ -60,10 +60,26 @@ def test_dropped_calls_with_text_end_as_a_text_response(hermes: Predicate) -> No
     assert (cell.reason, cell.ok, cell.n_steps) == ("text_response(finish_reason=tool_calls)", True, 1)
 
 
-def test_missing_finish_reason_is_read_as_stop(hermes: Predicate) -> None:
-    # transports/chat_completions.py L671: finish_reason = _fr or "stop"
-    cell = run(hermes, Turn(finish="unknown", finish_raw=None, content="42"))
-    assert cell.reason == "text_response(finish_reason=stop)"
+def test_a_streamed_text_without_finish_reason_is_a_stub_that_asks_for_a_continuation(hermes: Predicate) -> None:
+    # chat_completion_helpers.py L3025-3040: text, no tool calls, no finish_reason -> partial-stream
+    # stub (finish 'length'); conversation_loop.py L2032-2077 -> continuation prompt
+    cell = run(hermes, Turn(finish="unknown", finish_raw=None, content="42"), answer())
+    assert actions(cell) == ["remind stream-stub-continue", "stop text-response"]
+
+
+def test_a_streamed_reply_with_valid_calls_and_no_finish_reason_runs_them(hermes: Predicate) -> None:
+    # chat_completion_helpers.py L3042: finish_reason or "stop"; the calls are kept
+    calls = Turn(finish="unknown", finish_raw=None, tool_calls=(call("bash", 0, '{"command": "ls"}'),))
+    cell = run(hermes, calls, answer())
+    assert actions(cell) == ["continue tools", "stop text-response"]
+
+
+def test_a_dropped_connection_is_retried_twice_on_the_stream_before_it_counts(hermes: Predicate) -> None:
+    # chat_completion_helpers.py L3227 HERMES_STREAM_RETRIES=2, L3389-3450; then the outer retry
+    cut = Turn(finish="error", error=TurnError(type="connection_error", message="peer closed connection"))
+    cell = run(hermes, cut, cut, cut, answer())
+    assert actions(cell) == ["resend stream-retry", "resend stream-retry", "resend api-error-retry",
+                             "stop text-response"]
 
 
 def test_gemini_malformed_function_call_maps_to_stop_not_to_an_error(hermes: Predicate) -> None:
@@ -80,12 +96,21 @@ def test_content_filter_stops_at_once_without_a_fallback(hermes: Predicate) -> N
     assert (cell.n_steps, cell.reason, cell.ok) == (1, "content_policy_blocked", False)
 
 
-def test_cut_json_arguments_stop_before_any_tool_runs(hermes: Predicate) -> None:
+def test_cut_json_arguments_stop_before_any_tool_runs_on_the_anthropic_transport(hermes: Predicate) -> None:
     # L4830-4858: invalid JSON not ending with } or ] -> partial "Response truncated ..."
+    cut = Turn(finish="tool_calls", finish_raw="tool_use",
+               tool_calls=(call("bash", 0, '{"command": "ls'),))
+    cell = run(hermes, cut, dialect="anthropic")
+    assert (cell.reason, cell.tools_run) == ("response_truncated", ())
+
+
+def test_cut_json_arguments_in_a_chat_stream_are_a_length_truncation(hermes: Predicate) -> None:
+    # chat_completion_helpers.py L3042-3044: unparseable arguments -> finish 'length' whatever was
+    # sent; L2091-2128: the request is re-run without running the calls
     cut = Turn(finish="tool_calls", finish_raw="tool_calls",
                tool_calls=(call("bash", 0, '{"command": "ls'),))
-    cell = run(hermes, cut)
-    assert (cell.reason, cell.tools_run) == ("response_truncated", ())
+    cell = run(hermes, cut, answer())
+    assert actions(cell) == ["resend length-tools-resend", "stop text-response"]
 
 
 def test_server_errors_get_three_attempts(hermes: Predicate) -> None:
