@@ -68,7 +68,9 @@ Tool calls whose arguments are not valid JSON are dispatched like any other, and
 handler answers them with a "failed to parse function arguments" error output instead of running
 the tool; the port counts them as failed (answered with an error result), the others as run.
 Secondary: the handlers (``codex-rs/core/src/tools/handlers``) were not read at the pin; the error
-text is what third-party test suites see Codex send back. Empty arguments count as run.
+text is what third-party test suites see Codex send back. Empty arguments fail the same way (they
+were counted as run until the original, driven, answered "" with "failed to parse function
+arguments: EOF while parsing a value at line 1 column 0").
 """
 
 from __future__ import annotations
@@ -126,13 +128,13 @@ def dispatched(turn: Turn) -> tuple[tuple[int, ...], tuple[int, ...]]:
     run: list[int] = []
     failed: list[int] = []
     for i, call in enumerate(turn.tool_calls):
-        args = call.arguments
-        if args and args.strip():
-            try:
-                json.loads(args)
-            except ValueError:
-                failed.append(i)
-                continue
+        # empty arguments fail too: driving the original (0.169.0) answered a call with "" as
+        # "failed to parse function arguments: EOF while parsing a value at line 1 column 0"
+        try:
+            json.loads(call.arguments)
+        except ValueError:
+            failed.append(i)
+            continue
         run.append(i)
     return tuple(run), tuple(failed)
 

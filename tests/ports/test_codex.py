@@ -74,3 +74,10 @@ def test_end_turn_false_asks_again_without_tool_calls(codex: Predicate) -> None:
 def test_no_step_cap(codex: Predicate) -> None:
     cell = run(codex, tools("bash"), then="repeat")
     assert cell.outcome == "capped"
+
+
+
+def test_a_call_with_empty_arguments_is_answered_with_a_parse_error(codex: Predicate) -> None:
+    # seen when @openai/codex 0.169.0 was driven: "" fails serde_json like any invalid JSON
+    cell = run(codex, Turn(finish="tool_calls", tool_calls=(call("llm_version", 0, ""),)), answer())
+    assert (cell.tools_run, cell.tools_failed) == ((), ("llm_version",))
