@@ -107,6 +107,25 @@ LABELS = ("stop", "tool_calls", "function_call", "tool_call", "other", "end")
 
 REASON_MAX = f"max_iterations_reached({MAX_ITERATIONS}/{MAX_ITERATIONS})"
 
+CONFORMANCE_EXPLAINED = {
+    "chat-repeat-same-call": (
+        "The server cannot see the repeated call run. Every turn repeats call_1; Hermes runs it and "
+        "appends the result, but its pre-call sanitizer drops a tool call id already seen in an earlier "
+        "assistant message, and a later tool result with an already-seen id "
+        "(agent/agent_runtime_helpers.py L2804-2848). From step 2 on, the requests carry no new call "
+        "or result, so the server infers 'continue with the assistant echo only' and then 'resend'. "
+        "The request count (91) and the stop (max_iterations_reached(90/90), summary request) agree "
+        "with the port."),
+    "rec-gemini-compat-empty-tool-id": (
+        "The server cannot match the tool result to the served call. The call's id is '' (Gemini's "
+        "OpenAI-compatible endpoint). When Hermes builds the assistant message it gives an empty id a "
+        "generated one, call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425, "
+        "codex_responses_adapter.py L182-191). The tool result goes back under that id, which the "
+        "served turn does not have ('result for unknown call id'). Steps, outcome and reason agree."),
+}
+"""Differences between this port and hermes-agent 0.19.0 run by `stopbench conform hermes` that
+come from what the replay server can see, not from the loop's decisions (reports/conformance.md)."""
+
 # ---------------------------------------------------------------- modes and finish strings
 
 _ANTHROPIC_RAWS = frozenset(TABLES["anthropic"])
@@ -257,7 +276,9 @@ def _transient_stream_error(turn: Turn) -> bool:
     if err is None or err.status is not None:
         return False
     kind, msg = (err.type or "").lower(), (err.message or "").lower()
-    return any(t in kind for t in _TRANSPORT_TYPES) or any(p in msg for p in _SSE_CONN_PHRASES)
+    # an in-stream error event (a 'stream_error' type) is an SSE APIError: transient only by its text
+    return any(t in kind for t in ("timeout", "connect", "network", "reset", "eof")) or any(
+        p in msg for p in _SSE_CONN_PHRASES)
 
 
 _HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
@@ -356,6 +377,10 @@ RULES = {
                        "L1074-1091): no fallback, return failed at once",
     "context-compress": f"{LOOP}:L3780-3826, L4387-4405 - context overflow: compress and re-run "
                         "the request (the iteration is refunded), at most 3 compressions",
+    "context-uncompressible": f"{LOOP}:L3798-3840 - context overflow before any assistant message: the "
+                              "conversation is the prompt alone, compression shrinks neither the message count "
+                              "nor the tokens, so 'Context length exceeded (N tokens). Cannot compress further.' "
+                              "is returned at once (found by conformance; L3546-3608 do the same for a 413)",
     "context-exhausted": f"{LOOP}:L3780-3796 - a 4th overflow: return failed 'Context length "
                          "exceeded: max compression attempts (3) reached'",
     "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2094-2143 - the "
@@ -392,11 +417,14 @@ def _memo(state: State) -> dict[str, Any]:
             any_tool=False,   # a tool message anywhere in this turn's messages
             summary=0,        # summary requests made after the loop ended
             stream=0,         # stream retries of the current API call (HERMES_STREAM_RETRIES)
+            history=False,    # an assistant message was appended: something for compression to shrink
         )
     return m
 
 
 def _append(m: dict[str, Any], *roles: str) -> None:
+    if "assistant" in roles:
+        m["history"] = True
     last5 = (m["last5"] + list(roles))[-5:]
     m["last5"] = last5
     if "tool" in roles:
@@ -630,6 +658,8 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
     kind = (err.type or "").lower()
     overflow = any(p in msg for p in _OVERFLOW) or "context" in kind
     if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):
+        if not m["history"]:
+            return Stop("context_length_exceeded", ok=False, rule="context-uncompressible")
         m["compress"] += 1
         if m["compress"] > MAX_COMPRESSION_ATTEMPTS:
             return Stop("context_length_exceeded", ok=False, rule="context-exhausted")

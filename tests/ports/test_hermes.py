@@ -134,3 +134,11 @@ def test_inner_loop_resends_do_not_count_toward_max_iterations(hermes: Predicate
     cut = replace(truncated(), tool_calls=(call("bash"),))
     cell = run(hermes, cut, *([tools("bash")] * 90), answer())
     assert cell.n_steps == 92 and cell.reason == "max_iterations_reached(90/90)"
+
+
+def test_a_context_overflow_on_the_first_request_cannot_be_compressed(hermes: Predicate) -> None:
+    # conversation_loop.py L3817-3840: compression that shrinks nothing -> "Cannot compress further"
+    overflow = Turn(finish="error", error=TurnError(type="stream_error", message="context length exceeded"))
+    assert actions(run(hermes, overflow, answer())) == ["stop context-uncompressible"]
+    later = run(hermes, tools("bash"), overflow, answer())
+    assert actions(later) == ["continue tools", "resend context-compress", "stop text-response"]
