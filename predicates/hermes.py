@@ -122,6 +122,15 @@ CONFORMANCE_EXPLAINED = {
         "generated one, call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425, "
         "codex_responses_adapter.py L182-191). The tool result goes back under that id, which the "
         "served turn does not have ('result for unknown call id'). Steps, outcome and reason agree."),
+    "responses-reasoning-only": (
+        "The server cannot see the thinking prefill. Hermes appends the reasoning-only reply (for a "
+        "custom Responses backend, reasoning with status completed is finish 'stop', "
+        "codex_responses_adapter.py L1441-1462; then the prefill, conversation_loop.py L5293-5325). "
+        "When the history is converted back to Responses input, only reasoning items that carry "
+        "encrypted_content are replayed (codex_responses_adapter.py L393-404), and an assistant "
+        "message without text adds no item. The replay server sends no encrypted_content, so the "
+        "next request is the same as this one: 'resend' on the wire, the port's 'continue "
+        "thinking-prefill' inside the loop. The next turn's answer ends both the same way."),
 }
 """Differences between this port and hermes-agent 0.19.0 run by `stopbench conform hermes` that
 come from what the replay server can see, not from the loop's decisions (reports/conformance.md)."""
@@ -166,7 +175,13 @@ def hermes_finish(turn: Turn, mode: str) -> str:
         # L569: "tool_calls" if tool_calls else the mapped reason
         return "tool_calls" if turn.tool_calls else _GEMINI_MAP.get((raw or "").upper(), "stop")
     if mode == "codex_responses":
-        # conversation_loop.py L1734-1758
+        # conversation_loop.py L1734-1758 inside the retry loop (content_filter is acted on there,
+        # L1784); after it L4451 takes the transport's finish, and codex_responses_adapter.py
+        # L1431-1432 says 'tool_calls' whenever the output has function calls, incomplete or not
+        if raw == "incomplete/content_filter":
+            return "content_filter"
+        if turn.tool_calls:
+            return "tool_calls"
         if raw in ("incomplete/max_output_tokens", "incomplete/length"):
             return "incomplete"
         if raw == "incomplete/content_filter":
