@@ -151,7 +151,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     if not no_report and ran:
         records = {n: read_record(report_dir, n) for n in DRIVERS}
         md = conformance_markdown([s.id for s in cat.sequences], list(DRIVERS.values()), records, explained,
-                                  {n: f"loop not installed: {why}" for n, why in why_not.items()})
+                                  {n: f"not installed: {why}" for n, why in why_not.items()})
         write_atomically(report_dir / "conformance.md", md)
         if not as_json:
             click.echo(f"wrote {report_dir / 'conformance.md'}")

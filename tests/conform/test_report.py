@@ -101,12 +101,12 @@ def test_sequences_and_loops_that_were_not_run_say_why() -> None:
     results = run_conformance(FAKE, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
     rec = make_record(FAKE, results, {"two-steps": "no Gemini endpoint"})
     md = conformance_markdown(["two-steps", "one-step"], [FAKE, OTHER], {"fake": rec, "other": None},
-                              {"fake": {}, "other": {}}, {"other": "loop not installed: no Python at /x"})
+                              {"fake": {}, "other": {}}, {"other": "not installed: no Python at /x"})
     row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
     assert "not run (no Gemini endpoint)" in row
-    assert "not run (loop not installed: no Python at /x)" in row
+    assert "not run (no record)" in row
     summary = next(line for line in md.splitlines() if line.startswith("| other "))
-    assert "pip install other==1.0" in summary and "not run (loop not installed" in summary
+    assert "pip install other==1.0" in summary and "not run (not installed: no Python at /x)" in summary
 
 
 def test_a_partial_run_keeps_the_recorded_rows_of_the_other_sequences(tmp_path: Path) -> None:
