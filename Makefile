@@ -52,7 +52,7 @@ conformance: $(STAMP)
 
 ## make conformance-python: the three Python loops (what CI runs)
 conformance-python: $(STAMP) conformance-venvs
-	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR)
+	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 300
 
 conformance-venvs: $(PY_LOOPS:%=$(CONFORM_DIR)/%/.pinned)
 
