@@ -16,11 +16,11 @@ Responses wire, both on a default `AsyncOpenAI` client pointed at the server (so
 retries apply). This is the configuration predicates/openai_agents.py ports.
 
 Every tool is a stub made by the SDK's own `function_tool` from a function whose signature has the
-`required` parameters (typed Any: a stub takes whatever JSON value a call sends) and nothing else: the SDK parses and validates the arguments as it
-does for any function tool (tool.py `_parse_function_tool_json_input`, a pydantic model of the
-signature), and a failure becomes the default error result ("An error occurred while running the
-tool..."), which does not carry the ok marker. A call that binds answers "<ok_marker> <name>" and
-touches nothing.
+`required` parameters (typed Any: a stub takes whatever JSON value a call sends) and nothing else:
+the SDK parses and validates the arguments as it does for any function tool (tool.py
+`_parse_function_tool_json_input`, a pydantic model of the signature), and a failure becomes the
+default error result ("An error occurred while running the tool..."), which does not carry the ok
+marker. A call that binds answers "<ok_marker> <name>" and touches nothing.
 
 RESULT: {"ok": bool, "reason": "final_output" | "MaxTurnsExceeded" | "ModelBehaviorError" |
          "ModelRefusalError" | "APIError" | "exception", "final": str | null, "error": str | null};
