@@ -186,6 +186,13 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
                                             "why (explained) / driver error"], tablefmt="github"))
     else:
         out.append("None.")
+    stale = [f"`{d.name}` {seq}" for d in drivers if records.get(d.name) is not None
+             for seq in sorted(explained.get(d.name, {}))
+             if status_of((records[d.name] or {}).get("sequences", {}).get(seq), explained[d.name], seq)
+             in ("same", "not run")]
+    if stale:
+        out += ["", "Explanations in a port's file for a sequence that shows no difference (not run, or "
+                "since fixed): " + ", ".join(stale) + "."]
     return "\n".join(out) + "\n"
 
 

@@ -84,9 +84,13 @@ def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason
     assert "loop.py L10-12" in md.split("## Differences", 1)[1]
 
 
-def test_an_explanation_for_another_sequence_explains_nothing() -> None:
-    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
-    assert unexplained([res], {"one-step": "about another sequence"}) == [res]
+def test_an_explanation_for_another_sequence_explains_nothing_and_is_listed() -> None:
+    results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    [two] = [r for r in results if r.sequence == "two-steps"]
+    assert unexplained(results, {"one-step": "about another sequence"}) == [two]
+    md = conformance_markdown(["two-steps", "one-step"], [FAKE], {"fake": make_record(FAKE, results, {})},
+                              {"fake": {"seq-gone": "an old reason"}})
+    assert "shows no difference (not run, or since fixed): `fake` seq-gone." in md
 
 
 def test_a_failed_driver_is_never_explained() -> None:
