@@ -116,6 +116,71 @@ RULES = {
 }
 
 
+# ---------------------------------------------------------------- conformance (the original, driven)
+# `stopbench conform codex` drives npm @openai/codex@0.169.0 (`codex app-server`, dynamic tools;
+# conformance/drivers/codex_driver.mjs). The port is pinned to single-file commits that are not that
+# release; where 0.169.0 behaves differently, the difference is a version difference, explained here
+# with what the pin says and what 0.169.0 did (its error texts are at the byte offsets given, in
+# node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex, sha256 b452ca20f838a885...).
+# Re-pinning the port to rust-v0.169.0 would turn the first two groups into port changes.
+_V_MAX_TOKENS = (
+    "Version difference. The turn ends as response.incomplete with reason max_output_tokens. At the "
+    f"pin, {SSE} process_sse has no branch for response.incomplete, so the stream ends without "
+    "response.completed: ApiError::Stream, retried (rule stream-retry). Codex 0.169.0 has a dedicated "
+    "branch: it failed the turn at once with 'Incomplete response returned, reason: max_output_tokens' "
+    "(binary @380429), codexErrorInfo 'other', willRetry false: no retry, reason error.")
+_V_CONTENT_FILTER = (
+    "Version difference. The turn ends as response.incomplete with reason content_filter. The retry "
+    "count and the final stream_error agree with the port (0.169.0: 'stream disconnected before "
+    "completion: Incomplete response returned, reason: content_filter', willRetry true, 'Reconnecting... "
+    "n/5'). But before each retry 0.169.0 adds a <content_filter_guidance> message to the history "
+    "(binary @2125421), so the server sees a reminder, not the same request. The pinned turn.rs "
+    "run_sampling_request re-sends the history unchanged.")
+_RATE_LIMIT = (
+    "Retry layer. The driver sets request_max_retries = 0, because the port leaves the transport's "
+    "request-level retries out (see the module docstring). In 0.169.0 an HTTP 429 is handled by that "
+    "layer, not by the stream retry loop: with no request retries left, the turn failed at once with "
+    "'exceeded retry limit, last status: 429 Too Many Requests' (binary @720263; codexErrorInfo "
+    "responseTooManyFailedAttempts). That error is not retryable. With the default "
+    "request_max_retries = 4 there would be 4 re-sends, then the same error. The port's 'ambiguous' "
+    "429 classification (module docstring) is thus wrong for 0.169.0. It is left as it is until the "
+    "codex-client retry code is read at the pin.")
+_NO_FINISH = (
+    "Served differently. The server renders a missing finish (finish_raw null) as a Responses stream "
+    "with no terminal event. The port reads a missing finish as a proxy's response.completed (module "
+    "docstring, 'Dialects'). Codex does what the port's own stream-retry rule says for a stream without "
+    "response.completed ('stream closed before response.completed', binary @2446904): it retries. The "
+    "retry request carries the partial assistant message, so the server sees an echo, not a resend.")
+_IN_STREAM_ERROR = (
+    "Served differently. The turn's error (status 400, type stream_error) comes after output, so the "
+    "server sends it as an in-stream `error` event, not as an HTTP 400. 0.169.0 does not end the "
+    "response on that event: the stream closes without response.completed ('stream closed before "
+    "response.completed'), which is retried. The port classifies the error by its status (4xx -> "
+    "fatal-error), as an HTTP error.")
+_MERGED_ECHO = (
+    "Server inference, not Codex. Codex made the same steps as the port. It ran read_file "
+    "('STOPBENCH-OK read_file' is in request 3). The server's dialect-neutral reduction merges turn "
+    "0's assistant message and turn 1's function_call, which are consecutive assistant items, into "
+    "one assistant message. The earlier item therefore looks changed, and the step is 'unknown'.")
+
+CONFORMANCE_EXPLAINED = {
+    **{seq: _V_MAX_TOKENS for seq in (
+        "anthropic-context-window-exceeded", "anthropic-max-tokens-partial-tool-use", "chat-length-cut-json-args",
+        "chat-length-cut-json-repeat", "chat-length-in-reasoning", "chat-length-text-cut", "gemini-max-tokens-empty",
+        "rec-anthropic-max-tokens-twice-run1", "rec-anthropic-max-tokens-twice-run2", "rec-deepseek-chat-length",
+        "rec-deepseek-r1-length-unclosed-think", "rec-gemini-max-tokens-no-parts", "rec-openai-chat-length",
+        "responses-incomplete-max-output-tokens", "seed000-truncated-max-tokens")},
+    **{seq: _V_CONTENT_FILTER for seq in (
+        "anthropic-refusal", "chat-content-filter", "con-anthropic-refusal-json", "con-anthropic-refusal-stream",
+        "gemini-safety", "rec-gemini-safety-no-parts", "responses-incomplete-content-filter")},
+    "chat-error-rate-limit": _RATE_LIMIT,
+    "chat-finish-null-intent": _NO_FINISH,
+    "rec-gemini-prompt-blocked-no-candidates": _NO_FINISH,
+    "rec-openrouter-length-then-stream-error": _IN_STREAM_ERROR,
+    "responses-end-turn-false": _MERGED_ECHO,
+}
+
+
 def _memo(state: State) -> dict[str, Any]:
     m = state.memo
     if not m:
