@@ -149,8 +149,8 @@ _NO_FINISH = (
     "Served differently. The server renders a missing finish (finish_raw null) as a Responses stream "
     "with no terminal event. The port reads a missing finish as a proxy's response.completed (module "
     "docstring, 'Dialects'). Codex does what the port's own stream-retry rule says for a stream without "
-    "response.completed ('stream closed before response.completed', binary @2446904): it retries. The "
-    "retry request carries the partial assistant message, so the server sees an echo, not a resend.")
+    "response.completed ('stream closed before response.completed', binary @2446904): it retries. When the "
+    "turn had output, the retry request carries the partial assistant message, so the server sees an echo, not a resend.")
 _IN_STREAM_ERROR = (
     "Served differently. The turn's error (status 400, type stream_error) comes after output, so the "
     "server sends it as an in-stream `error` event, not as an HTTP 400. 0.169.0 does not end the "
