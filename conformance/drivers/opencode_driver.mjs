@@ -8,7 +8,7 @@
 //        "ok_marker": "STOPBENCH-OK", "tools": [{"name": "read_file", "required": ["path"]}, ...],
 //        "safety_cap": 200}
 //
-// The run is `opencode run --pure --format json --title stopbench -m stopbench/stopbench PROMPT` in the
+// The run is `opencode run --pure --format json --title stopbench -m stopbench/MODEL PROMPT` in the
 // driver's working directory (the runner's temporary directory, also HOME), with every XDG_* directory
 // under it and the OPENCODE_DISABLE_* flags that keep it offline (models.dev fetch, autoupdate, default
 // plugins, LSP downloads, share, Claude Code and external skills). `--title` suppresses the title request.
@@ -47,16 +47,21 @@ const PROVIDERS = {
   "anthropic": "@ai-sdk/anthropic",
   "openai-responses": "@ai-sdk/openai",
 };
+// OpenCode offers a tool named apply_patch (its own or a custom one) only to models whose id has
+// "gpt-" (ToolRegistry.tools filter), and edit/write only to the others: a sequence that calls
+// apply_patch gets the model id "gpt-stopbench" (the id changes the tool set and the system prompt,
+// not the loop).
+const modelId = (spec.tools ?? []).some((t) => t.name === "apply_patch") ? "gpt-stopbench" : "stopbench";
 const config = {
   $schema: "https://opencode.ai/config.json",
   provider: {
     stopbench: {
       npm: PROVIDERS[spec.wire ?? "openai-chat"], name: "stopbench",
       options: { baseURL: spec.base_url, apiKey: "sk-stopbench" },
-      models: { stopbench: { name: "stopbench" } },
+      models: { [modelId]: { name: modelId } },
     },
   },
-  model: "stopbench/stopbench", autoupdate: false, share: "disabled",
+  model: `stopbench/${modelId}`, autoupdate: false, share: "disabled",
 };
 writeFileSync(join(work, "opencode.json"), JSON.stringify(config, null, 2));
 
@@ -90,7 +95,7 @@ const env = {
   OPENCODE_DISABLE_EXTERNAL_SKILLS: "1",
 };
 const bin = join(spec.loop, "node_modules", "opencode-linux-x64", "bin", "opencode");
-const argv = [...(process.env.OC_DEBUG ? ["--print-logs", "--log-level", "DEBUG"] : []), "run", "--pure", "--format", "json", "--title", "stopbench", "-m", "stopbench/stopbench",
+const argv = [...(process.env.OC_DEBUG ? ["--print-logs", "--log-level", "DEBUG"] : []), "run", "--pure", "--format", "json", "--title", "stopbench", "-m", `stopbench/${modelId}`,
               spec.prompt ?? "stopbench conformance run"];
 // OC_DEBUG=1 in the environment adds OpenCode's debug log to stderr.txt in the run's directory
 const cap = spec.safety_cap ?? 200;
