@@ -19,10 +19,24 @@ from bench.model import Cell
 from bench.runner import Result
 
 
+def tool_list(names: tuple[str, ...] | list[str]) -> str:
+    """Tool names in brackets, a run of the same name written once with its count:
+    ``[read_file,write_file x3]``."""
+    parts: list[str] = []
+    i = 0
+    while i < len(names):
+        j = i
+        while j < len(names) and names[j] == names[i]:
+            j += 1
+        parts.append(names[i] if j - i == 1 else f"{names[i]} x{j - i}")
+        i = j
+    return f"[{','.join(parts)}]"
+
+
 def label(cell: Cell) -> str:
     """A cell in one short string, e.g. ``stop:no_tool_calls@3 ok [read_file,count_lines]``."""
-    tools = f"[{','.join(cell.tools_run)}]"
-    failed = f" failed[{','.join(cell.tools_failed)}]" if cell.tools_failed else ""
+    tools = tool_list(cell.tools_run)
+    failed = f" failed{tool_list(cell.tools_failed)}" if cell.tools_failed else ""
     extras = ""
     if cell.resends:
         extras += f" resends={cell.resends}"
