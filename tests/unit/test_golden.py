@@ -110,10 +110,3 @@ def test_a_malformed_golden_file_is_reported_with_file_and_field(tmp_path: Path)
     assert len(golden.problems) == 1
     assert "p.yaml: cells.s.outcome: expected one of 'stopped'" in golden.problems[0]
 
-
-def test_a_cell_label_counts_a_run_of_the_same_tool_once() -> None:
-    from bench.report import tool_list
-
-    assert tool_list(("read_file", "write_file", "write_file", "write_file", "read_file")) == \
-        "[read_file,write_file x3,read_file]"
-    assert tool_list(()) == "[]"
