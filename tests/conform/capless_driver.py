@@ -1,0 +1,40 @@
+"""A driver for tests, run through Driver.interpreter: a loop with no cap of its own.
+
+It runs every tool call until a reply has none, but like the Node drivers of loops without a cap
+it gives up one request past SPEC's safety_cap and reports reason "capped". Its final text is the
+SPEC it was given (minus the base URL), so a test can see what the runner passed.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import openai
+
+
+def main() -> int:
+    with open(sys.argv[1], encoding="utf-8") as fh:
+        spec = json.load(fh)
+    client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
+    messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
+    shown = {k: v for k, v in spec.items() if k != "base_url"}
+    result: dict[str, Any] = {"ok": True, "reason": "done", "final": json.dumps(shown), "error": None}
+    for n in range(1, spec["safety_cap"] + 2):
+        reply = client.chat.completions.create(model=spec["model"], messages=messages).choices[0].message
+        messages.append(reply.model_dump(exclude_none=True))
+        if not reply.tool_calls:
+            break
+        if n > spec["safety_cap"]:
+            result.update(ok=None, reason="capped")
+            break
+        for call in reply.tool_calls:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": f"{spec['ok_marker']} x"})
+    with open(sys.argv[2], "w", encoding="utf-8") as fh:
+        json.dump(result, fh)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+"""Drivers run by an interpreter (the Node loops): the loop's install prefix in SPEC, and a loop
+without a cap of its own ended at the bench's safety cap (a fake driver in the bench's Python)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from bench import Continue, Stop, predicate
+from bench.conform.runner import Driver, run_conformance
+from bench.model import Decision, Turn
+from bench.predicate import State
+from bench.replay import DEFAULT_SAFETY_CAP, replay
+from tests.serve.serving import make_sequence
+
+ROOT = Path(__file__).resolve().parents[2]
+CAPLESS = Driver("capless", "capless", "tests/conform/capless_driver.py", "openai-chat", "nothing to install",
+                 interpreter=sys.executable)
+
+
+@predicate(reasons=["done"], rules={"calls": "runs every call", "answer": "no calls"})
+def no_cap(turn: Turn, state: State) -> Decision:
+    return Continue("calls") if turn.tool_calls else Stop("done", ok=True, rule="answer")
+
+
+CALL = {"finish": "tool_calls", "content": None, "tool_calls": [{"id": "a", "name": "grep", "arguments": '{"q": "x"}'}]}
+
+
+def test_an_interpreter_driver_gets_the_loop_prefix_steers_and_the_safety_cap_in_its_spec(tmp_path: Path) -> None:
+    seq = make_sequence([{**CALL, "steer": "also this"}, {"finish": "stop", "content": "done"}], sid="steered")
+    [res] = run_conformance(CAPLESS, [seq], str(tmp_path), root=ROOT, timeout=60)
+    spec = json.loads(res.result["final"])
+    assert spec["loop"] == str(tmp_path)
+    assert spec["steers"] == {"0": "also this"}
+    assert spec["safety_cap"] == DEFAULT_SAFETY_CAP
+    assert spec["tools"] == [{"name": "grep", "required": ["q"]}]
+
+
+def test_a_loop_without_a_cap_ends_capped_like_its_port_at_the_safety_cap(tmp_path: Path) -> None:
+    seq = make_sequence([CALL], then="repeat", sid="forever")
+    [res] = run_conformance(CAPLESS, [seq], str(tmp_path), root=ROOT, port=no_cap, timeout=120)
+    port = replay(seq, no_cap)
+    assert port.outcome == "capped" and len(port.steps) == DEFAULT_SAFETY_CAP
+    assert res.observed.outcome == "capped"
+    assert len(res.observed.steps) == DEFAULT_SAFETY_CAP
+    assert res.observed.steps[-1].decision.action == "continue"
+    assert res.difference is None
