@@ -37,6 +37,8 @@ PIN = "earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources)"
 LOOP = f"{PIN} packages/agent/src/agent-loop.ts"
 AI = f"{PIN} packages/ai/src"
 
+# the text of each failed call's error tool result (agent-loop.ts L381-406); it goes back as the
+# call's result, not as a message, so the decision carries no message
 TRUNCATED_MESSAGE = (
     'Tool call "{name}" was not executed: the response hit the output token limit, so its '
     "arguments may be truncated. Re-issue the tool call with complete arguments."
