@@ -40,6 +40,7 @@ from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
 from bench import strategies as bs
 from bench.dialects import DIALECTS
 from bench.discovery import Broken, Loaded
+from bench.judge import first_dropped_calls
 from bench.model import ACTIONS, Cell, Decision, Dialect, Requirement, Sequence, Turn
 from bench.predicate import Predicate, State
 from bench.replay import DEFAULT_SAFETY_CAP, replay
@@ -292,14 +293,10 @@ def _no_false_ok(pred: Predicate, ex: Example, cap: int) -> str | None:
 def _keeps_calls(pred: Predicate, ex: Example, cap: int) -> str | None:
     seq = ex[0]
     cell = trace(seq, pred, cap).cell
-    for s in cell.steps if cell else ():
-        turn = seq.turns[s.turn]
-        handled = len(s.tools_run) + len(s.tools_failed)
-        if handled < len(turn.tool_calls):
-            return (f"step {s.step} ({s.decision.action} {s.decision.rule}): turn {s.turn} carried "
-                    f"{len(turn.tool_calls)} tool call(s) with finish {turn.finish} (raw {turn.finish_raw!r}); "
-                    f"{handled} were run or failed")
-    return None
+    if cell is None:
+        return None
+    dropped = first_dropped_calls(seq, cell)
+    return dropped[1] if dropped is not None else None
 
 
 def _declares_cap(pred: Predicate) -> str | None:

@@ -32,16 +32,9 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
             found.append(Violation(f"stops_within: {req.stops_within}", cell.n_steps,
                                    f"the loop stopped only at step {cell.n_steps}"))
     if req.no_dropped_calls:
-        for s in cell.steps:
-            if s.decision.action == "resend" or (s.decision.action == "stop" and s.decision.ok is False):
-                continue  # the turn is discarded and asked for again, or the loop gives up and says so
-            turn = sequence.turns[s.turn]
-            handled = len(s.tools_run) + len(s.tools_failed)
-            if handled < len(turn.tool_calls):
-                found.append(Violation("no_dropped_calls", s.step,
-                                       f"turn {s.turn} carried {len(turn.tool_calls)} tool call(s); "
-                                       f"{handled} were run or failed"))
-                break
+        dropped = first_dropped_calls(sequence, cell)
+        if dropped is not None:
+            found.append(Violation("no_dropped_calls", dropped[0], dropped[1]))
     if req.no_truncated_runs:
         for s in cell.steps:
             if sequence.turns[s.turn].finish == "length" and s.tools_run:
@@ -70,6 +63,31 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
                                    f"reported success on turn {final.turn}, which is not an answer "
                                    f"(answers: turn {allowed})"))
     return tuple(found)
+
+
+def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | None:
+    """The first step that silently drops tool calls of its turn, with a description, or None.
+
+    A step drops calls when fewer than all of its turn's calls were run or failed, unless the loop
+    gave up openly (a stop with ok false) or resent a turn that is not usable as it stands (an
+    error in place of a response, a truncated reply, or a call whose arguments are not valid JSON:
+    Hermes' fix for truncated calls, edge-cases.md C1 and C2). Resending a usable turn that carries
+    calls throws them away.
+    """
+    for s in cell.steps:
+        d = s.decision
+        turn = sequence.turns[s.turn]
+        if d.action == "stop" and d.ok is False:
+            continue
+        if d.action == "resend" and (turn.error is not None or turn.finish in ("error", "length")
+                                     or any(not _is_json(c.arguments) for c in turn.tool_calls)):
+            continue
+        handled = len(s.tools_run) + len(s.tools_failed)
+        if handled < len(turn.tool_calls):
+            return s.step, (f"step {s.step} ({d.action} {d.rule}): turn {s.turn} carried {len(turn.tool_calls)} "
+                            f"tool call(s) with finish {turn.finish} (raw {turn.finish_raw!r}); {handled} were "
+                            "run or failed")
+    return None
 
 
 def _run_indices(step: Step, n: int) -> range | tuple[int, ...]:

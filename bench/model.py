@@ -87,10 +87,11 @@ class Requirement:
 
     ok: the loop's verdict must be this (false: it must not report success).
     stops_within: the loop must stop within this many steps (requests).
-    no_dropped_calls: no tool call is dropped silently: every call of a turn the loop goes on
-        from (continue, remind) or reports success on is run or failed. A resend discards the turn
-        and asks for it again (Hermes' fix for truncated calls, edge-cases.md C1), and a stop with
-        ok false gives up openly, so neither counts as dropping the turn's calls (issue 3).
+    no_dropped_calls: no tool call is dropped silently: every call of a turn is run or failed,
+        unless the loop gives up openly (a stop with ok false) or resends a turn that is not usable
+        as it stands (an error, a truncated reply, or a call whose arguments are not valid JSON:
+        Hermes' fix for truncated calls, edge-cases.md C1, C2). Resending a usable turn that carries
+        calls throws them away.
     no_truncated_runs: no tool call of a `length` turn is run (failing it is fine).
     answer_after_tools: success is reported only on a turn that carries no tool calls, so every
         tool result reaches the model before the answer.

@@ -8,7 +8,7 @@ from bench import Continue, Decision, Remind, Resend, Stop, predicate, replay
 from bench.catalogue import SequenceError, parse_sequence
 from bench.model import Requirement, Sequence, ToolCall, Turn
 from bench.predicate import State
-from tests.helpers import answer, seq, tools
+from tests.helpers import answer, call, seq, tools
 
 
 @predicate()
@@ -96,7 +96,7 @@ def test_no_malformed_runs_is_read_from_the_require_block() -> None:
     assert parse_sequence(_data(), "x").require.no_malformed_runs is False
 
 
-def test_a_resend_does_not_count_as_dropping_the_calls_of_the_turn_it_discards() -> None:
+def test_resending_an_unusable_turn_is_not_dropping_its_calls_but_resending_a_usable_one_is() -> None:
     @predicate()
     def resend_calls_once(turn: Turn, state: State) -> Decision:
         if turn.tool_calls and not state.resends:
@@ -105,10 +105,16 @@ def test_a_resend_does_not_count_as_dropping_the_calls_of_the_turn_it_discards()
             return Continue("calls")
         return Stop("done", ok=True, rule="done")
 
-    sequence = seq(tools("write_file"), tools("write_file"), answer(), require=Requirement(no_dropped_calls=True))
-    cell = replay(sequence, resend_calls_once)
+    cut = Turn(finish="length", finish_raw="length", tool_calls=(call("write_file", 0, '{"path": "a'),))
+    truncated_first = seq(cut, tools("write_file"), answer(), require=Requirement(no_dropped_calls=True))
+    cell = replay(truncated_first, resend_calls_once)
     assert [s.decision.action for s in cell.steps] == ["resend", "continue", "stop"]
     assert cell.violations == ()
+
+    usable_first = seq(tools("write_file"), tools("write_file"), answer(), require=Requirement(no_dropped_calls=True))
+    cell = replay(usable_first, resend_calls_once)
+    assert [v.requirement for v in cell.violations] == ["no_dropped_calls"]
+    assert cell.violations[0].step == 1
 
 
 def test_giving_up_openly_is_not_dropping_calls_but_a_successful_stop_is() -> None:
