@@ -10,6 +10,11 @@ items: user and system messages, assistant messages with their call ids, tool re
 * a new user or system message (or a changed system prompt), with or without tool results:
   **remind**, the new text as its message;
 * the assistant's echo and nothing else: **continue** with no calls (detail says so);
+* request i ending with an assistant message (a turn with no calls that did not end the run) and
+  request i+1 carrying the echo right after it: consecutive assistant items are merged, so that
+  item is request i's last one grown (more calls, or its text extended); the growth is the echo,
+  judged as above. (Some clients merge the two messages themselves.) An echo that adds neither
+  calls nor text cannot be told from a resend there, and counts as one;
 * no request i+1 at all: **stop** (ok and reason come from whoever drove the client);
 * anything else (history rewritten or cut, e.g. a compaction or another conversation):
   **unknown**, with a detail saying what differed.
@@ -186,6 +191,30 @@ def error_rule(ok_marker: str | None) -> Callable[[str], bool]:
     return starts_with_error
 
 
+def _grown_echo(before: tuple[Item, ...], after: tuple[Item, ...]) -> Item | None:
+    """The echo of the served turn when it was merged into request i's last (assistant) item.
+
+    Request i may end with an assistant message (a turn that did not end the run and had no tool
+    calls to answer). The echo of the next turn then follows it directly, and the reduction merges
+    consecutive assistant items (some clients merge them themselves, e.g. the AI SDK on Anthropic).
+    Request i+1's item at that place is then request i's last item grown by the echo: the same
+    calls and then more, or the same calls and its text extended. Returns that growth as an
+    assistant item, or None when request i+1 does not have this shape.
+    """
+    if not before or before[-1].kind != "assistant" or len(after) < len(before):
+        return None
+    last, merged = before[-1], after[len(before) - 1]
+    if merged.kind != "assistant" or merged.calls[:len(last.calls)] != last.calls:
+        return None
+    if [i.key() for i in after[:len(before) - 1]] != [i.key() for i in before[:-1]]:
+        return None
+    extra_calls = merged.calls[len(last.calls):]
+    extended = merged.text.startswith(last.text) and len(merged.text) > len(last.text)
+    if not extra_calls and not extended:
+        return None  # nothing grew: a resend, or another shape the general comparison judges
+    return Item("assistant", merged.text[len(last.text):] if extended else merged.text, calls=extra_calls)
+
+
 @dataclass(frozen=True, slots=True)
 class Inferred:
     action: ObservedAction
@@ -198,10 +227,14 @@ class Inferred:
 def infer(before: Conversation, turn: Turn, response_id: str, after: Conversation,
           is_error: Callable[[str], bool] = starts_with_error) -> Inferred:
     """What the client did after `turn` answered `before`, judged from its next request `after`."""
+    merged_note = ""
     if after.previous_id is not None and after.previous_id == response_id:
         tail = after.items
         if not tail:
             return Inferred("resend", detail="previous_response_id with no new input")
+    elif (grown := _grown_echo(before.items, after.items)) is not None:
+        tail = (grown, *after.items[len(before.items):])
+        merged_note = "echo follows the previous assistant message (merged with it)"
     else:
         old = [i.key() for i in before.items]
         new = [i.key() for i in after.items]
@@ -216,7 +249,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     run: list[int] = []
     failed: list[int] = []
     messages: list[str] = []
-    notes: list[str] = []
+    notes: list[str] = [merged_note] if merged_note else []
     echoed = False
     for item in tail:
         if item.kind == "assistant":
