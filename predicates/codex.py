@@ -1,76 +1,88 @@
 """Codex's turn loop: follow up on tool-call items, end_turn false or queued input; retry stream errors 5 times.
 
-Pin: openai/codex (Apache-2.0), single files read with the search tool's ``read_file`` (the whole
-repository, about 757 MB, is over the fetch limit, and no one commit holds all three files in the
-store, so each file is pinned to the commit it was read at):
+Pin: ``@openai/codex@0.169.0`` (npm; Apache-2.0), the release that ``stopbench conform codex``
+drives. Read from the released artefact: the platform package ``@openai/codex-linux-x64@0.169.0``,
+file ``vendor/x86_64-unknown-linux-musl/bin/codex`` (sha256 ``b452ca20f838a885...``), a compiled
+Rust executable. Citations ``bin/codex @N`` give byte offsets of string literals in that file (found
+with ``grep -boa``). The source of tag ``rust-v0.169.0`` could not be had here: the search tool's
+store holds ``codex-rs/core/src/session/turn.rs`` at one commit only (553376ff, no release), and the
+repository (about 757 MB) is over the fetch limit. A compiled binary keeps its strings, not its
+control flow, so the structure of the loop is still cited from the single files read before, each
+at the commit it was read at (they correspond to no release):
 
 * ``codex-rs/core/src/session/turn.rs`` @ ``553376ffcb5d4848ebb52cb7fb022e6d836d8eb6``
-  (85,944 chars): ``run_turn`` (the turn loop), ``run_sampling_request`` (the stream retry loop),
-  ``try_run_sampling_request`` (the event loop of one response), ``drain_in_flight``.
-* ``codex-rs/core/src/stream_events_utils.rs`` @ ``010ccb0c68ecacf2e5a4724385d5bab9deb9510b``
-  (22,834 chars): ``handle_output_item_done``.
-* ``codex-rs/codex-api/src/sse/responses.rs`` @ ``0a7fb0d762765b7777bd3ca30edabcbeeab1abb0``
-  (25,212 chars): ``process_sse``.
+  (85,944 chars): ``run_turn``, ``run_sampling_request``, ``try_run_sampling_request``,
+  ``drain_in_flight``.
+* ``codex-rs/core/src/stream_events_utils.rs`` @ ``010ccb0c68ecacf2e5a4724385d5bab9deb9510b``:
+  ``handle_output_item_done``.
+* ``codex-rs/codex-api/src/sse/responses.rs`` @ ``0a7fb0d762765b7777bd3ca30edabcbeeab1abb0``:
+  ``process_sse``.
 
-The store gives these files without line numbers, so citations are ``@c<offset>`` (a character
-offset, approximate to a few hundred characters, marked ~) plus the function name. No line number is
-guessed. Seed 002's ``stream_events_utils.rs:325``, ``turn.rs:2542-2544`` and
-``responses.rs:426-435`` are at another (later) pin and could not be checked as lines; see the
-golden header for what the pinned text says instead.
+Those citations are ``@c<offset>`` (character offsets, approximate, marked ~). Where 0.169.0 does
+something else, the rule cites the binary's strings and the behaviour seen when driving it (every
+cell of the catalogue, ``reports/conformance/codex.json``); those rules say "observed". Seed 002's
+line numbers (``stream_events_utils.rs:325``, ``turn.rs:2542-2544``, ``responses.rs:426-435``)
+could not be checked at any pin.
+
+Configuration modelled: Codex's defaults for a custom Responses provider, as the conformance driver
+now runs it (no ``request_max_retries`` / ``stream_max_retries`` in config.toml; both are fields of
+``ModelProviderInfo``, bin/codex @1948847 / @1948866). The defaults, ``DEFAULT_REQUEST_MAX_RETRIES
+= 4`` and ``DEFAULT_STREAM_MAX_RETRIES = 5`` (model_provider_info), are secondary (seen verbatim by
+docs/loops.md, not in the binary's strings) but agree with what driving 0.169.0 showed: a persistent
+HTTP 500 got 30 requests (6 stream attempts of 1 + 4 request retries each).
 
 What is modelled, per model response:
 
 * Tool calls are ``function_call`` output items. ``handle_output_item_done`` starts each one at
-  once and returns ``needs_follow_up = true``; ``try_run_sampling_request`` ORs that in and, after
-  the stream ends *whatever the outcome*, ``drain_in_flight`` awaits the tools and records their
-  outputs. So the calls of a response that then fails are still run.
-* ``response.completed`` ends the response. ``run_turn`` computes
-  ``needs_follow_up = model_needs_follow_up || has_pending_input``: true -> another sampling request
-  (history now holds the items and tool outputs); false -> stop hooks (none configured) -> break.
-* ``end_turn: false`` -> follow-up. NOT in the pinned turn.rs (its ``ResponseEvent::Completed`` has
-  no ``end_turn`` field) nor in the pinned responses.rs; it is in later upstream versions as quoted
-  by several independent write-ups (``if let Some(false) = end_turn { needs_follow_up = true; }``,
-  quoted at turn.rs:2539-2584, :2232, :3009-3015 of different commits). Ported because the issue asks
-  for it; marked secondary in its rule.
+  once and returns ``needs_follow_up = true``; after the stream ends, whatever the outcome,
+  ``drain_in_flight`` awaits the tools and records their outputs. So the calls of a response that
+  then fails are still run (the server cannot see this for a stop; unverified for 0.169.0).
+* ``response.completed`` ends the response: ``needs_follow_up = model_needs_follow_up ||
+  has_pending_input``; true -> another sampling request, false -> the turn ends.
+* ``end_turn: false`` -> follow-up. Not in the pinned turn.rs; in later upstream versions (quoted by
+  several write-ups); driving 0.169.0 agreed with it (responses-end-turn-false ends at turn 2, not
+  1). Secondary.
 * Steering: input queued while the response streamed (``turn.steer``) makes ``has_pending_input``
-  true, so the loop asks again even with no tool call (Remind carrying the queued text). Input that
-  arrived during a response that then failed stays queued until a response completes.
-* Stream errors. ``run_sampling_request`` retries a retryable error with the provider's
-  ``stream_max_retries`` (``DEFAULT_STREAM_MAX_RETRIES = 5``, model_provider_info, secondary: seen
-  verbatim by docs/loops.md, not re-read here): while ``retries < max_retries`` it sleeps and
-  re-runs the request (history re-read, so outputs of tools already run are in it); after 5
-  retries the error goes to ``run_turn``, which emits an Error event and breaks. The HTTPS
-  transport has no fallback transport (the websocket fallback does not apply), and there is no
-  other cap: Codex has no step limit.
-* ``response.incomplete``: the pinned ``process_sse`` has no branch for it, so the event is
-  ignored and the stream ends without ``response.completed`` -> ``ApiError::Stream("stream closed
-  before response.completed")``, a retryable stream error. Later versions raise "Incomplete response
-  returned, reason: ..." (also retryable) from a dedicated branch; the port's decisions are the
-  same for max_output_tokens and content_filter. ``response.failed`` with no error object ->
-  ``Stream("response.failed event received")`` (retryable); with code context_length_exceeded /
-  insufficient_quota / usage_not_included -> fatal.
+  true: Remind carrying the queued text.
+* ``response.incomplete`` (0.169.0 has a branch for it, unlike the pinned process_sse):
+  - reason ``max_output_tokens`` (and any reason but content_filter): the turn fails at once,
+    "Incomplete response returned, reason: " (bin/codex @380429), codexErrorInfo ``other``, no
+    retry (observed: every cut-off sequence stopped at its cut-off turn, willRetry false). Stop
+    ``error``.
+  - reason ``content_filter``: a retryable stream error, "stream disconnected before completion:
+    Incomplete response returned, reason: content_filter" (@5389750, @5424824), counted against
+    ``stream_max_retries``; before each retry 0.169.0 appends a
+    ``<content_filter_guidance>`` message (template ``generic.content_filter_guidance`` @3730913,
+    text "Your previous response was blocked by a content filter. ..." @5321139). Remind; the 6th
+    filtered response ends the turn with ``stream_error``.
+* Other stream errors (the stream ends without ``response.completed``: "stream closed before
+  response.completed" @2446904; a body cut mid-stream: "error decoding response body" @8225014;
+  ``response.failed`` with no error object) are retried by ``run_sampling_request`` while
+  ``retries < 5`` with the history re-read (Resend); the 6th ends the turn (``stream_error``).
+* HTTP errors before the stream (``turn.error`` with a status): the transport retries 5xx
+  ``request_max_retries`` (4) times itself (Resend); after that the 5xx becomes a retryable
+  ``internalServerError`` ("We're currently experiencing high demand", @5390450) and the stream
+  retry above starts a new attempt, again with 4 request retries. A 429 is NOT retried by either
+  layer: "exceeded retry limit, last status: " (@720263), codexErrorInfo
+  ``responseTooManyFailedAttempts`` (@2301577), not retryable -> Stop ``error`` at once (observed
+  with the default configuration: one request). Other 4xx and context-window / quota errors are
+  fatal. Ambiguous and unobserved: 408 (read as a stream-retryable status), a status error that
+  the server sends in-stream after output (see CONFORMANCE_EXPLAINED).
 
 Dialects: Codex speaks only the Responses API. A sequence of another dialect is read as the
 Responses stream a proxy would produce: tool calls as ``function_call`` items, finish ``length`` as
 ``incomplete/max_output_tokens``, ``content_filter`` as ``incomplete/content_filter``, ``error``
-(a raw error finish with no error object, e.g. Gemini MALFORMED_FUNCTION_CALL) as
-``response.failed`` without an error object, and every other finish (stop, tool_calls, unknown) as
-``response.completed``: Codex never reads a finish string. A ``turn.error`` is a transport error:
-429, 5xx, no status -> retryable; other 4xx and context-window errors -> fatal (ambiguous: the
-classification of HTTP errors lives in codex-client / ``CodexErr::is_retryable``, not read here).
+(a raw error finish with no error object) as ``response.failed`` without an error object, and every
+other finish as ``response.completed``: Codex never reads a finish string.
 
-Not modelled: auto-compaction on the token limit (needs the model's auto_compact limit), stop and
-after_agent hooks (none configured), plan mode, mailbox pre-emption (multi-agent), the request-level
-HTTP retries inside the transport (``DEFAULT_REQUEST_MAX_RETRIES = 4``, secondary), invalid-image
-sanitising.
+Not modelled: auto-compaction, stop and after_agent hooks (none configured), plan mode, mailbox
+pre-emption (multi-agent), invalid-image sanitising, the request-level retry of transport errors
+before the response headers (the server never produces one: its dropped connections come after
+the headers).
 
-Tool calls whose arguments are not valid JSON are dispatched like any other, and the function tool
-handler answers them with a "failed to parse function arguments" error output instead of running
-the tool; the port counts them as failed (answered with an error result), the others as run.
-Secondary: the handlers (``codex-rs/core/src/tools/handlers``) were not read at the pin; the error
-text is what third-party test suites see Codex send back. Empty arguments fail the same way (they
-were counted as run until the original, driven, answered "" with "failed to parse function
-arguments: EOF while parsing a value at line 1 column 0").
+Tool calls whose arguments are not valid JSON (empty included) are answered by the function tool
+handler with "failed to parse function arguments: ..." instead of running the tool (seen when
+driving 0.169.0); the port counts them as failed.
 """
 
 from __future__ import annotations
@@ -78,16 +90,29 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import Continue, Remind, Stop, predicate
+from bench import Continue, Remind, Resend, Stop, predicate
 from bench.model import Decision, Turn
 from bench.predicate import State
 
 REPO = "openai/codex"
+BIN = ("@openai/codex@0.169.0 (npm @openai/codex-linux-x64@0.169.0 "
+       "vendor/x86_64-unknown-linux-musl/bin/codex, sha256 b452ca20f838a885...)")
 TURN = f"{REPO}@553376ff codex-rs/core/src/session/turn.rs"
 SEU = f"{REPO}@010ccb0c codex-rs/core/src/stream_events_utils.rs"
 SSE = f"{REPO}@0a7fb0d7 codex-rs/codex-api/src/sse/responses.rs"
+OBSERVED = "observed driving 0.169.0 (reports/conformance/codex.json)"
 
 STREAM_MAX_RETRIES = 5  # DEFAULT_STREAM_MAX_RETRIES (model_provider_info; secondary, see docstring)
+REQUEST_MAX_RETRIES = 4  # DEFAULT_REQUEST_MAX_RETRIES (model_provider_info; secondary, see docstring)
+
+# bin/codex @5321139: the text of the guidance; the tags are the literals next to the template name
+# (@3730913). How 0.169.0 joins them (newlines, message role) is not visible in the binary's strings
+# and the bench does not compare a reminder's text.
+CONTENT_FILTER_GUIDANCE = (
+    "<content_filter_guidance>Your previous response was blocked by a content filter. Do not treat this as "
+    "a transient failure or try to reproduce or work around the blocked content through repeated attempts, "
+    "altered formatting, splitting, encoding, tools, subagents, or later wakes. Briefly explain the limitation "
+    "and offer a permitted alternative. Continue unrelated authorized work.</content_filter_guidance>")
 
 _FATAL_CODES = ("context_length_exceeded", "insufficient_quota", "usage_not_included")
 
@@ -95,21 +120,38 @@ RULES = {
     "tool-follow-up": f"{SEU} @c~13900-15000 handle_output_item_done: a tool call item -> record it, "
                       "start the tool future, needs_follow_up = true; "
                       f"{TURN} @c~72000 try_run_sampling_request needs_follow_up |= ...; "
-                      "@c~18000 run_turn: needs_follow_up -> continue (another sampling request)",
+                      f"@c~18000 run_turn: needs_follow_up -> continue (another sampling request); {OBSERVED}",
     "end-turn-false": "SECONDARY (not in the pinned turn.rs): later upstream turn.rs, ResponseEvent::"
                       "Completed { end_turn, .. }: if let Some(false) = end_turn { needs_follow_up = "
-                      "true } - the model's message is recorded and the loop samples again",
+                      "true } - the model's message is recorded and the loop samples again; " + OBSERVED,
     "steer": f"{TURN} @c~18000 run_turn: needs_follow_up = model_needs_follow_up || "
              "has_pending_input; queued user input is drained into the next request (@c~15600-17000)",
     "no-follow-up": f"{TURN} @c~19800-26000 run_turn: !needs_follow_up -> last_agent_message = ...; "
                     "stop hooks (none configured) and after_agent hooks pass -> break (TurnComplete)",
+    "incomplete-response": f"{BIN} @380429 'Incomplete response returned, reason: ' (response.incomplete, "
+                           "any reason but content_filter): an error that is not retried -> the turn fails "
+                           f"(codexErrorInfo other, willRetry false); {OBSERVED}",
+    "content-filter-retry": f"{BIN} @5424824 'Incomplete response returned, reason: content_filter', "
+                            "@5389750 'stream disconnected before completion: ...': a retryable stream error "
+                            "counted against stream_max_retries (5); before the retry the template "
+                            "generic.content_filter_guidance (@3730913, text @5321139) is appended as a "
+                            f"<content_filter_guidance> message; {OBSERVED} (5 reminders, then stream_error)",
     "stream-retry": f"{TURN} @c~40500-43500 run_sampling_request: a retryable error with retries < "
                     "stream_max_retries (5) -> retries += 1, backoff, re-run the request with the "
                     f"history re-read; {TURN} @c~84500 drain_in_flight runs the tools of items already "
-                    f"done; {SSE} @c~5000-6000 process_sse: stream end without response.completed "
-                    "(response.incomplete is not handled) -> ApiError::Stream",
+                    f"done; {BIN} @2446904 'stream closed before response.completed', @8225014 'error "
+                    f"decoding response body'; {OBSERVED}",
+    "request-retry": f"{BIN} @1948847 ModelProviderInfo.request_max_retries (default 4, secondary): the "
+                     "transport re-sends a request answered with a 5xx up to 4 times before the error reaches "
+                     "run_sampling_request, then as internalServerError (@2301490, 'We're currently "
+                     f"experiencing high demand' @5390450) it is a stream retry; {OBSERVED} (HTTP 500 on "
+                     "every request: 30 requests = 6 x (1 + 4))",
     "stream-retry-exhausted": f"{TURN} @c~43500 run_sampling_request: retries used up -> return Err; "
-                              "@c~25500-26300 run_turn Err(e) -> Error event, break",
+                              f"@c~25500-26300 run_turn Err(e) -> Error event, break; {OBSERVED}",
+    "rate-limit": f"{BIN} @720263 'exceeded retry limit, last status: ' (RetryLimit, codexErrorInfo "
+                  "responseTooManyFailedAttempts @2301577): a 429 is re-sent by neither the transport (429 not "
+                  f"among its retried statuses) nor run_sampling_request (not retryable) -> the turn fails; {OBSERVED}"
+                  " with the default request_max_retries: one request",
     "fatal-error": f"{TURN} @c~40800 run_sampling_request: !err.is_retryable() (or ContextWindowExceeded"
                    f" / UsageLimitReached) -> return Err at once; {SSE} @c~7500-8300 response.failed "
                    "codes context_length_exceeded / insufficient_quota / usage_not_included",
@@ -117,39 +159,14 @@ RULES = {
 
 
 # ---------------------------------------------------------------- conformance (the original, driven)
-# `stopbench conform codex` drives npm @openai/codex@0.169.0 (`codex app-server`, dynamic tools;
-# conformance/drivers/codex_driver.mjs). The port is pinned to single-file commits that are not that
-# release; where 0.169.0 behaves differently, the difference is a version difference, explained here
-# with what the pin says and what 0.169.0 did (its error texts are at the byte offsets given, in
-# node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex, sha256 b452ca20f838a885...).
-# Re-pinning the port to rust-v0.169.0 would turn the first two groups into port changes.
-_V_MAX_TOKENS = (
-    "Version difference. The turn ends as response.incomplete with reason max_output_tokens. At the "
-    f"pin, {SSE} process_sse has no branch for response.incomplete, so the stream ends without "
-    "response.completed: ApiError::Stream, retried (rule stream-retry). Codex 0.169.0 has a dedicated "
-    "branch: it failed the turn at once with 'Incomplete response returned, reason: max_output_tokens' "
-    "(binary @380429), codexErrorInfo 'other', willRetry false: no retry, reason error.")
-_V_CONTENT_FILTER = (
-    "Version difference. The turn ends as response.incomplete with reason content_filter. The retry "
-    "count and the final stream_error agree with the port (0.169.0: 'stream disconnected before "
-    "completion: Incomplete response returned, reason: content_filter', willRetry true, 'Reconnecting... "
-    "n/5'). But before each retry 0.169.0 adds a <content_filter_guidance> message to the history "
-    "(binary @2125421), so the server sees a reminder, not the same request. The pinned turn.rs "
-    "run_sampling_request re-sends the history unchanged.")
-_RATE_LIMIT = (
-    "Retry layer. The driver sets request_max_retries = 0, because the port leaves the transport's "
-    "request-level retries out (see the module docstring). In 0.169.0 an HTTP 429 is handled by that "
-    "layer, not by the stream retry loop: with no request retries left, the turn failed at once with "
-    "'exceeded retry limit, last status: 429 Too Many Requests' (binary @720263; codexErrorInfo "
-    "responseTooManyFailedAttempts). That error is not retryable. With the default "
-    "request_max_retries = 4 there would be 4 re-sends, then the same error. The port's 'ambiguous' "
-    "429 classification (module docstring) is thus wrong for 0.169.0. It is left as it is until the "
-    "codex-client retry code is read at the pin.")
+# `stopbench conform codex` drives npm @openai/codex@0.169.0 (`codex app-server`, dynamic tools,
+# Codex's default retry settings; conformance/drivers/codex_driver.mjs). What remains below is what
+# the replay server cannot show the way the port models it, not a difference of versions.
 _NO_FINISH = (
     "Served differently. The server renders a missing finish (finish_raw null) as a Responses stream "
     "with no terminal event. The port reads a missing finish as a proxy's response.completed (module "
     "docstring, 'Dialects'). Codex does what the port's own stream-retry rule says for a stream without "
-    "response.completed ('stream closed before response.completed', binary @2446904): it retries. When the "
+    "response.completed ('stream closed before response.completed', bin/codex @2446904): it retries. When the "
     "turn had output, the retry request carries the partial assistant message, so the server sees an echo, not a resend.")
 _IN_STREAM_ERROR = (
     "Served differently. The turn's error (status 400, type stream_error) comes after output, so the "
@@ -164,16 +181,6 @@ _MERGED_ECHO = (
     "one assistant message. The earlier item therefore looks changed, and the step is 'unknown'.")
 
 CONFORMANCE_EXPLAINED = {
-    **{seq: _V_MAX_TOKENS for seq in (
-        "anthropic-context-window-exceeded", "anthropic-max-tokens-partial-tool-use", "chat-length-cut-json-args",
-        "chat-length-cut-json-repeat", "chat-length-in-reasoning", "chat-length-text-cut", "gemini-max-tokens-empty",
-        "rec-anthropic-max-tokens-twice-run1", "rec-anthropic-max-tokens-twice-run2", "rec-deepseek-chat-length",
-        "rec-deepseek-r1-length-unclosed-think", "rec-gemini-max-tokens-no-parts", "rec-openai-chat-length",
-        "responses-incomplete-max-output-tokens", "seed000-truncated-max-tokens")},
-    **{seq: _V_CONTENT_FILTER for seq in (
-        "anthropic-refusal", "chat-content-filter", "con-anthropic-refusal-json", "con-anthropic-refusal-stream",
-        "gemini-safety", "rec-gemini-safety-no-parts", "responses-incomplete-content-filter")},
-    "chat-error-rate-limit": _RATE_LIMIT,
     "chat-finish-null-intent": _NO_FINISH,
     "rec-gemini-prompt-blocked-no-candidates": _NO_FINISH,
     "rec-openrouter-length-then-stream-error": _IN_STREAM_ERROR,
@@ -184,7 +191,7 @@ CONFORMANCE_EXPLAINED = {
 def _memo(state: State) -> dict[str, Any]:
     m = state.memo
     if not m:
-        m.update(retries=0, pending=False)
+        m.update(retries=0, requests=0, pending=False)
     return m
 
 
@@ -205,22 +212,31 @@ def dispatched(turn: Turn) -> tuple[tuple[int, ...], tuple[int, ...]]:
 
 
 def stream_outcome(turn: Turn) -> str:
-    """How the Responses stream of this turn ends: ``completed``, ``retryable`` or ``fatal``."""
+    """How this turn's request ends: ``completed``, ``incomplete``, ``content_filter``, ``stream``
+    (a retryable stream error), ``http5xx`` (retried by the transport first), ``rate_limit`` or ``fatal``."""
     err = turn.error
     if err is not None:
         text = f"{err.type} {err.message}".lower()
         if any(code in text for code in _FATAL_CODES) or "context window" in text:
             return "fatal"
-        if err.status is not None and 400 <= err.status < 500 and err.status not in (408, 429):
+        if err.status == 429:
+            return "rate_limit"
+        if err.status is not None and err.status >= 500:
+            return "http5xx"
+        if err.status is not None and 400 <= err.status < 500 and err.status != 408:
             return "fatal"
-        return "retryable"
-    if turn.finish in ("length", "content_filter", "error"):
-        return "retryable"
+        return "stream"  # no status: the connection dropped mid-stream; 408: ambiguous, see docstring
+    if turn.finish == "length":
+        return "incomplete"
+    if turn.finish == "content_filter":
+        return "content_filter"
+    if turn.finish == "error":
+        return "stream"
     return "completed"
 
 
 @predicate(
-    source=f"{REPO}: {TURN}; {SEU}; {SSE} (see the module docstring)",
+    source=f"{BIN}; structure from {TURN}; {SEU}; {SSE} (see the module docstring)",
     max_steps=None,
     reasons=["turn_complete", "stream_error", "error"],
     rules=RULES,
@@ -233,11 +249,21 @@ def decide(turn: Turn, state: State) -> Decision:
     outcome = stream_outcome(turn)
     if outcome == "fatal":
         return Stop("error", ok=False, rule="fatal-error", run=run, failed=failed)
-    if outcome == "retryable":
-        if m["retries"] < STREAM_MAX_RETRIES:
-            m["retries"] += 1
-            return Decision("resend", "stream-retry", run=run, failed=failed)
-        return Stop("stream_error", ok=False, rule="stream-retry-exhausted", run=run, failed=failed)
+    if outcome == "rate_limit":
+        return Stop("error", ok=False, rule="rate-limit", run=run, failed=failed)
+    if outcome == "incomplete":
+        return Stop("error", ok=False, rule="incomplete-response", run=run, failed=failed)
+    if outcome == "http5xx" and m["requests"] < REQUEST_MAX_RETRIES:
+        m["requests"] += 1
+        return Resend("request-retry")
+    m["requests"] = 0  # the next sampling attempt gets its own request retries
+    if outcome != "completed":
+        if m["retries"] >= STREAM_MAX_RETRIES:
+            return Stop("stream_error", ok=False, rule="stream-retry-exhausted", run=run, failed=failed)
+        m["retries"] += 1
+        if outcome == "content_filter":
+            return Remind("content-filter-retry", CONTENT_FILTER_GUIDANCE, run=run, failed=failed)
+        return Decision("resend", "stream-retry", run=run, failed=failed)
 
     m["retries"] = 0  # a new run_sampling_request starts with retries = 0
     pending = m["pending"]

@@ -12,9 +12,8 @@
 // register tools under their own names: `codex exec` only offers Codex's built-in tools, and MCP tools
 // are offered under a server-prefixed name, which the sequences' calls would not match). CODEX_HOME
 // and HOME are the run's directory; CODEX_HOME/config.toml (written here) selects a custom model
-// provider on the server with `wire_api = "responses"`, `stream_max_retries = 5` (the default the port
-// models) and `request_max_retries = 0` (the port leaves the transport's request-level retries out),
-// approval_policy never, a read-only sandbox. The driver then: initialize (experimentalApi, needed for
+// provider on the server with `wire_api = "responses"` and Codex's default retry settings (no
+// `request_max_retries` / `stream_max_retries`: the port models the defaults, 4 and 5), approval_policy never, a read-only sandbox. The driver then: initialize (experimentalApi, needed for
 // dynamic tools), thread/start (ephemeral, cwd = the run's directory, one dynamic function tool per
 // tool name of the sequence, its JSON schema requiring the keys in `required`), turn/start with the
 // prompt, and answers every `item/tool/call` request with "<ok_marker> <name>" (success true),
@@ -48,8 +47,6 @@ name = "stopbench"
 base_url = ${JSON.stringify(spec.base_url)}
 env_key = "STOPBENCH_API_KEY"
 wire_api = "responses"
-request_max_retries = 0
-stream_max_retries = 5
 `);
 
 const env = { PATH: process.env.PATH, HOME: work, CODEX_HOME: codexHome, LANG: process.env.LANG ?? "C.UTF-8",

@@ -1,5 +1,6 @@
-"""Codex's turn loop (predicates/codex.py) against the pinned files: turn.rs @ 553376ff,
-stream_events_utils.rs @ 010ccb0c, sse/responses.rs @ 0a7fb0d7 (openai/codex)."""
+"""Codex's turn loop (predicates/codex.py) as @openai/codex 0.169.0 does it: the released binary's strings
+and the driven original, with the loop's structure from turn.rs @ 553376ff, stream_events_utils.rs
+@ 010ccb0c, sse/responses.rs @ 0a7fb0d7 (openai/codex)."""
 
 from __future__ import annotations
 
@@ -29,17 +30,52 @@ def actions(cell: Cell) -> list[str]:
     return [f"{s.decision.action} {s.decision.rule}" for s in cell.steps]
 
 
-def test_truncation_is_a_stream_error_retried_five_times(codex: Predicate) -> None:
-    # run_sampling_request: retries < stream_max_retries (5) -> retry; then Err -> run_turn breaks
+def test_truncation_fails_the_turn_at_once(codex: Predicate) -> None:
+    # 0.169.0: response.incomplete (max_output_tokens) -> "Incomplete response returned, reason: ...",
+    # not retried (bin/codex @380429; the driven original stopped at the cut-off turn)
     cell = run(codex, truncated(), then="repeat")
+    assert actions(cell) == ["stop incomplete-response"]
+    assert (cell.reason, cell.ok) == ("error", False)
+
+
+def test_content_filter_is_retried_five_times_with_guidance(codex: Predicate) -> None:
+    # 0.169.0: a retryable stream error with a <content_filter_guidance> message added before each retry
+    filtered = Turn(finish="content_filter", finish_raw="content_filter")
+    cell = run(codex, filtered, then="repeat")
+    assert actions(cell) == ["remind content-filter-retry"] * 5 + ["stop stream-retry-exhausted"]
+    assert "blocked by a content filter" in cell.steps[0].decision.message
+    assert (cell.reason, cell.ok, cell.reminders) == ("stream_error", False, 5)
+
+
+def test_a_dropped_stream_is_retried_five_times(codex: Predicate) -> None:
+    # run_sampling_request: retries < stream_max_retries (5) -> retry; then Err -> run_turn breaks
+    dropped = Turn(finish="error", error=TurnError(type="connection_error", message="connection closed"))
+    cell = run(codex, dropped, then="repeat")
     assert actions(cell) == ["resend stream-retry"] * 5 + ["stop stream-retry-exhausted"]
-    assert (cell.reason, cell.ok) == ("stream_error", False)
+    assert cell.reason == "stream_error"
+
+
+def test_a_5xx_gets_four_request_retries_per_stream_attempt(codex: Predicate) -> None:
+    # default request_max_retries 4 inside each of the 1 + 5 stream attempts: 30 requests in all
+    err = Turn(finish="error", error=TurnError(type="server_error", status=500))
+    cell = run(codex, err, then="repeat")
+    attempt = ["resend request-retry"] * 4
+    assert actions(cell) == [*attempt, "resend stream-retry"] * 5 + attempt + ["stop stream-retry-exhausted"]
+    assert cell.n_steps == 30
+
+
+def test_a_rate_limit_is_not_retried(codex: Predicate) -> None:
+    # 0.169.0: "exceeded retry limit, last status: 429" (RetryLimit), not retryable; 429 is not a
+    # status the transport re-sends
+    limited = Turn(finish="error", error=TurnError(type="rate_limit_error", status=429))
+    cell = run(codex, limited, tools("ls"), answer())
+    assert actions(cell) == ["stop rate-limit"] and (cell.reason, cell.ok) == ("error", False)
 
 
 def test_a_completed_response_resets_the_retry_budget(codex: Predicate) -> None:
     # `retries` is a local of run_sampling_request, which run_turn calls afresh per request
-    err = Turn(finish="error", error=TurnError(type="server_error", status=503))
-    cell = run(codex, *([err] * 5), tools("ls"), *([err] * 5), answer())
+    dropped = Turn(finish="error", error=TurnError(type="connection_error"))
+    cell = run(codex, *([dropped] * 5), tools("ls"), *([dropped] * 5), answer())
     assert cell.reason == "turn_complete" and cell.resends == 10
 
 
@@ -53,8 +89,8 @@ def test_finish_strings_are_never_read(codex: Predicate) -> None:
 
 def test_calls_done_before_a_stream_error_still_run(codex: Predicate) -> None:
     # drain_in_flight runs after try_run_sampling_request's event loop whatever the outcome
-    cut = replace(truncated(), tool_calls=(call("read_file"),))
-    cell = run(codex, cut, answer())
+    failed = Turn(finish="error", finish_raw="error", tool_calls=(call("read_file"),))
+    cell = run(codex, failed, answer())
     assert cell.steps[0].decision.action == "resend" and cell.tools_run == ("read_file",)
 
 
@@ -74,7 +110,6 @@ def test_end_turn_false_asks_again_without_tool_calls(codex: Predicate) -> None:
 def test_no_step_cap(codex: Predicate) -> None:
     cell = run(codex, tools("bash"), then="repeat")
     assert cell.outcome == "capped"
-
 
 
 def test_a_call_with_empty_arguments_is_answered_with_a_parse_error(codex: Predicate) -> None:
