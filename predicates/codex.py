@@ -174,17 +174,10 @@ _IN_STREAM_ERROR = (
     "response on that event: the stream closes without response.completed ('stream closed before "
     "response.completed'), which is retried. The port classifies the error by its status (4xx -> "
     "fatal-error), as an HTTP error.")
-_MERGED_ECHO = (
-    "Server inference, not Codex. Codex made the same steps as the port. It ran read_file "
-    "('STOPBENCH-OK read_file' is in request 3). The server's dialect-neutral reduction merges turn "
-    "0's assistant message and turn 1's function_call, which are consecutive assistant items, into "
-    "one assistant message. The earlier item therefore looks changed, and the step is 'unknown'.")
-
 CONFORMANCE_EXPLAINED = {
     "chat-finish-null-intent": _NO_FINISH,
     "rec-gemini-prompt-blocked-no-candidates": _NO_FINISH,
     "rec-openrouter-length-then-stream-error": _IN_STREAM_ERROR,
-    "responses-end-turn-false": _MERGED_ECHO,
 }
 
 
