@@ -214,17 +214,7 @@ def _call_ok(arguments: str) -> bool:
 # ---------------------------------------------------------------- conformance (the original, driven)
 # `stopbench conform opencode` drives npm opencode-ai@1.18.32 (`opencode run`, custom tool files;
 # conformance/drivers/opencode_driver.mjs). Differences that remain, and why:
-_MERGED = (
-    "Server inference, not OpenCode. OpenCode made the port's steps and ran the tool ('STOPBENCH-OK' "
-    "is in the next request). The turn before the tool call is a text-only assistant message that does "
-    "not exit, followed by an assistant message with the call. The server's dialect-neutral reduction "
-    "merges consecutive assistant messages into one, so request 3 seems to change request 2's last "
-    "item, and the step is 'unknown'.")
 CONFORMANCE_EXPLAINED = {
-    "anthropic-dropped-tool-use": _MERGED + (
-        " On Anthropic the AI SDK's converter also merges them itself: request 3 carries one assistant "
-        "message with the text and the tool_use block."),
-    "chat-finish-null-intent": _MERGED,
     "chat-steer-mid-run": (
         "Not driven: the steer never reaches OpenCode. `opencode run` takes one prompt, and the driver "
         "has no way to add a user message while the run is going (that needs `opencode serve` and its "
