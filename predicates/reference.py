@@ -1,7 +1,7 @@
 """stopbench's recommended loop: read the finish and the body; every odd turn gets a bounded remedy.
 
 Constructed (stopbench, issue 3); not a port. Each rule cites the edge case (edge-cases.md row,
-in ../shared/docs/) or seed that motivates it. The rules, in the order they are checked:
+in shared/docs/) or seed that motivates it. The rules, in the order they are checked:
 
  1. error       A turn with an error (turn.error, or an `error` finish: Responses `failed`, Gemini
                 MALFORMED_FUNCTION_CALL): resend if transient (408/409/429/5xx when a status is
@@ -43,7 +43,7 @@ import re
 from bench import ALL, Cap, Continue, Remind, Resend, Stop, predicate
 
 EDGE = "edge-cases.md"
-SEED2 = "seed 002 (../shared/seeds/002_34851cc3c716137e.txt)"
+SEED2 = "seed 002 (shared/seeds/002_34851cc3c716137e.txt)"
 
 MAX_RESENDS = 3
 MAX_REMINDERS = 2

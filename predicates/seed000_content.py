@@ -6,7 +6,7 @@ criterion reads), and says so here rather than inventing an exception path."""
 
 from bench import ALL, Cap, Continue, Stop, predicate
 
-SEED = "seed 000 (../shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 content 判'"
+SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 content 判'"
 
 
 @predicate(
