@@ -1,6 +1,6 @@
 """Seed 000's table, reproduced exactly: steps and tools per scenario and criterion.
 
-The expected values are typed in from the article (../shared/seeds/000_f45661d50b0bc5c1.txt, section 1
+The expected values are typed in from the article (the steering repo's shared/seeds/000_f45661d50b0bc5c1.txt, section 1
 and the corrected loop), not taken from the bench's output.
 """
 

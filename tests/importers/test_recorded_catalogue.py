@@ -1,5 +1,5 @@
 """sequences/recorded/: provenance complete, licences noticed, and every sequence is what its
-capture imports to (checked against the test copies of the captures, never ../shared)."""
+capture imports to (checked against the test copies of the captures, never the steering repo's shared folder)."""
 
 from __future__ import annotations
 
