@@ -1,4 +1,4 @@
-"""The ``stopbench`` command line: run, show, accept, list."""
+"""The ``stopbench`` command line: run, show, accept, list, import, fuzz, serve, conform."""
 
 from __future__ import annotations
 
