@@ -39,13 +39,14 @@ def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 
 
-_LINE_BREAKS = frozenset("\x85\u2028\u2029\r")
+LINE_BREAKS = frozenset("\x85\u2028\u2029\r")
+"""YAML 1.1 line breaks other than \\n: only a double-quoted scalar reads them back unchanged."""
 
 
 def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
     """Strings with a YAML 1.1 line break other than \\n (NEL, LS, PS, CR) are double-quoted, where
     they are escaped: plain and single-quoted styles would read them back as a space or a newline."""
-    if _LINE_BREAKS.intersection(data):
+    if LINE_BREAKS.intersection(data):
         return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
     return dumper.represent_str(data)
 

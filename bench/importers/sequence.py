@@ -22,6 +22,7 @@ import yaml
 from bench.catalogue import SequenceError, parse_sequence
 from bench.importers._common import ImportedTurn, ImportResult
 from bench.model import Turn
+from bench.sequence_io import LINE_BREAKS
 
 
 @dataclass(slots=True)
@@ -127,6 +128,8 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    if LINE_BREAKS.intersection(value):  # NEL, LS, PS, CR: only double quotes keep them (as sequence_io does)
+        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
     if "\n" in value and not any(ch in value for ch in "\t\r") and value == value.rstrip(" "):
         return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", value)

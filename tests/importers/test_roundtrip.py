@@ -48,3 +48,11 @@ def test_served_turn_imports_back_unchanged(tmp_path: Path, rel: str, stream: bo
             path.write_text(json.dumps(rendered.body))
         (back,) = import_capture(path, wire).turns  # type: ignore[arg-type]
         assert _essentials(back.turn) == _essentials(turn), f"{rel} turn {i} ({'stream' if stream else 'json'})"
+
+
+def test_imported_text_with_nel_ls_ps_or_cr_reads_back_unchanged() -> None:
+    from bench.catalogue import load_yaml
+    from bench.importers.sequence import dump
+
+    for text in ("a\x85b", "line\u2028sep", "para\u2029sep", "cr\rlf\nnext", "two\nlines\x85"):
+        assert load_yaml(dump({"content": text}))["content"] == text
