@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from bench import dialects
+from bench.errors import UnusableInput
 from bench.model import (
     Dialect,
     Finish,
@@ -155,7 +156,7 @@ class Catalogue:
         return next((s for s in self.sequences if s.id == sequence_id), None)
 
 
-class SequenceError(ValueError):
+class SequenceError(UnusableInput):
     """A sequence file that cannot be used; the message is one line: field path and problem."""
 
 

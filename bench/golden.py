@@ -17,10 +17,11 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bench.catalogue import describe_validation_error, display_path, load_yaml, yaml_error_line
+from bench.errors import UnusableInput
 from bench.model import Cell, Outcome
 
 
-class GoldenError(ValueError):
+class GoldenError(UnusableInput):
     """A golden file that cannot be used: one line naming the file and the field."""
 
 

@@ -12,6 +12,7 @@ from bench.cli.list import list_cmd
 from bench.cli.run import run_cmd
 from bench.cli.serve import serve_cmd
 from bench.cli.show import show_cmd
+from bench.errors import UnusableInput
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
@@ -35,4 +36,9 @@ cli.add_command(fuzz_cmd)
 
 
 def main() -> None:
-    cli()
+    """Entry point: an unusable input anywhere below ends the command with its one line and exit 2."""
+    try:
+        cli(standalone_mode=True)
+    except UnusableInput as exc:  # raised outside click's own handling (e.g. while a report is written)
+        click.echo(str(exc), err=True)
+        raise SystemExit(2) from None

@@ -19,13 +19,14 @@ from typing import Any
 import orjson
 
 from bench import dialects
+from bench.errors import UnusableInput
 from bench.model import Dialect, Finish, Turn
 
 JSON = Any
 """A parsed JSON value (orjson gives dicts, lists, str, int, float, bool, None)."""
 
 
-class CaptureError(ValueError):
+class CaptureError(UnusableInput):
     """A capture that cannot be read. The message is one line: ``FILE: WHERE: PROBLEM``."""
 
     def __init__(self, file: str, where: str, problem: str) -> None:
