@@ -70,6 +70,8 @@ class Predicate:
 
     `name` is the column (the file's stem, filled in by discovery). `rules` maps each rule id to
     its citation (source lines, or why it exists). `reasons` are the stop reasons it may return.
+    `unreachable` maps a rule id to why no sequence of an open-loop replay can make it fire (rule
+    coverage, :mod:`bench.coverage`, lists these apart and a test fails if one fires after all).
     """
 
     decide: DecideFn
@@ -82,6 +84,7 @@ class Predicate:
     rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     origin: str = ""
     cap_note: str = ""
+    unreachable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -101,6 +104,7 @@ class Predicate:
             rules=self.rules,
             origin=origin,
             cap_note=self.cap_note,
+            unreachable=self.unreachable,
         )
 
     @property
@@ -124,6 +128,7 @@ def predicate(
     rules: Mapping[str, str] | None = None,
     description: str = "",
     cap_note: str = "",
+    unreachable: Mapping[str, str] | None = None,
 ) -> Callable[[DecideFn], Predicate]:
     """Turn a decide function into a :class:`Predicate`.
 
@@ -139,6 +144,7 @@ def predicate(
     When `rules` or `reasons` are left empty the replay does not check decisions against them.
     `cap_note` describes a cap the port counts itself because the loop's unit is not a request
     (rounds that exclude retries, iterations with a final summary call); it is shown, not enforced.
+    `unreachable` names declared rules that cannot fire in an open-loop replay, each with the reason.
     """
 
     def wrap(fn: DecideFn) -> Predicate:
@@ -151,6 +157,7 @@ def predicate(
             reasons=tuple(reasons),
             rules=MappingProxyType(dict(rules or {})),
             cap_note=cap_note,
+            unreachable=MappingProxyType(dict(unreachable or {})),
         )
 
     return wrap
