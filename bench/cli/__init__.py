@@ -1,21 +1,60 @@
-"""The ``stopbench`` command line: run, show, accept, list, import, fuzz, serve, conform."""
+"""The ``stopbench`` command line: run, show, accept, list, import, fuzz, serve, conform.
+
+Subcommands are imported lazily: :data:`COMMANDS` maps each name to the ``module:attribute`` of its
+click command and to the one line ``stopbench --help`` shows for it, so listing them imports none of
+pandas, hypothesis, starlette or uvicorn. A subcommand's module is imported when it runs or when its
+own ``--help`` is asked for. To add a subcommand, add one row to :data:`COMMANDS`.
+"""
 
 from __future__ import annotations
 
+import importlib
+
 import click
 
-from bench.cli.accept import accept_cmd
-from bench.cli.conform import conform_cmd
-from bench.cli.fuzz import fuzz_cmd
-from bench.cli.import_ import import_cmd
-from bench.cli.list import list_cmd
-from bench.cli.run import run_cmd
-from bench.cli.serve import serve_cmd
-from bench.cli.show import show_cmd
 from bench.errors import UnusableInput
 
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("bench.cli.run:run_cmd", "Replay every sequence through every predicate and compare with expected/."),
+    "show": ("bench.cli.show:show_cmd", "Step through one sequence, turn by turn, with each predicate's decision."),
+    "accept": ("bench.cli.accept:accept_cmd", "Write the current cells of predicates as reviewed expectations."),
+    "list": ("bench.cli.list:list_cmd", "List the sequences and the predicates."),
+    "import": ("bench.cli.import_:import_cmd", "Turn a provider capture into a sequence file."),
+    "fuzz": ("bench.cli.fuzz:fuzz_cmd", "Search for sequences on which a predicate breaks a property."),
+    "serve": ("bench.cli.serve:serve_cmd", "Serve one sequence as a model endpoint and record what the client does."),
+    "conform": ("bench.cli.conform:conform_cmd", "Run original loops against the replay server; compare with ports."),
+}
+"""name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+
+def load_command(name: str) -> click.Command:
+    """Import the subcommand `name` from its row of :data:`COMMANDS`."""
+    target = COMMANDS[name][0]
+    module_name, _, attr = target.partition(":")
+    cmd = getattr(importlib.import_module(module_name), attr)
+    if not isinstance(cmd, click.Command):
+        raise TypeError(f"{target} is not a click command")
+    return cmd
+
+
+class LazyGroup(click.Group):
+    """A click group whose subcommands are imported only when used (the click docs' lazy-loading
+    pattern); the group's help lists them with their short help from :data:`COMMANDS`."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load_command(cmd_name) if cmd_name in COMMANDS else None
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(package_name="stopbench", prog_name="stopbench", message="%(prog)s %(version)s")
 def cli() -> None:
     """stopbench: replay model-response sequences through agent-loop termination predicates.
 
@@ -23,16 +62,6 @@ def cli() -> None:
     cell (sequence x predicate) is compared with its reviewed expectation (expected/*.yaml) and
     judged against the sequence's requirements.
     """
-
-
-cli.add_command(run_cmd)
-cli.add_command(show_cmd)
-cli.add_command(accept_cmd)
-cli.add_command(list_cmd)
-cli.add_command(serve_cmd)
-cli.add_command(conform_cmd)
-cli.add_command(import_cmd)
-cli.add_command(fuzz_cmd)
 
 
 def main() -> None:
