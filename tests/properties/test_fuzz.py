@@ -14,6 +14,7 @@ from bench import fuzz
 from bench.catalogue import load_catalogue, load_sequence
 from bench.cli import cli
 from bench.discovery import load_file
+from bench.fuzz import _timer as fuzz_timer
 from bench.model import Continue, Decision, Sequence, Stop, ToolCall, Turn
 from bench.predicate import Predicate, State, predicate
 from bench.replay import replay
@@ -85,7 +86,7 @@ def test_hidden_state_across_replays_breaks_determinism_and_append_invariance() 
 
 
 def test_a_predicate_that_never_returns_breaks_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fuzz, "TIME_LIMIT", 0.2)
+    monkeypatch.setattr(fuzz_timer, "TIME_LIMIT", 0.2)
 
     def decide(turn: Turn, state: State) -> Decision:
         while turn.finish == "length":
