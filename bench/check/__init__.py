@@ -1,0 +1,12 @@
+"""Test your own loop: run any program against served sequences and judge what it did.
+
+``stopbench check -- COMMAND`` (:mod:`bench.cli.check`), the pytest plugin
+(:mod:`bench.pytest_plugin`) and live fuzzing (:mod:`bench.check.fuzz`) are built on
+:func:`run_program`.
+"""
+
+from bench.check.program import PROMPT, ProgramResult, program_env, read_result, tool_schemas
+from bench.check.runner import DEFAULT_TIMEOUT, LiveRun, run_all, run_program
+
+__all__ = ["DEFAULT_TIMEOUT", "PROMPT", "LiveRun", "ProgramResult", "program_env", "read_result", "run_all",
+           "run_program", "tool_schemas"]

@@ -1,0 +1,142 @@
+"""What a program under ``stopbench check`` is told, and what it tells back.
+
+The program runs its own loop with its own tools against the replay server. It learns where the
+server is and what to do from environment variables (:func:`program_env`), and it may say how its
+loop ended in a small JSON file (:func:`read_result`); without that file its exit status decides
+(0: the loop reported success).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.conform.runner import tool_specs
+from bench.model import Sequence
+
+PROMPT = "stopbench check: do the task with the tools you have, then answer in one sentence."
+"""The task every program is given (STOPBENCH_PROMPT); the served turns do not depend on it."""
+
+MODEL = "stopbench"
+DUMMY_KEY = "sk-stopbench-not-a-real-key"
+
+ENV_NAMES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "STOPBENCH_PROMPT",
+             "STOPBENCH_TOOLS", "STOPBENCH_DIALECT", "STOPBENCH_MODEL", "STOPBENCH_RESULT", "STOPBENCH_SEQUENCE",
+             "STOPBENCH_STEERS")
+"""Every variable :func:`program_env` sets (an inherited value of the same name is replaced)."""
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "string"
+
+
+def tool_schemas(sequence: Sequence) -> list[dict[str, Any]]:
+    """The tools a sequence calls, as ``{"name", "description", "parameters"}`` with a JSON schema.
+
+    Required keys are the conformance stubs' (:func:`bench.conform.runner.tool_specs`: the keys
+    every well-formed call of the tool carries, or one ``arg`` when no call carries a JSON
+    object); every other key seen in some call is an optional property. A property's type is the
+    JSON type of its first value in the sequence.
+    """
+    types: dict[str, dict[str, str]] = {}
+    for turn in sequence.turns:
+        for call in turn.tool_calls:
+            if not call.name:
+                continue
+            props = types.setdefault(call.name, {})
+            try:
+                value = json.loads(call.arguments) if call.arguments.strip() else {}
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                for key, v in value.items():
+                    props.setdefault(str(key), _json_type(v))
+    out: list[dict[str, Any]] = []
+    for spec in tool_specs(sequence):
+        name, required = spec["name"], list(spec["required"])
+        props = dict(types.get(name, {}))
+        for key in required:
+            props.setdefault(key, "string")
+        out.append({"name": name, "description": f"the {name} tool (stopbench: run it as your loop would)",
+                    "parameters": {"type": "object",
+                                   "properties": {k: {"type": t} for k, t in sorted(props.items())},
+                                   "required": required}})
+    return out
+
+
+def steers(sequence: Sequence) -> dict[str, str]:
+    """``{turn index: text}`` for the turns during which a user message arrived (the steering case)."""
+    return {str(i): t.steer for i, t in enumerate(sequence.turns) if t.steer}
+
+
+def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, str] | None = None,
+                prompt: str = PROMPT) -> dict[str, str]:
+    """The environment of one run: `base` (the caller's environment) plus the STOPBENCH variables.
+
+    `url` is the server's root (``http://127.0.0.1:PORT``): Anthropic clients append
+    ``/v1/messages`` to it, OpenAI clients get ``/v1``.
+    """
+    env = dict(os.environ if base is None else base)
+    env.update({
+        "OPENAI_BASE_URL": f"{url}/v1",
+        "ANTHROPIC_BASE_URL": url,
+        "OPENAI_API_KEY": DUMMY_KEY,
+        "ANTHROPIC_API_KEY": DUMMY_KEY,
+        "STOPBENCH_PROMPT": prompt,
+        "STOPBENCH_TOOLS": json.dumps(tool_schemas(sequence), sort_keys=True),
+        "STOPBENCH_DIALECT": sequence.dialect,
+        "STOPBENCH_MODEL": MODEL,
+        "STOPBENCH_RESULT": str(result),
+        "STOPBENCH_SEQUENCE": sequence.id,
+        "STOPBENCH_STEERS": json.dumps(steers(sequence), sort_keys=True),
+    })
+    no_proxy = env.get("NO_PROXY", "")
+    env["NO_PROXY"] = ",".join(x for x in ("127.0.0.1", "localhost", no_proxy) if x)
+    return env
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramResult:
+    """How the program says its loop ended: success or not, a reason, the final text."""
+
+    ok: bool
+    reason: str
+    final: str = ""
+
+
+class BadResult(ValueError):
+    """The result file is there but is not ``{"ok": bool, "reason": str, "final": str}``."""
+
+
+def read_result(path: Path) -> ProgramResult | None:
+    """The program's result file, or None when it wrote none. Raises :class:`BadResult` (one line)."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadResult(f"STOPBENCH_RESULT is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadResult("STOPBENCH_RESULT: expected a JSON object")
+    ok, reason, final = data.get("ok"), data.get("reason", ""), data.get("final", "")
+    if not isinstance(ok, bool):
+        raise BadResult(f"STOPBENCH_RESULT: ok: expected true or false, got {ok!r}")
+    if not isinstance(reason, str):
+        raise BadResult(f"STOPBENCH_RESULT: reason: expected a string, got {reason!r}")
+    if not isinstance(final, str):
+        raise BadResult(f"STOPBENCH_RESULT: final: expected a string, got {type(final).__name__}")
+    return ProgramResult(ok, reason or ("success" if ok else "failure"), final)

@@ -1,0 +1,169 @@
+"""Run a program against served sequences and turn what it did into judged cells.
+
+For each sequence the program is started once (its own process group) with a replay server of
+its own (:class:`bench.serve.Session` in a background thread): the server answers its requests
+with the sequence's turns and infers each step from the follow-up request
+(:mod:`bench.serve.observe`), exactly as conformance does. How the loop ended comes from the
+program's result file or its exit status (:mod:`bench.check.program`). The observed cell is
+judged against the sequence's ``require:``.
+
+A program is ended (SIGKILL to its process group) when it asks for more responses than the
+safety cap allows (outcome ``capped``, the first `safety_cap` steps kept, as the replay does) or
+when it is still running after `timeout` seconds (outcome ``crashed``, with the reason).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable
+from collections.abc import Sequence as Seq
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from bench.check.program import BadResult, ProgramResult, program_env, read_result
+from bench.judge import judge
+from bench.model import Cell, Sequence
+from bench.replay import DEFAULT_SAFETY_CAP
+from bench.serve.app import Session
+from bench.serve.observe import Observed, observed_cell
+from bench.serve.server import BackgroundServer
+
+DEFAULT_TIMEOUT = 60.0
+"""Seconds one run of the program may take."""
+
+_POLL = 0.01
+
+
+@dataclass(frozen=True, slots=True)
+class LiveRun:
+    """One sequence served to the program: the judged observed cell and what the program said."""
+
+    sequence: Sequence
+    cell: Cell
+    result: ProgramResult | None
+    exit_status: int | None
+    observed: tuple[Observed, ...]
+    seconds: float
+    stderr: str = ""
+
+    @property
+    def failed(self) -> bool:
+        """A requirement broken, or no verdict at all (the program crashed, hung or wrote a bad result)."""
+        return bool(self.cell.violations) or self.cell.outcome == "crashed"
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """The server's notes on steps it could not read plainly (``unknown`` steps, odd results)."""
+        return tuple(f"step {o.step}: {o.detail}" for o in self.observed if o.detail)
+
+
+def _tail(path: Path, lines: int = 5) -> str:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())
+
+
+def _kill(proc: subprocess.Popen[bytes]) -> None:
+    """End the program and everything it started (its own process group)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        proc.kill()
+    proc.wait()
+
+
+def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
+                safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
+                env: dict[str, str] | None = None) -> LiveRun:
+    """Serve `sequence` on a server of its own, run `command` once against it, judge the cell.
+
+    Raises OSError when the command cannot be started at all (the caller's unusable input).
+    """
+    session = Session(sequence)
+    started = time.monotonic()
+    with BackgroundServer(session) as srv, tempfile.TemporaryDirectory(prefix="stopbench-check-") as tmp:
+        work = Path(tmp)
+        result_path = work / "result.json"
+        err_path = work / "stderr.txt"
+        with open(work / "stdout.txt", "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(list(command), cwd=cwd, env=program_env(sequence, srv.url, result_path, env),
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+            ended_by: str | None = None
+            while proc.poll() is None:
+                if session.run.answered > safety_cap:
+                    ended_by = "cap"
+                elif time.monotonic() - started > timeout:
+                    ended_by = "timeout"
+                if ended_by:
+                    _kill(proc)
+                    break
+                time.sleep(_POLL)
+        seconds = time.monotonic() - started
+        observed = tuple(session.observed())
+        stderr = _tail(err_path)
+        bad: str | None = None
+        try:
+            result = read_result(result_path) if ended_by is None else None
+        except BadResult as exc:
+            result, bad = None, str(exc)
+    status = proc.returncode if ended_by is None else None
+    cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr)
+    return LiveRun(sequence, cell.with_violations(judge(sequence, cell)), result, status, observed, seconds, stderr)
+
+
+def _cell(sequence: Sequence, name: str, observed: list[Observed], result: ProgramResult | None,
+          status: int | None, ended_by: str | None, bad: str | None, timeout: float, safety_cap: int,
+          stderr: str) -> Cell:
+    if ended_by == "cap":
+        cell = observed_cell(sequence, name, observed, None, None)
+        kept = cell.steps[:safety_cap]
+        return replace(cell, outcome="capped", reason=None, ok=None, steps=kept,
+                       tools_run=tuple(n for s in kept for n in s.tools_run),
+                       tools_failed=tuple(n for s in kept for n in s.tools_failed),
+                       reminders=sum(1 for s in kept if s.decision.action == "remind"),
+                       resends=sum(1 for s in kept if s.decision.action == "resend"))
+    if ended_by == "timeout":
+        return _crashed(sequence, name, observed, f"still running after {timeout:g} s; killed")
+    if bad is not None:
+        return _crashed(sequence, name, observed, bad)
+    if not observed:  # nothing to judge: the program never reached the model (a crash, a wrong URL)
+        why = f"made no model request and exited {status}"
+        return _crashed(sequence, name, observed, f"{why}: {stderr}" if stderr else why)
+    if result is not None:
+        ok, reason = result.ok, result.reason
+    else:
+        ok, reason = status == 0, f"exit {status}"
+    return observed_cell(sequence, name, observed, ok, reason)
+
+
+def _crashed(sequence: Sequence, name: str, observed: list[Observed], error: str) -> Cell:
+    cell = observed_cell(sequence, name, observed, None, None, error)
+    steps = cell.steps[:-1] if cell.steps and cell.steps[-1].decision.action == "stop" else cell.steps
+    return replace(cell, outcome="crashed", reason=None, ok=None, steps=steps, error=error)
+
+
+def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs: int = 1,
+            timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
+            env: dict[str, str] | None = None,
+            progress: Callable[[LiveRun], None] | None = None) -> list[LiveRun]:
+    """Run the program once per sequence, `jobs` at a time (each on its own server); results in the
+    order of `sequences`."""
+    seqs = list(sequences)
+
+    def one(seq: Sequence) -> LiveRun:
+        run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env)
+        if progress is not None:
+            progress(run)
+        return run
+
+    if jobs <= 1:
+        return [one(s) for s in seqs]
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
+        return list(pool.map(one, seqs))

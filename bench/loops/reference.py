@@ -1,0 +1,240 @@
+"""stopbench's reference loop as client code: the loop ``predicates/reference.py`` models, over the
+official ``openai`` and ``anthropic`` clients.
+
+Use it as it is or copy it::
+
+    import openai
+    from bench.loops.reference import run
+
+    def execute(name: str, arguments: object) -> str:  # your tools; raise to report a failure
+        ...
+
+    result = run(openai.OpenAI(), api="openai-chat", model="gpt-5", prompt="fix the failing test",
+                 tools=[{"name": "read_file", "description": "...", "parameters": {...JSON schema...}}],
+                 execute=execute)
+    if not result.ok:
+        raise SystemExit(f"the agent gave up: {result.reason}")
+
+It reads both the finish reason and the message body, and gives every odd reply a bounded remedy
+with an enumerated stop reason. The rules, in the order they are checked, are those of
+``predicates/reference.py`` (each cited there): an error in place of a reply is resent when
+transient (at most 3 in a row), else ``model_error``; a filtered reply stops ``content_filter``;
+a truncated reply's calls are failed, never run (2 times, then ``length``), and a truncated text is
+``length``; calls are run whatever the finish says, except calls whose arguments are not JSON,
+which are failed; the same calls a 3rd time in a row are failed with a reminder, a 4th time stop
+``repeated_tool_call``; a paused turn is sent back (3 times, then ``unfinished_turn``); a missing
+call or a call left as text gets 2 reminders, then ``dropped_tool_call``; an unknown finish is
+``unknown_finish``; a user message that arrived meanwhile is sent; an empty reply gets 2 reminders,
+then ``empty_response``; a non-empty reply without calls is the answer; 50 requests are
+``max_steps``, an error. ``tests/loops`` runs this code against every sequence of the catalogue
+and requires the same steps as the predicate.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from bench.loops.clients import Api, Call, Conversation, Reply, Result, conversation
+
+MAX_STEPS = 50
+MAX_RESENDS = 3
+MAX_REMINDERS = 2
+MAX_TRUNCATED = 2
+MAX_PAUSES = 3
+REPEAT_REMIND = 3
+REPEAT_STOP = 4
+
+REASONS = ("no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call", "model_error",
+           "unknown_finish", "empty_response", "repeated_tool_call", "unfinished_turn")
+"""Every reason the loop stops with; only ``no_tool_calls`` is success."""
+
+NO_CALL = "You answered with finish_reason tool_calls but sent no tool call. Send the tool call again."
+TEXT_CALL = "Your tool call arrived as plain text, not as a tool call. Issue it again as a tool call."
+EMPTY = "Your reply was empty. Continue the task, or give your final answer."
+TRUNCATED = ("Your reply hit the output token limit, so these tool calls were not run: their arguments may "
+             "be cut off. Re-issue them with complete arguments.")
+REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
+NOT_RUN = "Error: not run. "
+
+_TRANSIENT = re.compile(
+    r"rate.?limit|overload|too many requests|server.?error|internal|unavailable|timeout|timed out|"
+    r"connection|reset|terminated|stream", re.IGNORECASE)
+_TRANSIENT_FAILED = {"server_error", "rate_limit_exceeded"}
+_TEXT_CALL = re.compile(
+    r"<tool_call>|</tool_call>|\[TOOL_CALLS\]|<function=|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
+
+Execute = Callable[[str, Any], str]
+"""Runs one tool: (name, parsed arguments) to the result text; an exception is a failed call."""
+Steer = Callable[[int], str | None]
+"""A user message that arrived while reply n (from 0) was generated, or None."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """What the loop did after one reply, and the rule that made it."""
+
+    action: Literal["continue", "resend", "remind", "stop"]
+    rule: str
+    run: tuple[int, ...] = ()
+    failed: tuple[int, ...] = ()
+    message: str | None = None
+    reason: str | None = None
+    ok: bool | None = None
+
+
+@dataclass(slots=True)
+class LoopResult:
+    """How the loop ended: `ok` is success, `reason` one of :data:`REASONS`, `final` the answer."""
+
+    ok: bool
+    reason: str
+    final: str = ""
+    steps: list[Step] = field(default_factory=list)
+
+
+def _bad_json(arguments: str) -> bool:
+    try:
+        json.loads(arguments or "{}")
+    except ValueError:
+        return True
+    return False
+
+
+class Policy:
+    """The decision after each reply: the rules of predicates/reference.py, with their counters."""
+
+    def __init__(self) -> None:
+        self.resends = self.truncated = self.same = self.pauses = self.reminders = 0
+        self.signature: tuple[tuple[str, str], ...] | None = None
+
+    @staticmethod
+    def transient(reply: Reply) -> bool:
+        err = reply.error
+        if err is None:
+            return False
+        if err.status is not None:  # 4xx other than 408/409/429 is the request's fault
+            return err.status in (408, 409, 429) or err.status >= 500
+        if reply.finish_raw == "failed":  # a Responses failure: its error code says whether to retry
+            return err.type in _TRANSIENT_FAILED
+        return bool(_TRANSIENT.search(f"{err.type} {err.message}"))
+
+    def decide(self, reply: Reply, steer: str | None = None) -> Step:
+        calls = reply.calls
+        every = tuple(range(len(calls)))
+        # 1. an error in place of a reply
+        if reply.error is not None or reply.finish == "error":
+            self.resends += 1
+            if self.transient(reply) and self.resends <= MAX_RESENDS:
+                return Step("resend", "error-resend")
+            return Step("stop", "error-stop", failed=every, reason="model_error", ok=False)
+        self.resends = 0
+        # 2. filtered or refused
+        if reply.finish == "content_filter":
+            return Step("stop", "filter", failed=every, reason="content_filter", ok=False)
+        # 3. truncated
+        if reply.finish == "length":
+            if not calls:
+                return Step("stop", "length", reason="length", ok=False)
+            self.truncated += 1
+            if self.truncated > MAX_TRUNCATED:
+                return Step("stop", "truncated-stop", failed=every, reason="length", ok=False)
+            return Step("remind", "truncated-calls", failed=every, message=TRUNCATED)
+        self.truncated = 0
+        # 4. calls present: run them, whatever the finish says
+        if calls:
+            signature = tuple((c.name, c.arguments) for c in calls)
+            self.same = self.same + 1 if self.signature == signature else 1
+            self.signature = signature
+            if self.same >= REPEAT_STOP:
+                return Step("stop", "repeat-stop", failed=every, reason="repeated_tool_call", ok=False)
+            if self.same == REPEAT_REMIND:
+                return Step("remind", "repeat-remind", failed=every, message=REPEATED)
+            self.reminders = self.pauses = 0
+            bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
+            good = tuple(i for i in every if i not in bad)
+            if steer:
+                return Step("remind", "calls-steer", run=good, failed=bad, message=steer)
+            return Step("continue", "calls", run=good, failed=bad)
+        self.signature = None
+        # 5. the provider says the turn is not over
+        if reply.finish_raw == "pause_turn" or reply.end_turn is False:
+            self.pauses += 1
+            if self.pauses > MAX_PAUSES:
+                return Step("stop", "paused-stop", reason="unfinished_turn", ok=False)
+            return Step("continue", "paused")
+        self.pauses = 0
+        # 6. a call that went missing: announced by the finish, or left as text
+        dropped = reply.finish == "tool_calls"
+        as_text = bool(reply.content) and bool(_TEXT_CALL.search(reply.content or ""))
+        if dropped or as_text:
+            self.reminders += 1
+            if self.reminders > MAX_REMINDERS:
+                return Step("stop", "dropped-stop", reason="dropped_tool_call", ok=False)
+            return Step("remind", "dropped-remind" if dropped else "text-call-remind",
+                        message=NO_CALL if dropped else TEXT_CALL)
+        # 7. a finish nobody defined
+        if reply.finish == "unknown":
+            return Step("stop", "unknown", reason="unknown_finish", ok=False)
+        # 8. a user message arrived while the model answered
+        if steer:
+            self.reminders = 0
+            return Step("remind", "steer", message=steer)
+        # 9. an empty stop
+        if not (reply.content or "").strip():
+            self.reminders += 1
+            if self.reminders > MAX_REMINDERS:
+                return Step("stop", "empty-stop", reason="empty_response", ok=False)
+            return Step("remind", "empty-remind", message=EMPTY)
+        # 10. the answer
+        return Step("stop", "done", reason="no_tool_calls", ok=True)
+
+
+def _results(calls: Sequence[Call], step: Step, execute: Execute, why: str) -> list[Result]:
+    """Run the calls the step runs; answer the ones it fails with an error result."""
+    out: list[Result] = []
+    for i, call in enumerate(calls):
+        if i in step.run:
+            try:
+                args = json.loads(call.arguments) if call.arguments.strip() else {}
+                out.append(Result(call, execute(call.name, args)))
+            except Exception as exc:  # a tool that fails is an error result, not the loop's end
+                out.append(Result(call, f"Error: {type(exc).__name__}: {exc}", is_error=True))
+        elif i in step.failed:
+            out.append(Result(call, NOT_RUN + why, is_error=True))
+    return out
+
+
+def run_loop(conv: Conversation, execute: Execute, *, max_steps: int = MAX_STEPS, steer: Steer | None = None,
+             on_step: Callable[[Reply, Step], None] | None = None) -> LoopResult:
+    """Drive `conv` until the policy stops or `max_steps` requests were made (then ``max_steps``)."""
+    policy = Policy()
+    steps: list[Step] = []
+    for n in range(max_steps):
+        reply = conv.ask()
+        step = policy.decide(reply, steer(n) if steer is not None else None)
+        if n == max_steps - 1 and step.action != "stop":
+            step = Step("stop", "cap", failed=step.failed, reason="max_steps", ok=False)
+        steps.append(step)
+        if on_step is not None:
+            on_step(reply, step)
+        if step.action == "stop":
+            return LoopResult(bool(step.ok), step.reason or "", reply.content or "", steps)
+        if step.action == "resend":
+            continue
+        conv.add_reply(reply)
+        why = "the arguments were cut off or are not valid JSON." if step.failed else ""
+        conv.add_results(_results(reply.calls, step, execute, why or "see the next message."), step.message)
+    return LoopResult(False, "max_steps", "", steps)
+
+
+def run(client: Any, *, api: Api, model: str, prompt: str, tools: Sequence[dict[str, Any]], execute: Execute,
+        system: str | None = None, max_steps: int = MAX_STEPS, steer: Steer | None = None) -> LoopResult:
+    """Run the reference loop on `api` with an ``openai.OpenAI`` (Chat, Responses) or
+    ``anthropic.Anthropic`` client. `tools` are ``{"name", "description", "parameters"}`` (a JSON
+    schema), `execute` runs one."""
+    return run_loop(conversation(api, client, model, prompt, tools, system), execute, max_steps=max_steps,
+                    steer=steer)
