@@ -1,0 +1,319 @@
+// stopbench page: filters, keyboard navigation, the drill-down and the stepper, over the data
+// embedded in #stopbench-data. No framework, nothing fetched; every text goes in through textContent.
+(function () {
+  "use strict";
+
+  const DATA = JSON.parse(document.getElementById("stopbench-data").textContent);
+  const SEQS = new Map(DATA.sequences.map((s) => [s.id, s]));
+  const PREDS = new Map(DATA.predicates.map((p) => [p.name, p]));
+  const PRED_NAMES = DATA.predicates.map((p) => p.name);
+  const GLYPH = { "ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼" };
+  const WORDS = { "ok": "stopped, success", "not-ok": "stopped, error", "running": "still running when the sequence ended",
+    "capped": "hit the bench's safety cap", "crashed": "predicate crashed" };
+
+  function cellOf(seq, pred) { return DATA.cells[seq + "\t" + pred] || null; }
+
+  // h("tag.class", {attr: value}, child, ...): an element; strings become text nodes.
+  function h(spec, attrs) {
+    const [tag, ...classes] = spec.split(".");
+    const el = document.createElement(tag);
+    if (classes.length) el.className = classes.join(" ");
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      el.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (let i = 2; i < arguments.length; i++) append(el, arguments[i]);
+    return el;
+  }
+  function append(el, child) {
+    if (child === null || child === undefined || child === false) return;
+    if (Array.isArray(child)) { child.forEach((c) => append(el, c)); return; }
+    el.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+  function link(l) { return h("a", { href: l.url, target: "_blank", rel: "noopener noreferrer", class: "cite" }, l.text); }
+  function show(v) { return v === null || v === undefined ? "—" : typeof v === "boolean" ? String(v) : v; }
+  function table(headers, rows) {
+    return h("table", {}, h("thead", {}, h("tr", {}, headers.map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, rows.map((r) => h("tr", {}, r.map((x) => h("td", {}, x))))));
+  }
+
+  // ------------------------------------------------------------------ filters
+  const rows = Array.from(document.querySelectorAll("tr.seqrow"));
+  const headerRows = Array.from(document.querySelectorAll("tr.grouprow, tr.tagrow"));
+  const f = {
+    dialect: document.getElementById("f-dialect"), group: document.getElementById("f-group"),
+    tag: document.getElementById("f-tag"), viol: document.getElementById("f-viol"),
+    mism: document.getElementById("f-mism"), disagree: document.getElementById("f-disagree"),
+    text: document.getElementById("f-text"), count: document.getElementById("f-count"),
+  };
+
+  function rowVisible(tr) {
+    const d = tr.dataset;
+    if (f.dialect.value && d.dialect !== f.dialect.value) return false;
+    if (f.group.value && d.group !== f.group.value) return false;
+    if (f.tag.value && d.tags.split(" ").indexOf(f.tag.value) < 0) return false;
+    if (f.viol.checked && !tr.querySelector("td.has-viol")) return false;
+    if (f.mism.checked && !tr.querySelector("td.is-mism")) return false;
+    if (f.disagree.checked && d.disagree !== "true") return false;
+    const q = f.text.value.trim().toLowerCase();
+    if (q && d.search.indexOf(q) < 0) return false;
+    return true;
+  }
+
+  function applyFilters() {
+    let n = 0;
+    const visibleGroups = new Set();
+    const visibleTags = new Set();
+    for (const tr of rows) {
+      const vis = rowVisible(tr);
+      tr.classList.toggle("hidden", !vis);
+      if (vis) {
+        n++;
+        visibleGroups.add(tr.dataset.group);
+        // a row sits under the tag header of its first tag
+        const first = tr.dataset.tags ? tr.dataset.tags.split(" ")[0] : "(no tag)";
+        visibleTags.add(tr.dataset.group + "\t" + first);
+      }
+    }
+    for (const tr of headerRows) {
+      const key = tr.classList.contains("grouprow") ? visibleGroups.has(tr.dataset.group)
+        : visibleTags.has(tr.dataset.group + "\t" + tr.dataset.tag);
+      tr.classList.toggle("hidden", !key);
+    }
+    f.count.textContent = n + " of " + rows.length + " sequences";
+  }
+  for (const el of [f.dialect, f.group, f.tag, f.viol, f.mism, f.disagree]) el.addEventListener("change", applyFilters);
+  f.text.addEventListener("input", applyFilters);
+
+  // ------------------------------------------------------------------ keyboard navigation
+  let current = document.querySelector("td.cell[tabindex]");
+  if (current) current.tabIndex = 0;
+
+  function focusCell(td) {
+    if (!td) return;
+    if (current && current !== td) current.tabIndex = -1;
+    current = td;
+    td.tabIndex = 0;
+    td.focus();
+  }
+  function visibleRows() { return rows.filter((tr) => !tr.classList.contains("hidden")); }
+  function move(td, dr, dc) {
+    const tr = td.parentElement;
+    const vis = visibleRows();
+    const cells = Array.from(tr.querySelectorAll("td.cell"));
+    let col = cells.indexOf(td);
+    let ri = vis.indexOf(tr);
+    if (dc) col = Math.max(0, Math.min(cells.length - 1, col + dc));
+    if (dr) ri = Math.max(0, Math.min(vis.length - 1, ri + dr));
+    const target = vis[ri] && vis[ri].querySelectorAll("td.cell")[col];
+    focusCell(target);
+  }
+
+  document.getElementById("matrix").addEventListener("keydown", (ev) => {
+    const td = ev.target.closest("td.cell");
+    if (!td) return;
+    const keys = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+    if (keys[ev.key]) { ev.preventDefault(); move(td, keys[ev.key][0], keys[ev.key][1]); }
+    else if (ev.key === "Home") { ev.preventDefault(); focusCell(td.parentElement.querySelector("td.cell")); }
+    else if (ev.key === "End") { ev.preventDefault(); const all = td.parentElement.querySelectorAll("td.cell"); focusCell(all[all.length - 1]); }
+    else if (ev.key === "Enter" || ev.key === " ") { ev.preventDefault(); openDrill(td); }
+  });
+  document.getElementById("matrix").addEventListener("click", (ev) => {
+    const td = ev.target.closest("td.cell");
+    if (td && !td.classList.contains("empty")) { focusCell(td); openDrill(td); }
+  });
+  document.addEventListener("keydown", (ev) => {
+    const typing = ev.target.matches && ev.target.matches("input, select, textarea");
+    if (ev.key === "Escape" && !drill.hidden) { ev.preventDefault(); closeDrill(); return; }
+    if (typing) return;
+    if (ev.key === "/") { ev.preventDefault(); f.text.focus(); }
+    else if (ev.key === "[") { ev.preventDefault(); step(-1); }
+    else if (ev.key === "]") { ev.preventDefault(); step(1); }
+  });
+
+  // ------------------------------------------------------------------ drill-down
+  const drill = document.getElementById("drill");
+  const drillBody = document.getElementById("drill-body");
+  const drillTitle = document.getElementById("drill-title");
+  let openTd = null;
+
+  function closeDrill() {
+    drill.hidden = true;
+    if (openTd) { openTd.classList.remove("selected"); focusCell(openTd); }
+    openTd = null;
+  }
+  document.getElementById("drill-close").addEventListener("click", closeDrill);
+
+  function ruleOf(pred, id) {
+    const p = PREDS.get(pred);
+    return p ? p.rules.find((r) => r.id === id) || null : null;
+  }
+
+  function turnBlock(t, i) {
+    const calls = t.calls.length ? h("ul", {}, t.calls.map((c) => h("li", {}, h("code", {}, c.name), " ",
+      h("span.mono", {}, c.args), " ", h("small", {}, "id " + JSON.stringify(c.id))))) : "no tool calls";
+    return h("tr", { "data-turn": i },
+      h("td", {}, String(i)),
+      h("td", {}, h("b", {}, t.finish), h("br"), h("span.mono", {}, t.raw === null ? "(none sent)" : JSON.stringify(t.raw)),
+        t.detail ? [h("br"), "detail: ", t.detail] : null, t.end_turn !== undefined ? [h("br"), "end_turn: " + t.end_turn] : null),
+      h("td", {}, t.content === null ? h("i", {}, "null") : t.content === "" ? h("i", {}, "\"\" (empty)") : h("pre", {}, t.content),
+        t.reasoning !== undefined ? [h("small", {}, "reasoning:"), t.reasoning === null ? " null" : h("pre", {}, t.reasoning)] : null),
+      h("td", {}, calls),
+      h("td", {}, t.error ? [h("b", {}, t.error.type), t.error.status !== null ? " (" + t.error.status + ")" : "", h("br"), t.error.message] : "",
+        t.steer ? [h("br"), h("small", {}, "steer: "), t.steer] : null,
+        t.usage ? [h("br"), h("small", {}, "usage in/out: " + t.usage[0] + "/" + t.usage[1])] : null));
+  }
+
+  function openDrill(td) {
+    const seqId = td.dataset.seq, pred = td.dataset.pred;
+    const c = cellOf(seqId, pred), s = SEQS.get(seqId), p = PREDS.get(pred);
+    if (!c || !s || !p) return;
+    if (openTd) openTd.classList.remove("selected");
+    openTd = td;
+    td.classList.add("selected");
+    drillTitle.textContent = seqId + " × " + pred;
+    drillBody.replaceChildren();
+    const b = drillBody;
+
+    append(b, h("p", {}, h("span.cellchip.v-" + c.v, {}, GLYPH[c.v]), " ", h("b", { id: "drill-verdict" }, WORDS[c.v]),
+      c.reason ? [" — reason ", h("code", {}, c.reason)] : null, " after " + c.n + " step(s)."));
+    append(b, table(["tools run", "tools failed", "reminders", "resends", "tokens", "requests after the first unusable turn"],
+      [[c.tools_run.join(", ") || "—", c.tools_failed.join(", ") || "—", c.reminders, c.resends, c.tokens, c.after_unusable]]));
+    if (c.error) append(b, h("p", {}, h("b", {}, "error: "), h("span.mono", {}, c.error)));
+
+    // steps and their rules
+    append(b, h("h3", {}, "Steps (the loop's decisions)"));
+    append(b, h("table", { id: "drill-steps" }, h("thead", {}, h("tr", {}, ["step", "turn (finish, calls)", "decision", "rule", "reason / ok", "run", "failed", "tokens"].map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, c.steps.map((st, i) => {
+        const t = s.turns[st[0]];
+        const r = ruleOf(pred, st[2]);
+        return h("tr", {},
+          h("td", {}, String(i + 1)), h("td", {}, st[0] + " (" + t.finish + ", " + t.calls.length + ")"),
+          h("td", {}, st[1] === "remind" ? "remind (reminder)" : st[1] === "resend" ? "resend (same request)" : st[1]),
+          h("td", { title: r ? r.text : "" }, h("code.rule-id", {}, st[2])),
+          h("td", {}, st[1] === "stop" ? show(st[3]) + " / ok=" + show(st[4]) : ""),
+          h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", ")),
+          h("td", {}, t.usage ? String(t.usage[0] + t.usage[1]) : "—"));
+      }))));
+    const used = [];
+    for (const st of c.steps) if (used.indexOf(st[2]) < 0) used.push(st[2]);
+    append(b, h("h3", {}, "Rules that decided, with their sources"));
+    append(b, h("ul", { id: "drill-rules" }, used.map((id) => {
+      const r = ruleOf(pred, id);
+      return h("li", { "data-rule": id }, h("code.rule-id", {}, id), r ? [h("div.ruletext", {}, r.text),
+        r.links.length ? h("div.cites", {}, r.links.map((l) => [link(l), " "])) : h("div.ruletext", {}, "(no pinned file and lines to link: the citation above is the source)")]
+        : h("div.ruletext", {}, "(not a declared rule)"));
+    })));
+
+    // requirements
+    append(b, h("h3", {}, "Requirement violations"));
+    if (c.violations.length) {
+      append(b, h("div", { id: "drill-violations" }, table(["requirement", "step", "detail"], c.violations.map((v) => [h("code", {}, v.requirement), show(v.step), v.detail]))));
+    } else append(b, h("p", { id: "drill-violations" }, Object.keys(s.require).length ? "None: the cell meets every requirement." : "The sequence states no requirement."));
+    if (Object.keys(s.require).length) append(b, h("p", {}, "require: ", h("code", {}, JSON.stringify(s.require))));
+
+    // golden
+    append(b, h("h3", {}, "Golden file"));
+    if (c.golden === "match") append(b, h("p", {}, "Matches its reviewed expectation in expected/" + pred + ".yaml."));
+    else if (c.golden === "unreviewed") append(b, h("p", {}, "Unreviewed: no expectation in expected/" + pred + ".yaml (review with stopbench show " + seqId + " -p " + pred + ", then stopbench accept)."));
+    else append(b, h("div", { id: "drill-mismatch" }, h("p", {}, h("b", {}, "Mismatch: " + c.mismatch.what)),
+      table(["expected", "got"], [[h("pre", {}, c.mismatch.expected), h("pre", {}, c.mismatch.actual)]])));
+
+    // conformance
+    if (c.conformance) {
+      const k = c.conformance;
+      append(b, h("h3", {}, "The original loop (conformance record)"));
+      append(b, h("div", { id: "drill-conformance" }, h("p", {}, "status: ", h("span.badge", {}, k.status),
+        p.conformance ? [" — driver ", h("code", {}, p.conformance.driver), ", ", h("span.mono", {}, p.conformance.install)] : null),
+        k.not_run ? h("p", {}, "not run: " + k.not_run) : h("div.side", {},
+          h("div", {}, h("b", {}, pred + " (port, as recorded)"), h("pre", {}, show(k.port))),
+          h("div", {}, h("b", {}, pred + "@original (observed)"), h("pre", {}, show(k.original)))),
+        k.difference ? h("p", {}, "first difference: ", h("span.mono", {}, k.difference)) : null,
+        k.why ? h("p", {}, "explained: " + k.why) : null,
+        k.driver_error ? h("p", {}, "driver error: " + k.driver_error) : null));
+    }
+
+    // sequence
+    append(b, h("h3", {}, "Sequence"));
+    append(b, h("p", {}, h("b", { id: "drill-seq-title" }, s.title), " — ", h("code", {}, s.id), " · " + s.group + " (" + s.kind + ") · " + s.dialect + " · then: " + s.then
+      + (s.tags.length ? " · tags: " + s.tags.join(", ") : "")));
+    append(b, h("p.ruletext", {}, "provenance: " + s.source));
+    if (s.links.length) append(b, h("p", {}, s.links.map((l) => [link(l), " "])));
+    append(b, h("table", { id: "drill-turns" }, h("thead", {}, h("tr", {}, ["turn", "finish / raw", "content", "tool calls", "error, steer, usage"].map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, s.turns.map(turnBlock))));
+
+    // the loop
+    append(b, h("h3", {}, "The loop"));
+    append(b, h("p", {}, h("b", {}, pred), " — " + (p.broken ? "did not load: " + p.broken : p.description)));
+    append(b, h("p.ruletext", {}, "source: " + p.source + (p.max_steps !== null ? " · cap " + p.max_steps + " requests" : " · no cap of its own")));
+    if (p.links.length) append(b, h("p", {}, p.links.map((l) => [link(l), " "])));
+    append(b, h("p", {}, h("button", { type: "button", id: "drill-walk" }, "Walk this sequence in the stepper")));
+    document.getElementById("drill-walk").addEventListener("click", () => { setStepper(seqId, 1); closeDrill(); document.getElementById("stepper").scrollIntoView(); });
+
+    drill.hidden = false;
+    drill.scrollTop = 0;
+    drill.focus();
+  }
+
+  // ------------------------------------------------------------------ stepper
+  const stSeq = document.getElementById("st-seq");
+  const stPos = document.getElementById("st-pos");
+  const stBody = document.getElementById("st-body");
+  let stK = 1;
+
+  function maxSteps(seqId) {
+    let n = 0;
+    for (const p of PRED_NAMES) { const c = cellOf(seqId, p); if (c) n = Math.max(n, c.steps.length); }
+    return Math.max(n, 1);
+  }
+  function setStepper(seqId, k) {
+    if (seqId !== null) stSeq.value = seqId;
+    const last = maxSteps(stSeq.value);
+    stK = Math.max(1, Math.min(last, k));
+    renderStepper();
+  }
+  function step(d) { setStepper(null, stK + d); }
+
+  function renderStepper() {
+    const seqId = stSeq.value;
+    const s = SEQS.get(seqId);
+    const last = maxSteps(seqId);
+    stPos.textContent = "step " + stK + " of " + last;
+    document.getElementById("st-back").disabled = stK <= 1;
+    document.getElementById("st-fwd").disabled = stK >= last;
+    stBody.replaceChildren();
+    if (!s) return;
+    let turn = null;
+    const trs = [];
+    for (const p of PRED_NAMES) {
+      const c = cellOf(seqId, p);
+      if (!c) continue;
+      const st = c.steps[stK - 1];
+      if (st) {
+        turn = st[0];
+        trs.push(h("tr", { "data-pred": p }, h("th", { scope: "row" }, p), h("td", {}, "turn " + st[0]), h("td", {}, h("b", {}, st[1])),
+          h("td", {}, h("code", {}, st[2])), h("td", {}, st[1] === "stop" ? show(st[3]) + " / ok=" + show(st[4]) : ""),
+          h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", "))));
+      } else {
+        trs.push(h("tr.ended", { "data-pred": p }, h("th", { scope: "row" }, p), h("td", { colspan: 6 },
+          "ended at step " + c.steps.length + ": " + GLYPH[c.v] + " " + WORDS[c.v] + (c.reason ? " (" + c.reason + ")" : ""))));
+      }
+    }
+    append(stBody, h("p", {}, h("b", {}, s.title), " — " + s.dialect + ", then: " + s.then + ", " + s.turns.length + " turn(s)"));
+    if (turn !== null) {
+      const t = s.turns[turn];
+      append(stBody, h("div.turnbox", { id: "st-turn" }, "Request " + stK + " is answered by turn " + turn + ": finish ", h("b", {}, t.finish),
+        " (raw " + (t.raw === null ? "none" : JSON.stringify(t.raw)) + "), content " + (t.content === null ? "null" : JSON.stringify(t.content.slice(0, 200))),
+        t.calls.length ? ", calls: " + t.calls.map((x) => x.name).join(", ") : ", no calls", t.error ? ", error " + t.error.type : "",
+        t.steer ? ", steer: " + t.steer : ""));
+    } else append(stBody, h("div.turnbox", { id: "st-turn" }, "No loop makes a request " + stK + "."));
+    append(stBody, h("table", { id: "st-table" }, h("thead", {}, h("tr", {}, ["loop", "turn", "decision", "rule", "reason / ok", "run", "failed"].map((x) => h("th", { scope: "col" }, x)))),
+      h("tbody", {}, trs)));
+  }
+  stSeq.addEventListener("change", () => setStepper(null, 1));
+  document.getElementById("st-back").addEventListener("click", () => step(-1));
+  document.getElementById("st-fwd").addEventListener("click", () => step(1));
+
+  applyFilters();
+  setStepper(stSeq.value, 1);
+})();
