@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "fuzz": ("bench.cli.fuzz:fuzz_cmd", "Search for sequences on which a predicate breaks a property."),
     "serve": ("bench.cli.serve:serve_cmd", "Serve one sequence as a model endpoint and record what the client does."),
     "conform": ("bench.cli.conform:conform_cmd", "Run original loops against the replay server; compare with ports."),
+    "check": ("bench.cli.check:check_cmd", "Run your own loop (any program) against the catalogue and judge it."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 

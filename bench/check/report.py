@@ -1,0 +1,122 @@
+"""What ``stopbench check`` prints and keeps: the table of live cells and ``reports/live/<name>.json``.
+
+A live column is named ``<name>@live``. Its record holds no times and no temporary paths, so the
+same program on the same catalogue gives the same file (when the program itself is deterministic).
+:func:`load_live` reads the records back as cells, for a report writer that adds the live columns to
+the decision table, cells.csv, the JSON lines or the page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.check.runner import LiveRun
+from bench.errors import UnusableInput
+from bench.golden import write_atomically
+from bench.model import Cell, Decision, Step, Violation
+from bench.report import label
+
+LIVE = "live"
+"""The folder under reports/ and the column suffix."""
+
+
+def column(name: str) -> str:
+    return f"{name}@{LIVE}"
+
+
+def cell_text(cell: Cell) -> str:
+    """The cell's label as decision-table.md writes it, ⚠ and the broken requirements after it; a
+    crashed cell says why."""
+    text = label(cell)
+    if cell.outcome == "crashed" and cell.error:
+        text += f" ({cell.error[:80]})"
+    if cell.violations:
+        text += " ⚠ " + ", ".join(dict.fromkeys(v.requirement for v in cell.violations))
+    return text
+
+
+def difference(cells: Sequence[Cell]) -> str:
+    """What differs between the loops' cells of one sequence: who breaks requirements, or that
+    they took different paths; empty when every cell is the same."""
+    if len({label(c) for c in cells}) <= 1:
+        return ""
+    bad = [c.predicate for c in cells if c.violations or c.outcome == "crashed"]
+    if bad and len(bad) < len(cells):
+        return "⚠ only " + ", ".join(bad)
+    return "different paths"
+
+
+def table(names: Sequence[str], runs: Mapping[str, Sequence[LiveRun]]) -> str:
+    """A Markdown table: one row per sequence, one column per loop, and the difference when there
+    are several loops."""
+    cols = [column(n) for n in names]
+    head = ["sequence", *cols] + (["difference"] if len(names) > 1 else [])
+    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
+    first = runs[names[0]]
+    for i, r in enumerate(first):
+        cells = [runs[n][i].cell for n in names]
+        row = [r.sequence.id, *(cell_text(c).replace("|", "\\|") for c in cells)]
+        if len(names) > 1:
+            row.append(difference(cells))
+        lines.append("| " + " | ".join(row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
+    """One line per broken requirement (and per crashed cell), with the step and what happened."""
+    out: list[str] = []
+    for r in runs:
+        c = r.cell
+        if c.outcome == "crashed":
+            out.append(f"{column(name)} {c.sequence}: crashed: {c.error}")
+        for v in c.violations:
+            at = f" at step {v.step}" if v.step is not None else ""
+            out.append(f"{column(name)} {c.sequence}: {v.requirement}{at}: {v.detail}")
+    return out
+
+
+def cell_json(cell: Cell) -> dict[str, Any]:
+    """One live cell in the JSON-lines form of ``stopbench run --json`` (``golden`` is ``live``)."""
+    return {
+        "sequence": cell.sequence, "predicate": cell.predicate, "outcome": cell.outcome, "reason": cell.reason,
+        "ok": cell.ok, "steps": cell.n_steps, "tools_run": list(cell.tools_run),
+        "tools_failed": list(cell.tools_failed), "reminders": cell.reminders, "resends": cell.resends,
+        "tokens": cell.tokens, "error": cell.error, "golden": LIVE,
+        "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail} for v in cell.violations],
+        "decisions": [{"step": s.step, "turn": s.turn, "action": s.decision.action, "reason": s.decision.reason,
+                       "ok": s.decision.ok, "rule": s.decision.rule, "run": list(s.tools_run),
+                       "failed": list(s.tools_failed), "message": s.decision.message} for s in cell.steps],
+    }
+
+
+def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun]) -> Path:
+    """Write ``folder/live/<name>.json`` atomically; returns its path."""
+    record = {"name": name, "column": column(name), "command": list(command),
+              "cells": [cell_json(r.cell) for r in runs]}
+    path = folder / LIVE / f"{name}.json"
+    write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def load_live(folder: Path) -> dict[str, list[Cell]]:
+    """Every ``folder/live/*.json`` as ``{column: cells}`` (the cells judged as when written)."""
+    out: dict[str, list[Cell]] = {}
+    for path in sorted((folder / LIVE).glob("*.json")):
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+            out[str(record["column"])] = [_cell(c) for c in record["cells"]]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise UnusableInput(f"{path}: not a live record: {exc}") from None
+    return out
+
+
+def _cell(c: dict[str, Any]) -> Cell:
+    steps = tuple(Step(d["step"], d["turn"], Decision(d["action"], d["rule"], reason=d["reason"], ok=d["ok"],
+                                                      message=d.get("message")),
+                       tuple(d["run"]), tuple(d["failed"])) for d in c["decisions"])
+    return Cell(c["sequence"], c["predicate"], c["outcome"], steps, c["reason"], c["ok"], tuple(c["tools_run"]),
+                tuple(c["tools_failed"]), c["reminders"], c["resends"], c["tokens"], c["error"],
+                tuple(Violation(v["requirement"], v["step"], v["detail"]) for v in c["violations"]))

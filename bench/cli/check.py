@@ -1,0 +1,193 @@
+"""``stopbench check -- COMMAND``: run your own loop against the catalogue over HTTP and judge it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
+from bench.dialects import DIALECTS
+from bench.model import Sequence
+from bench.replay import DEFAULT_SAFETY_CAP
+
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_INTERPRETERS = {"python", "python3", "node", "deno", "bun", "ruby", "uv", "npx", "sh", "bash", "env"}
+
+
+def default_name(command: list[str]) -> str:
+    """The command's stem: the first argument that names an existing file after an interpreter
+    (``python examples/openai_loop.py`` -> ``openai_loop``), else the program's own stem."""
+    for arg in command:
+        p = Path(arg)
+        if p.stem in _INTERPRETERS or arg.startswith("-"):
+            continue
+        if p.is_file():
+            return p.stem
+    for arg in command[1:]:  # python -m package.module
+        if not arg.startswith("-"):
+            return arg.rsplit(".", 1)[-1].replace("/", "_")
+    return Path(command[0]).stem
+
+
+def _loops(command: tuple[str, ...], name: str | None, named: tuple[str, ...]) -> list[tuple[str, list[str]]]:
+    loops: list[tuple[str, list[str]]] = []
+    if command:
+        loops.append((name or default_name(list(command)), list(command)))
+    elif name:
+        raise click.UsageError("--name names the COMMAND after --; there is none")
+    for spec in named:
+        label, eq, line = spec.partition("=")
+        if not eq or not label or not line.strip():
+            raise click.UsageError(f"-c {spec!r}: expected NAME=COMMAND")
+        loops.append((label, shlex.split(line)))
+    if not loops:
+        raise click.UsageError("no command: stopbench check [OPTIONS] -- COMMAND [ARGS...]")
+    for label, _ in loops:
+        if not _NAME.fullmatch(label):
+            raise click.UsageError(f"loop name {label!r}: use letters, digits, '_', '.', '-' (it names a file)")
+    names = [n for n, _ in loops]
+    if len(set(names)) != len(names):
+        raise click.UsageError(f"two loops named the same: {', '.join(names)}")
+    return loops
+
+
+def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...],
+           dialects: tuple[str, ...]) -> list[Sequence]:
+    """The sequences named by `ids` (any), carrying one of `tags`, in one of `dialects`; the filters
+    of different kinds all apply."""
+    return [s for s in sequences if (not ids or s.id in ids) and (not tags or set(tags) & set(s.tags))
+            and (not dialects or s.dialect in dialects)]
+
+
+@click.command("check", context_settings={"ignore_unknown_options": False})
+@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.option("-s", "--sequence", "ids", multiple=True, help="Only this sequence id (repeatable).")
+@click.option("--tag", "tags", multiple=True, help="Only sequences with this tag (repeatable: any of them).")
+@click.option("--dialect", "dialects", multiple=True, type=click.Choice(DIALECTS),
+              help="Only sequences of this dialect (repeatable).")
+@click.option("--name", default=None, help="Column name of COMMAND: <name>@live. Default: the command's stem.")
+@click.option("-c", "--command", "named", multiple=True, metavar="NAME=COMMAND",
+              help="Another loop to run beside COMMAND (repeatable; the line is split as a shell would). "
+                   "Each loop is a column; the table shows where they differ.")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds one run of the program may take; past it the program is killed (crashed).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Sequences run at the same time, each on its own server.")
+@click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
+              help="Requests after which the program is killed and its cell is 'capped'.")
+@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
+              show_default=True, help="Catalogue folder.")
+@click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
+              show_default=True, help="Writes live/<name>.json here.")
+@click.option("--no-report", is_flag=True, help="Write no report file.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
+@click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Instead of the catalogue: N generated sequences (bench.strategies), judged by the "
+                   "reference properties; a failure is shrunk and written as a sequence file.")
+@click.option("--seed", type=int, default=0, show_default=True, help="With --fuzz: the search's seed.")
+@click.option("--shrink-time", type=click.FloatRange(min=0), default=120.0, show_default=True,
+              help="With --fuzz: seconds the shrinking of a failure may take.")
+@click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None,
+              help="With --fuzz: folder for the failing sequence [default: <sequences>/found].")
+def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
+              name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
+              sequences_dir: Path, reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None,
+              seed: int, shrink_time: float, save_dir: Path | None) -> None:
+    """Run your own loop (any program, any language) against the catalogue and judge what it did.
+
+    For every sequence the replay server serves it on a loopback port and COMMAND runs once with
+    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, dummy OPENAI_API_KEY and ANTHROPIC_API_KEY, STOPBENCH_PROMPT
+    (the task), STOPBENCH_TOOLS (JSON: the tools the sequence calls, with parameter schemas),
+    STOPBENCH_DIALECT, STOPBENCH_MODEL, STOPBENCH_STEERS and STOPBENCH_RESULT (a path where the
+    program may write {"ok": bool, "reason": str, "final": str}; without it exit status 0 means
+    success). The server infers each step from the requests; the cell, column <name>@live, is
+    judged against the sequence's require: block. Writes reports/live/<name>.json.
+
+    Exit status: 0 when every cell meets its requirements, 1 when one breaks them (or the program
+    crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
+    sequence, a command that cannot be started).
+    """
+    from bench.catalogue import load_catalogue
+    from bench.check.report import column, table, violation_lines, write_live
+    from bench.check.runner import run_all
+
+    loops = _loops(command, name, named)
+    if fuzz_n is not None:
+        if len(loops) != 1:
+            raise click.UsageError("--fuzz runs one command")
+        from bench.cli.check_fuzz import fuzz_live
+        sys.exit(fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
+                           safety_cap=safety_cap, shrink_time=shrink_time,
+                           save_dir=save_dir or sequences_dir / "found"))
+
+    cat = load_catalogue(sequences_dir)
+    for problem in cat.problems:
+        click.echo(f"bad sequence: {problem}", err=True)
+    if cat.problems:
+        click.echo(f"{len(cat.problems)} unusable sequence file(s); fix them first", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    unknown = sorted(set(ids) - {s.id for s in cat.sequences})
+    if unknown:
+        click.echo(f"no sequence {', '.join(unknown)} under {sequences_dir}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    seqs = select(cat.sequences, ids, tags, dialects)
+    if not seqs:
+        click.echo(f"no sequence under {sequences_dir} matches the filters", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+    started = time.monotonic()
+    runs = {}
+    total = len(seqs) * len(loops)
+    done = [0]
+
+    def progress(name: str):  # type: ignore[no-untyped-def]
+        def show(run):  # type: ignore[no-untyped-def]
+            done[0] += 1
+            click.echo(f"[{done[0]}/{total}] {column(name)} {run.sequence.id}: {run.cell.outcome} "
+                       f"({run.seconds:.1f} s)", err=True)
+        return show
+
+    for loop_name, argv in loops:
+        try:
+            runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
+                                      safety_cap=safety_cap, cwd=Path.cwd(), env=dict(os.environ),
+                                      progress=None if as_json else progress(loop_name))
+        except OSError as exc:
+            click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+    wall = time.monotonic() - started
+
+    names = [n for n, _ in loops]
+    if as_json:
+        from bench.check.report import cell_json
+        for n in names:
+            for r in runs[n]:
+                click.echo(json.dumps({**cell_json(r.cell), "seconds": round(r.seconds, 2)}, ensure_ascii=False))
+    else:
+        click.echo(table(names, runs), nl=False)
+        problems = [line for n in names for line in violation_lines(n, runs[n])]
+        if problems:
+            click.echo("\nrequirements broken:")
+            for line in problems:
+                click.echo(f"  {line}")
+        click.echo("")
+        for n in names:
+            bad = sum(r.failed for r in runs[n])
+            capped = sum(r.cell.outcome == "capped" for r in runs[n])
+            crashed = sum(r.cell.outcome == "crashed" for r in runs[n])
+            click.echo(f"{column(n)}: {len(seqs) - bad} of {len(seqs)} sequence(s) meet their requirements, "
+                       f"{bad} do not ({capped} capped, {crashed} crashed)")
+    if not no_report:
+        for n, argv in loops:
+            path = write_live(reports_dir, n, argv, runs[n])
+            click.echo(f"wrote {path}", err=True)
+    click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
+               err=as_json)
+    sys.exit(EXIT_MISMATCH if any(r.failed for n in names for r in runs[n]) else EXIT_OK)
