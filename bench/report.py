@@ -6,7 +6,7 @@ predicates give byte-identical files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +14,10 @@ import orjson
 import pandas as pd
 from tabulate import tabulate
 
+from bench.discovery import Loaded
 from bench.golden import path_of, write_atomically
 from bench.model import Cell
+from bench.model import Sequence as SequenceModel
 from bench.runner import Result
 
 
@@ -82,34 +84,70 @@ def json_line(result: Result) -> bytes:
     return orjson.dumps(cell_record(result), option=orjson.OPT_APPEND_NEWLINE)
 
 
+GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼"}
+"""A cell's verdict as one glyph, the same in the Markdown and on the page."""
+
+SHORT_ACTIONS = {"stopped": "stop", "running": "run", "capped": "cap", "crashed": "crash"}
+
+MARKS = {"match": "", "mismatch": " ≠", "unreviewed": " ?"}
+
+
+def short_label(result: Result) -> str:
+    """A cell in a few characters: glyph, ``action@steps``, then ⚠ (breaks a requirement), ≠ (golden
+    mismatch) or ? (unreviewed), e.g. ``✗stop@2 ⚠ ?``. The full cell is on the page and in cells.csv."""
+    c = result.cell
+    v = ("ok" if c.ok else "not-ok") if c.outcome == "stopped" else c.outcome
+    viol = " ⚠" if c.violations else ""
+    return f"{GLYPHS[v]}{SHORT_ACTIONS[c.outcome]}@{c.n_steps}{viol}{MARKS[result.status]}"
+
+
+LEGEND = ("Cells: ✓ stopped with success, ✗ stopped with an error, ↻ still running when the sequence ended "
+          "(`run`), ∞ the bench's safety cap (`cap`), ‼ the predicate crashed; then `action@steps` (requests "
+          "made). ⚠ the cell breaks its sequence's requirements, ≠ it differs from its golden cell, ? it has no "
+          "golden cell (unreviewed). Each cell's reason, tools, decision path and rules are in "
+          "`index.html` (open it in a browser) and in `cells.csv`.")
+
+
+def violations_summary(results: list[Result], predicates: list[str]) -> tuple[list[str], list[list[Any]]]:
+    """Requirement violations counted per predicate (rows) and requirement (columns, the requirement
+    without its parameter: ``stops_within``), with a total; the headers and the rows."""
+    kinds = sorted({v.requirement.split(":", 1)[0] for r in results for v in r.cell.violations})
+    counts: dict[tuple[str, str], int] = {}
+    for r in results:
+        for v in r.cell.violations:
+            key = (r.cell.predicate, v.requirement.split(":", 1)[0])
+            counts[key] = counts.get(key, 0) + 1
+    rows: list[list[Any]] = []
+    for pred in predicates:
+        row = [counts.get((pred, k), 0) for k in kinds]
+        rows.append([pred, *row, sum(row)])
+    return ["predicate", *kinds, "total"], rows
+
+
 def decision_table(results: list[Result], sequences: list[str], predicates: list[str],
-                   titles: dict[str, str] | None = None) -> str:
-    """The Markdown report: the decision table, requirement violations, and golden status."""
+                   titles: dict[str, str] | None = None, sections: Sequence[str] = ()) -> str:
+    """The Markdown report: a legend, the decision table of short cells, requirement violations
+    counted per predicate and requirement, the golden status, then `sections` (further Markdown
+    sections, each starting with its ``##`` heading) and the sequences' titles."""
     by_key = {(r.cell.sequence, r.cell.predicate): r for r in results}
     rows = []
     for seq in sequences:
         row = [seq]
         for pred in predicates:
             r = by_key.get((seq, pred))
-            if r is None:
-                row.append("")
-                continue
-            mark = {"match": "", "mismatch": " **MISMATCH**", "unreviewed": " (unreviewed)"}[r.status]
-            viol = " ⚠" if r.cell.violations else ""
-            row.append(label(r.cell) + viol + mark)
+            row.append("" if r is None else short_label(r))
         rows.append(row)
     out = ["# stopbench decision table", "",
-           "One row per sequence, one column per predicate. A cell reads "
-           "`stop:<reason>@<steps> ok|not-ok [tools run]`, or `running@N` (the sequence ended while the "
-           "loop still asked for a response), `capped@N` (the bench's safety cap), `crashed@N`. "
-           "⚠ marks a cell that breaks its sequence's requirements (listed below).", ""]
+           "One row per sequence, one column per predicate. " + LEGEND, ""]
     out.append(tabulate(rows, headers=["sequence", *predicates], tablefmt="github"))
     out += ["", "## Requirement violations", ""]
-    viol_rows = [[r.cell.sequence, r.cell.predicate, v.requirement, "" if v.step is None else v.step, v.detail]
-                 for r in results for v in r.cell.violations]
-    if viol_rows:
-        out.append(tabulate(viol_rows, headers=["sequence", "predicate", "requirement", "step", "detail"],
-                            tablefmt="github"))
+    total = sum(len(r.cell.violations) for r in results)
+    if total:
+        headers, viol_rows = violations_summary(results, predicates)
+        out += [f"{total} violations in {sum(bool(r.cell.violations) for r in results)} cells, counted per "
+                "predicate and requirement; each one's sequence, step and detail are in `index.html`, "
+                "`cells.csv` and the output of `stopbench run`.", ""]
+        out.append(tabulate(viol_rows, headers=headers, tablefmt="github"))
     else:
         out.append("None.")
     out += ["", "## Golden status", ""]
@@ -125,6 +163,8 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
         status_rows.append([pred, counts["match"], counts["mismatch"], counts["unreviewed"], crashed, violations])
     out.append(tabulate(status_rows, headers=["predicate", "match", "mismatch", "unreviewed", "crashed",
                                               "cells with violations"], tablefmt="github"))
+    for section in sections:
+        out += ["", section.rstrip("\n")]
     if titles:
         out += ["", "## Sequences", ""]
         out.append(tabulate([[s, titles.get(s, "")] for s in sequences], headers=["sequence", "title"],
@@ -153,10 +193,28 @@ def cells_frame(results: Iterable[Result]) -> pd.DataFrame:
 
 
 def write_reports(folder: Path, results: list[Result], sequences: list[str], predicates: list[str],
-                  titles: dict[str, str] | None = None) -> list[Path]:
-    """Write ``decision-table.md`` and ``cells.csv`` into `folder`; return their paths."""
+                  titles: dict[str, str] | None = None, *, catalogue: Sequence[SequenceModel] | None = None,
+                  loaded: Sequence[Loaded] | None = None) -> list[Path]:
+    """Write ``decision-table.md`` and ``cells.csv`` into `folder`, and ``index.html`` when the
+    sequences (`catalogue`) and predicates (`loaded`) themselves are given; return their paths."""
     table = folder / "decision-table.md"
     write_atomically(table, decision_table(results, sequences, predicates, titles))
     csv_path = folder / "cells.csv"
     write_atomically(csv_path, cells_frame(results).to_csv(index=False, lineterminator="\n"))
-    return [table, csv_path]
+    if catalogue is None or loaded is None:
+        return [table, csv_path]
+    page = folder / "index.html"
+    write_atomically(page, page_html(folder, results, catalogue, loaded))
+    return [table, csv_path, page]
+
+
+def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceModel],
+              loaded: Sequence[Loaded]) -> str:
+    """``index.html``: the page of :mod:`bench.page`, with the conformance records of
+    ``folder/conformance/`` and each port's ``CONFORMANCE_EXPLAINED``."""
+    # imported here: bench.page reads bench.report's labels (through bench.conform too)
+    from bench.conform.report import explanations, port_module
+    from bench.page import build_page, load_conformance
+
+    explained = {p.name: explanations(port_module(p.name)) for p in loaded}
+    return build_page(results, catalogue, loaded, load_conformance(folder), explained)

@@ -51,7 +51,8 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     pred_names = [p.name for p in inputs.predicates]
     if not no_reports:
         titles = {s.id: s.title for s in inputs.catalogue.sequences}
-        for path in write_reports(reports_dir, results, seq_ids, pred_names, titles):
+        for path in write_reports(reports_dir, results, seq_ids, pred_names, titles,
+                                  catalogue=inputs.catalogue.sequences, loaded=inputs.predicates):
             click.echo(f"wrote {path}", err=True)
     sys.exit(summarise(results, golden_names=set(golden.files), seq_ids=set(seq_ids), known_preds=pred_names,
                        golden=golden))

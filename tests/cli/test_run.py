@@ -34,7 +34,7 @@ def test_a_new_predicate_file_becomes_a_column_of_unreviewed_cells(project: Path
     table = (project / "reports" / "decision-table.md").read_text(encoding="utf-8")
     header = next(line for line in table.splitlines() if line.startswith("| sequence"))
     assert "| mine " in header
-    assert "stop:done@1 ok [] (unreviewed)" in table
+    assert "✓stop@1 ?" in table
 
 
 def test_a_bad_sequence_file_is_one_line_with_file_and_field_and_exit_2(project: Path) -> None:
@@ -79,7 +79,7 @@ def test_a_golden_mismatch_exits_1_and_names_the_step(project: Path) -> None:
     assert result.exit_code == 1
     assert ("MISMATCH seed000-truncated-max-tokens x seed000_fixed: step 1 (turn 0) differs\n"
             "    expected: resend length\n"
-            "    actual:   stop length -> length, ok=False") in result.stderr
+            "    actual:   stop length -> length, ok=false") in result.stderr
 
 
 def test_json_lines_carry_the_documented_fields(project: Path) -> None:
@@ -98,7 +98,7 @@ def test_reports_are_byte_identical_across_runs(project: Path) -> None:
     first = {p.name: p.read_bytes() for p in (project / "reports").iterdir()}
     run()
     second = {p.name: p.read_bytes() for p in (project / "reports").iterdir()}
-    assert sorted(first) == ["cells.csv", "decision-table.md"]
+    assert sorted(first) == ["cells.csv", "decision-table.md", "index.html"]
     assert first == second
 
 
