@@ -9,22 +9,27 @@ its steps: the state grows by appending, never by copying the history.
 
 from __future__ import annotations
 
+from bench.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.judge import judge
 from bench.model import ACTIONS, Cell, Decision, Sequence, Step
 from bench.predicate import Predicate, State
+from bench.validate import ALL_CALLS, InvalidDecision, check_decision
+
+__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "replay"]
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""
 
 
-class InvalidDecision(Exception):
-    """A predicate returned something that is not a well-formed decision it declared."""
-
-
 def replay(sequence: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY_CAP, *,
            judged: bool = True) -> Cell:
     """Replay one sequence through one predicate and return the cell, judged against the
-    sequence's requirements unless `judged` is false."""
+    sequence's requirements unless `judged` is false.
+
+    Whatever the predicate does wrong (raises, calls ``sys.exit``, returns a decision that
+    :func:`bench.validate.check_decision` refuses, or takes longer than the time limit of an
+    enclosing :func:`bench.contain.decision_time_limit`) ends the cell as ``crashed`` with a
+    one-line error; only the user's Ctrl-C propagates."""
     cell = _run(sequence, pred, safety_cap)
     if not judged:
         return cell
@@ -33,12 +38,11 @@ def replay(sequence: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY
 
 
 def crashed_cell(sequence: str, predicate: str, error: str) -> Cell:
-    """The cell of a predicate that could not even be loaded."""
+    """The cell of a predicate that could not even be loaded (or broke the bench's rules)."""
     return Cell(sequence=sequence, predicate=predicate, outcome="crashed", steps=(), error=error)
 
 
 _ACTIONS = frozenset(ACTIONS)
-_ALL_CALLS = tuple(tuple(range(n)) for n in range(64))
 
 
 def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
@@ -62,77 +66,94 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     run: tuple[int, ...]
     failed: tuple[int, ...]
 
-    while True:
-        if step >= safety_cap:
-            outcome = "capped"
-            break
-        if step < n_turns:
-            index = step
-        elif repeat and n_turns:
-            index = n_turns - 1
-        else:
-            outcome = "running"
-            break
-        turn = turns[index]
-        step += 1
-        state.step = step
-        try:
-            decision = decide(turn, state)
-            # The common case is checked inline; anything unusual goes through _check for its message.
-            if (type(decision) is not Decision or decision.action not in _ACTIONS
-                    or (rules is not None and decision.rule not in rules)
-                    or (decision.action == "stop" and (type(decision.ok) is not bool
-                                                       or (reasons is not None and decision.reason not in reasons)))):
-                _check(decision, rules, reasons)
-            sel_run, sel_failed = decision.run, decision.failed
-            calls = turn.tool_calls
-            if not sel_failed:
-                failed = ()
-                if not sel_run:
-                    run = ()
-                elif sel_run == "all" and len(calls) < 64:
-                    run = _ALL_CALLS[len(calls)]
-                else:
-                    run = _resolve(sel_run, len(calls), "run")
+    WATCH.steps = steps  # the time limit's watchdog sees this list grow, one step per decision
+    try:
+        while True:
+            if step >= safety_cap:
+                outcome = "capped"
+                break
+            if step < n_turns:
+                index = step
+            elif repeat and n_turns:
+                index = n_turns - 1
             else:
-                run = _resolve(sel_run, len(calls), "run")
-                failed = _resolve(sel_failed, len(calls), "failed")
-                if run and set(run) & set(failed):
-                    raise InvalidDecision("a tool call cannot be both run and failed")
-        except InvalidDecision as exc:
-            outcome, error = "crashed", f"step {step}: {exc}"
-            break
-        except Exception as exc:  # the predicate's bug is reported in its cells, the run goes on
-            outcome, error = "crashed", f"step {step}: {type(exc).__name__}: {exc}"
-            break
-        action = decision.action
-        if step == max_steps and action != "stop":
-            cap = pred.cap
-            decision = Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok,
-                                run=decision.run, failed=decision.failed)
-            action = "stop"
-        if run or failed:
-            run_names = tuple([calls[i].name for i in run])
-            failed_names = tuple([calls[i].name for i in failed])
-            add_step(Step(step, index, decision, run_names, failed_names))
-            tools_run.extend(run_names)
-            tools_failed.extend(failed_names)
-            state.tools_run += len(run_names)
-            state.tools_failed += len(failed_names)
-        else:
-            add_step(Step(step, index, decision))
-        usage = turn.usage
-        if usage is not None:
-            tokens += usage.input_tokens + usage.output_tokens
-        if action == "remind":
-            state.reminders += 1
-        elif action == "resend":
-            state.resends += 1
-        add_turn(turn)
-        add_decision(decision)
-        if action == "stop":
-            outcome = "stopped"
-            break
+                outcome = "running"
+                break
+            turn = turns[index]
+            step += 1
+            state.step = step
+            calls = turn.tool_calls
+            try:
+                decision = decide(turn, state)
+                # The common shapes are accepted inline; everything else is decided (and explained)
+                # by the one validator. The inline test accepts nothing check_decision refuses.
+                if (type(decision) is Decision and type(action := decision.action) is str
+                        and action in _ACTIONS and type(rule := decision.rule) is str
+                        and (rule in rules if rules is not None else rule != "")
+                        and (action != "stop" or (type(decision.ok) is bool
+                                                  and type(reason := decision.reason) is str
+                                                  and (reason in reasons if reasons is not None
+                                                       else reason != "")))
+                        and decision.failed == ()):
+                    sel_run = decision.run
+                    failed = ()
+                    if sel_run == ():
+                        run = ()
+                    elif sel_run == "all" and len(calls) < 64:
+                        run = ALL_CALLS[len(calls)]
+                    else:
+                        run, failed = check_decision(decision, len(calls), rules, reasons)
+                else:
+                    run, failed = check_decision(decision, len(calls), rules, reasons)
+            except InvalidDecision as exc:
+                outcome, error = "crashed", f"step {step}: {exc}"
+                break
+            except DecisionTimeout as exc:
+                outcome, error = "crashed", str(exc)
+                break
+            except Exception as exc:  # the predicate's bug is reported in its cells, the run goes on
+                outcome, error = "crashed", f"step {step}: {_describe(exc)}"
+                break
+            except KeyboardInterrupt:
+                if user_interrupted():
+                    raise
+                outcome, error = "crashed", f"step {step}: raised KeyboardInterrupt"
+                break
+            except BaseException as exc:  # sys.exit() in a predicate must not end the bench
+                outcome, error = "crashed", f"step {step}: {_describe(exc)}"
+                break
+            action = decision.action
+            if step == max_steps and action != "stop":
+                cap = pred.cap
+                decision = Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok,
+                                    run=decision.run, failed=decision.failed)
+                action = "stop"
+            if run or failed:
+                run_names = tuple([calls[i].name for i in run])
+                failed_names = tuple([calls[i].name for i in failed])
+                add_step(Step(step, index, decision, run_names, failed_names))
+                tools_run.extend(run_names)
+                tools_failed.extend(failed_names)
+                state.tools_run += len(run_names)
+                state.tools_failed += len(failed_names)
+            else:
+                add_step(Step(step, index, decision))
+            usage = turn.usage
+            if usage is not None:
+                tokens += usage.input_tokens + usage.output_tokens
+            if action == "remind":
+                state.reminders += 1
+            elif action == "resend":
+                state.resends += 1
+            add_turn(turn)
+            add_decision(decision)
+            if action == "stop":
+                outcome = "stopped"
+                break
+    except DecisionTimeout as exc:  # between two decisions: still the predicate's step that hung
+        outcome, error = "crashed", str(exc)
+    finally:
+        WATCH.steps = None
 
     stopped = outcome == "stopped" and decision is not None
     return Cell(
@@ -151,30 +172,9 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     )
 
 
-def _check(decision: object, rules: object, reasons: frozenset[str] | None) -> None:
-    """Raise InvalidDecision saying what is wrong with a decision that failed the inline check."""
-    if not isinstance(decision, Decision):
-        raise InvalidDecision(f"returned {type(decision).__name__} {decision!r:.80}, not a Decision")
-    if decision.action not in _ACTIONS:
-        raise InvalidDecision(f"action {decision.action!r} is not one of {', '.join(ACTIONS)}")
-    if rules is not None and decision.rule not in rules:  # type: ignore[operator]
-        raise InvalidDecision(f"rule {decision.rule!r} is not declared by the predicate")
-    if decision.action == "stop":
-        if not isinstance(decision.ok, bool):
-            raise InvalidDecision("a stop must say ok=True or ok=False")
-        if reasons is not None and decision.reason not in reasons:
-            raise InvalidDecision(f"stop reason {decision.reason!r} is not declared by the predicate")
-
-
-def _resolve(selection: object, n: int, what: str) -> tuple[int, ...]:
-    """A decision's `run` or `failed` as call indices of a turn with `n` calls."""
-    if selection == "all":
-        return _ALL_CALLS[n] if n < 64 else tuple(range(n))
-    if not isinstance(selection, tuple):
-        raise InvalidDecision(f"{what} must be 'all' or a tuple of call indices, not {selection!r:.40}")
-    for i in selection:
-        if not isinstance(i, int) or not 0 <= i < n:
-            raise InvalidDecision(f"{what} names call {i!r}, but the turn carries {n} tool call(s)")
-    if len(set(selection)) != len(selection):
-        raise InvalidDecision(f"{what} names a call twice")
-    return selection
+def _describe(exc: BaseException) -> str:
+    """One line for an exception a predicate raised (``sys.exit`` said as such)."""
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r}) (a predicate cannot end the bench)"
+    text = str(exc).replace("\n", " ")
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
