@@ -30,6 +30,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 DEFAULT_DECISION_TIMEOUT = 5.0
 """Seconds one decision (or one predicate file's import) may take before its cell is crashed."""
@@ -57,7 +58,7 @@ class _Watch:
     __slots__ = ("active", "importing", "steps", "stuck", "user_interrupt")
 
     def __init__(self) -> None:
-        self.steps: list[object] | None = None
+        self.steps: list[Any] | None = None
         self.importing = False
         self.active = False
         self.user_interrupt = False
