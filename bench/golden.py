@@ -1,8 +1,15 @@
 """Golden expectations: what each predicate is expected to do on each sequence, reviewed by a person.
 
-``expected/<predicate>.yaml`` holds a header (how the expectations were derived) and one entry per
-sequence. A normal run only compares; :func:`accept` is the one place that writes, atomically
-(temporary file, then rename), and only for the cells it is asked to.
+``expected/<predicate>.yaml`` holds a header (``derived``: how the expectations were derived, the
+pins and any disagreement with the reference material), ``covers`` (how many cells the file holds
+and their sequence ids, so a file cut short at a cell boundary is an error rather than silently
+fewer reviewed cells) and one entry per sequence. Each entry says what it rests on
+(:data:`Basis`): ``source``, ``observed`` or ``rule``.
+
+A normal run only compares. :func:`accept` is the one place that writes, through :func:`dump_golden`
+(the project's YAML writer, :mod:`bench.yaml_write`) and an atomic rename, and only for the cells
+it is asked to. The layout is canonical: reading a file and writing it back gives the same bytes,
+so accepting one cell changes only that cell's lines (and the ``covers`` list when it is new).
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeAlias
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -19,6 +26,18 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from bench.catalogue import describe_validation_error, display_path, load_yaml, yaml_error_line
 from bench.errors import UnusableInput
 from bench.model import Cell, Outcome
+from bench.yaml_write import dump
+
+Basis: TypeAlias = Literal["source", "observed", "rule"]
+"""What a golden cell rests on.
+
+``source``: derived by hand from the pinned source lines the predicate cites. ``observed``: changed
+(or confirmed) after driving the original loop (``stopbench conform``); the cell's note says what
+was seen. ``rule``: the predicate is its own specification (a seed's criterion, ``finish_only``,
+``reference``), so the cell guards the bench's engine rather than a port.
+"""
+
+BASES: tuple[Basis, ...] = ("source", "observed", "rule")
 
 
 class GoldenError(UnusableInput):
@@ -33,6 +52,7 @@ class ExpectedCell(_Strict):
     """One reviewed cell. `path` is the decision path: ``"<action> <rule>"`` per step, with a run
     of identical steps written once as ``"<action> <rule> xN"``."""
 
+    basis: Basis
     outcome: Outcome
     reason: str | None = None
     ok: bool | None = None
@@ -44,8 +64,24 @@ class ExpectedCell(_Strict):
 
 
 class GoldenFile(_Strict):
+    """A golden file's content. Its ``covers`` block is computed from `cells` when written."""
+
     predicate: str
     derived: str = Field(min_length=1)
+    cells: dict[str, ExpectedCell] = {}
+
+
+class Covers(_Strict):
+    """What a golden file says it holds: checked against its cells when the file is read."""
+
+    count: int = Field(ge=0)
+    sequences: list[str]
+
+
+class _GoldenFileIn(_Strict):
+    predicate: str
+    derived: str = Field(min_length=1)
+    covers: Covers
     cells: dict[str, ExpectedCell] = {}
 
 
@@ -82,9 +118,9 @@ def expand(path: list[str]) -> list[str]:
     return out
 
 
-def expected_of(cell: Cell, note: str | None = None) -> ExpectedCell:
+def expected_of(cell: Cell, basis: Basis, note: str | None = None) -> ExpectedCell:
     """The expectation that `cell` would satisfy exactly (used by accept, after review)."""
-    return ExpectedCell(outcome=cell.outcome, reason=cell.reason, ok=cell.ok, steps=cell.n_steps,
+    return ExpectedCell(basis=basis, outcome=cell.outcome, reason=cell.reason, ok=cell.ok, steps=cell.n_steps,
                         tools_run=list(cell.tools_run), tools_failed=list(cell.tools_failed),
                         path=path_of(cell), note=note)
 
@@ -114,7 +150,7 @@ def compare(cell: Cell, exp: ExpectedCell) -> Mismatch | None:
     want_path = expand(exp.path)
 
     def mismatch(what: str, expected: object, actual: object) -> Mismatch:
-        return Mismatch(cell.sequence, cell.predicate, what, str(expected), str(actual))
+        return Mismatch(cell.sequence, cell.predicate, what, shown_value(expected), shown_value(actual))
 
     for i, (want, got) in enumerate(zip(want_path, got_path, strict=False)):
         if want != got:
@@ -141,9 +177,20 @@ def compare(cell: Cell, exp: ExpectedCell) -> Mismatch | None:
     return None
 
 
+def shown_value(value: object) -> str:
+    """A field value as the golden file writes it (``null``, ``true``, ``[a, b]``), not a Python repr."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(shown_value(v) for v in value) + "]"
+    return str(value)
+
+
 def _stop_suffix(cell: Cell, i: int) -> str:
     d = cell.steps[i].decision
-    return f" -> {d.reason}, ok={d.ok}" if d.action == "stop" else ""
+    return f" -> {d.reason}, ok={shown_value(d.ok)}" if d.action == "stop" else ""
 
 
 # ---------------------------------------------------------------- files
@@ -176,38 +223,89 @@ def load_golden(folder: Path) -> Golden:
 
 
 def read_golden_file(path: Path) -> GoldenFile:
+    """Read and check one golden file; every problem is a :class:`GoldenError` naming the file."""
     shown = display_path(path)
     try:
-        data = load_yaml(path.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        raise GoldenError(f"{shown}: not valid YAML: {yaml_error_line(exc)}") from None
+        raw = path.read_bytes()
     except OSError as exc:
-        raise GoldenError(f"{shown}: cannot be read: {exc}") from None
+        raise GoldenError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
     try:
-        gf = GoldenFile.model_validate(data)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise GoldenError(f"{shown}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
+    data = _parse(shown, text)
+    try:
+        gf = _GoldenFileIn.model_validate(data)
     except ValidationError as exc:
         raise GoldenError(f"{shown}: {describe_validation_error(exc)}") from None
     if gf.predicate != path.stem:
         raise GoldenError(f"{shown}: predicate: says {gf.predicate!r}, but the file is for {path.stem!r}")
-    return gf
+    _check_covers(shown, gf)
+    return GoldenFile(predicate=gf.predicate, derived=gf.derived, cells=gf.cells)
 
 
-def dump_golden(gf: GoldenFile) -> str:
-    """Deterministic YAML for a golden file: header first, cells sorted by sequence id."""
+def _parse(shown: str, text: str) -> Any:
+    """Safe YAML with no anchors or aliases: the writer never makes them, and refusing them keeps
+    a small hostile file (an alias bomb) from expanding into gigabytes."""
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            anchor = getattr(event, "anchor", None)
+            if anchor is not None:
+                line = event.start_mark.line + 1 if event.start_mark is not None else "?"
+                kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
+                raise GoldenError(f"{shown}: line {line}: YAML {kind} {anchor!r}: golden files "
+                                  "do not use anchors or aliases")
+        return load_yaml(text)
+    except yaml.YAMLError as exc:
+        raise GoldenError(f"{shown}: not valid YAML: {yaml_error_line(exc)}") from None
+    except (TypeError, RecursionError) as exc:  # an unhashable key ({[a]: 1}), a pathologically deep nesting
+        raise GoldenError(f"{shown}: not usable YAML: {exc}") from None
+
+
+def _check_covers(shown: str, gf: _GoldenFileIn) -> None:
+    listed = gf.covers.sequences
+    if len(set(listed)) != len(listed):
+        dup = sorted({s for s in listed if listed.count(s) > 1})
+        raise GoldenError(f"{shown}: covers.sequences: lists {_some(dup)} twice")
+    if gf.covers.count != len(listed):
+        raise GoldenError(f"{shown}: covers.count: says {gf.covers.count}, but covers.sequences lists "
+                          f"{len(listed)}")
+    missing = sorted(set(listed) - set(gf.cells))
+    if missing:
+        raise GoldenError(f"{shown}: cells: {len(missing)} of the {len(listed)} covered cells are missing "
+                          f"(the file was cut short or edited by hand): {_some(missing)}")
+    extra = sorted(set(gf.cells) - set(listed))
+    if extra:
+        raise GoldenError(f"{shown}: covers.sequences: does not list {_some(extra)}, which has a cell "
+                          "(cells are added by stopbench accept)")
+
+
+def _some(ids: list[str], shown: int = 3) -> str:
+    head = ", ".join(ids[:shown])
+    return head if len(ids) <= shown else f"{head} (and {len(ids) - shown} more)"
+
+
+def golden_data(gf: GoldenFile) -> dict[str, Any]:
+    """The plain data of a golden file, in the canonical order: header, covers, cells sorted by id;
+    in a cell, basis first, tools_failed only when some failed, note only when there is one."""
     cells: dict[str, Any] = {}
     for seq in sorted(gf.cells):
         c = gf.cells[seq]
-        entry: dict[str, Any] = {"outcome": c.outcome, "reason": c.reason, "ok": c.ok, "steps": c.steps,
-                                 "tools_run": c.tools_run}
+        entry: dict[str, Any] = {"basis": c.basis, "outcome": c.outcome, "reason": c.reason, "ok": c.ok,
+                                 "steps": c.steps, "tools_run": c.tools_run}
         if c.tools_failed:
             entry["tools_failed"] = c.tools_failed
         entry["path"] = c.path
         if c.note:
             entry["note"] = c.note
         cells[seq] = entry
-    doc = {"predicate": gf.predicate, "derived": gf.derived, "cells": cells}
-    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True, width=100,
-                          default_flow_style=None)
+    return {"predicate": gf.predicate, "derived": gf.derived,
+            "covers": {"count": len(cells), "sequences": list(cells)}, "cells": cells}
+
+
+def dump_golden(gf: GoldenFile) -> str:
+    """The text of a golden file: :func:`golden_data` through the project's YAML writer."""
+    return dump(golden_data(gf))
 
 
 def write_atomically(path: Path, text: str) -> None:
@@ -219,39 +317,112 @@ def write_atomically(path: Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+# ---------------------------------------------------------------- accepting
+
+
 AcceptMode = Literal["new", "all"]
 
 
-def accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None,
-           mode: AcceptMode = "new", sequences: set[str] | None = None) -> list[str]:
-    """Write the expectations of `cells` into ``folder/<predicate>.yaml`` and return what changed.
+@dataclass(frozen=True, slots=True)
+class Accepted:
+    """What one accept does to one golden file, planned before anything is written.
 
-    mode ``new`` adds only cells with no expectation; ``all`` also replaces mismatching ones.
-    `derived` is required for a new file and replaces the header when given.
+    `added` and `replaced`: sequence ids whose expectation is new or overwritten; `pruned`: ids
+    removed because their sequence is gone; `refused`: one line per cell that cannot be accepted
+    (a crashed cell is never a reviewed expectation); `header`: whether the header is written or
+    replaced; `text`: the file's new content, or None when nothing changes (the file is not touched).
+    """
+
+    path: Path
+    added: list[str]
+    replaced: list[str]
+    pruned: list[str]
+    refused: list[str]
+    header: bool
+    text: str | None
+
+    def write(self) -> None:
+        """Write the planned file atomically; nothing happens when nothing changes."""
+        if self.text is not None:
+            write_atomically(self.path, self.text)
+
+
+def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
+                replace_header: bool = False, mode: AcceptMode = "new", sequences: set[str] | None = None,
+                basis: Basis | None = None, keep_only: set[str] | None = None) -> Accepted:
+    """What accepting `cells` into ``folder/<predicate>.yaml`` would change; raises GoldenError when
+    it cannot be done, before anything is written.
+
+    mode ``new`` adds only cells with no expectation; ``all`` also replaces mismatching ones (a
+    matching cell is never rewritten, so a no-op accept leaves the file byte-identical).
+    `sequences` narrows the cells considered. `basis` is required for every new cell and replaces
+    the basis of a replaced cell when given (otherwise the old basis is kept, with the old note).
+    `derived` is required for a new file; on an existing file whose header differs it is refused
+    unless `replace_header`. `keep_only`, when given, is the set of sequence ids that exist:
+    expectations for any other id are removed (``--prune``). A crashed cell is never stored; it
+    is listed in ``refused``.
     """
     path = folder / f"{predicate}.yaml"
+    shown = display_path(path)
     existing = read_golden_file(path) if path.exists() else None
     if existing is None and not derived:
-        raise GoldenError(f"{display_path(path)}: new golden file needs a header: say how the "
-                          "expectations were derived (--derived)")
-    header = derived or (existing.derived if existing else "")
+        raise GoldenError(f"{shown}: new golden file needs a header: say how the expectations were derived "
+                          "(--derived)")
+    header_changed = existing is None or (derived is not None and derived != existing.derived)
+    if existing is not None and header_changed and not replace_header:
+        raise GoldenError(f"{shown}: derived: the file already has a different header; pass --replace-header "
+                          "to replace it (it records the pins and how the cells were derived)")
+    header = derived if derived is not None else existing.derived if existing else ""
     table = dict(existing.cells) if existing else {}
-    changed: list[str] = []
+    added: list[str] = []
+    replaced: list[str] = []
+    refused: list[str] = []
+    unbased: list[str] = []
     for cell in cells:
         if sequences is not None and cell.sequence not in sequences:
             continue
         old = table.get(cell.sequence)
         if old is not None and (mode == "new" or compare(cell, old) is None):
             continue
-        note = old.note if old is not None else None
-        table[cell.sequence] = expected_of(cell, note)
-        changed.append(cell.sequence)
-    if changed or existing is None or (derived and existing and derived != existing.derived):
-        write_atomically(path, dump_golden(GoldenFile(predicate=predicate, derived=header, cells=table)))
-    return changed
+        if cell.outcome == "crashed":
+            refused.append(f"{cell.sequence} x {predicate}: crashed, not accepted: {cell.error or 'no detail'}")
+            continue
+        chosen = basis or (old.basis if old is not None else None)
+        if chosen is None:
+            unbased.append(cell.sequence)
+            continue
+        table[cell.sequence] = expected_of(cell, chosen, old.note if old is not None else None)
+        (added if old is None else replaced).append(cell.sequence)
+    if unbased:
+        raise GoldenError(f"{shown}: basis: {len(unbased)} new cell(s) need one ({_some(unbased)}): pass "
+                          "--basis source (from the pinned source), observed (from driving the original) "
+                          "or rule (the predicate is its own rule)")
+    pruned = sorted(s for s in table if keep_only is not None and s not in keep_only)
+    for s in pruned:
+        del table[s]
+    changed = bool(added or replaced or pruned or header_changed)
+    text = dump_golden(GoldenFile(predicate=predicate, derived=header, cells=table)) if changed else None
+    return Accepted(path, added, replaced, pruned, refused, header_changed, text)
+
+
+def accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
+           replace_header: bool = False, mode: AcceptMode = "new", sequences: set[str] | None = None,
+           basis: Basis | None = None, keep_only: set[str] | None = None) -> Accepted:
+    """:func:`plan_accept`, then write the file (atomically) when something changes."""
+    planned = plan_accept(folder, predicate, cells, derived=derived, replace_header=replace_header, mode=mode,
+                          sequences=sequences, basis=basis, keep_only=keep_only)
+    planned.write()
+    return planned

@@ -1,4 +1,10 @@
-"""``stopbench accept``: write reviewed cells into expected/<predicate>.yaml, atomically."""
+"""``stopbench accept``: write reviewed cells into expected/<predicate>.yaml, atomically.
+
+Every file is planned first (:func:`bench.golden.plan_accept`); only when every named predicate
+can be accepted is anything written, so a refused header or a missing basis leaves all files as
+they were. Exit 0 when done, 1 when a crashed cell was asked for (it is never stored), 2 when an
+input is unusable (an unknown sequence, a predicate that does not load, a bad golden file).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +13,9 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_inputs
+from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, folder_options, load_inputs
 from bench.discovery import Broken
-from bench.golden import GoldenError, accept
+from bench.golden import BASES, Accepted, Basis, GoldenError, plan_accept
 from bench.replay import replay
 from bench.report import label
 
@@ -21,33 +27,65 @@ from bench.report import label
               help="Only this sequence's cell (repeatable).")
 @click.option("--replace", is_flag=True,
               help="Also overwrite expectations the replay no longer matches (default: only add new ones).")
+@click.option("--basis", type=click.Choice(BASES), default=None,
+              help="What the written cells rest on: source (the pinned source lines), observed (driving the "
+                   "original loop) or rule (the predicate is its own rule). Required for new cells; a "
+                   "replaced cell keeps its basis unless this is given.")
 @click.option("--derived", help="The golden file's header: how these expectations were derived "
                                 "(required when the file is new).")
+@click.option("--replace-header", is_flag=True,
+              help="Let --derived replace the header of an existing golden file.")
+@click.option("--prune", is_flag=True,
+              help="Remove expectations whose sequence is no longer in the catalogue.")
 def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
                reports_dir: Path, safety_cap: int, no_entry_points: bool, only_sequences: tuple[str, ...],
-               replace: bool, derived: str | None) -> None:
+               replace: bool, basis: Basis | None, derived: str | None, replace_header: bool,
+               prune: bool) -> None:
     """Write the current cells of PREDICATES as reviewed expectations.
 
-    Run this only after looking at the cells (`stopbench show`, reports/decision-table.md): it
-    records what the bench does now as what it should do. By default only cells with no
-    expectation are written; --replace also overwrites mismatching ones.
+    Run this only after looking at the cells (`stopbench show SEQ -p PRED`): it records what the
+    bench does now as what it should do. By default only cells with no expectation are written;
+    --replace also overwrites mismatching ones. A crashed cell is never written (exit 1).
     """
     inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, predicates)
     if inputs.catalogue.problems:
         sys.exit(EXIT_BAD_INPUT)
+    known = {s.id for s in inputs.catalogue.sequences}
+    unknown = [s for s in dict.fromkeys(only_sequences) if s not in known]
+    if unknown:
+        click.echo(f"no sequence {', '.join(unknown)} in {sequences_dir} (stopbench list shows the ids)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    broken = [p for p in inputs.predicates if isinstance(p, Broken)]
+    if broken:
+        for p in broken:
+            click.echo(f"{p.name}: not accepted, it did not load", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     wanted = set(only_sequences) or None
-    for pred in inputs.predicates:
-        if isinstance(pred, Broken):
-            click.echo(f"{pred.name}: not accepted, it did not load", err=True)
-            continue
-        cells = [replay(seq, pred, safety_cap) for seq in inputs.catalogue.sequences]
+    chosen = [s for s in inputs.catalogue.sequences if wanted is None or s.id in wanted]
+    plans: list[tuple[str, Accepted, dict[str, str]]] = []
+    for pred in [p for p in inputs.predicates if not isinstance(p, Broken)]:
+        cells = [replay(seq, pred, safety_cap) for seq in chosen]
         try:
-            changed = accept(expected_dir, pred.name, cells, derived=derived,
-                             mode="all" if replace else "new", sequences=wanted)
+            plan = plan_accept(expected_dir, pred.name, cells, derived=derived, replace_header=replace_header,
+                               mode="all" if replace else "new", sequences=wanted, basis=basis,
+                               keep_only=known if prune else None)
         except GoldenError as exc:
             click.echo(str(exc), err=True)
             sys.exit(EXIT_BAD_INPUT)
-        by_seq = {c.sequence: c for c in cells}
-        for seq in changed:
-            click.echo(f"{pred.name}: accepted {seq}: {label(by_seq[seq])}")
-        click.echo(f"{pred.name}: {len(changed)} cell(s) written to {expected_dir / (pred.name + '.yaml')}")
+        plans.append((pred.name, plan, {c.sequence: label(c) for c in cells}))
+    refused = False
+    for name, plan, labels in plans:
+        plan.write()
+        for seq in plan.added:
+            click.echo(f"{name}: added {seq}: {labels[seq]}")
+        for seq in plan.replaced:
+            click.echo(f"{name}: replaced {seq}: {labels[seq]}")
+        for seq in plan.pruned:
+            click.echo(f"{name}: pruned {seq} (no such sequence)")
+        for line in plan.refused:
+            click.echo(line, err=True)
+            refused = True
+        n = len(plan.added) + len(plan.replaced)
+        what = f"{n} cell(s) written" + (f", {len(plan.pruned)} pruned" if plan.pruned else "")
+        click.echo(f"{name}: {what} in {plan.path}" if plan.text is not None else f"{name}: {plan.path} unchanged")
+    sys.exit(EXIT_MISMATCH if refused else 0)

@@ -9,7 +9,7 @@ import click
 
 from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_inputs
 from bench.discovery import Broken
-from bench.golden import compare, load_golden
+from bench.golden import compare, load_golden, shown_value
 from bench.model import Turn
 from bench.replay import replay
 from bench.report import label
@@ -62,7 +62,7 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
         echo(f"{pred.name}: {label(cell)}")
         for s in cell.steps[:30]:
             d = s.decision
-            extra = f" -> {d.reason}, ok={d.ok}" if d.action == "stop" else ""
+            extra = f" -> {d.reason}, ok={shown_value(d.ok)}" if d.action == "stop" else ""
             tools = f" run[{','.join(s.tools_run)}]" if s.tools_run else ""
             tools += f" failed[{','.join(s.tools_failed)}]" if s.tools_failed else ""
             cite = pred.rules.get(d.rule) or (pred.source if d.rule == pred.cap.rule else "")

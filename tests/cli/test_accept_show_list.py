@@ -15,7 +15,8 @@ NEW = ('"""Stop at once."""\nfrom bench import Stop, predicate\n\n'
 
 def test_accept_writes_the_cells_of_a_new_predicate_with_its_header(project: Path) -> None:
     (project / "predicates" / "mine.py").write_text(NEW, encoding="utf-8")
-    result = CliRunner().invoke(cli, ["accept", "mine", "--no-entry-points", "--derived", "reviewed by hand"])
+    result = CliRunner().invoke(cli, ["accept", "mine", "--no-entry-points", "--derived", "reviewed by hand",
+                                      "--basis", "rule"])
     assert result.exit_code == 0, result.output
     gf = read_golden_file(project / "expected" / "mine.yaml")
     assert gf.derived == "reviewed by hand"
@@ -37,7 +38,7 @@ def test_show_steps_through_a_sequence_with_rules(project: Path) -> None:
                                       "-p", "seed000_content"])
     assert result.exit_code == 0, result.output
     assert "turn 0: finish=tool_calls (raw 'tool_calls') content='我先打开文件看看'" in result.output
-    assert "step 1 (turn 0): stop -> content, ok=True run[read_file]  [content]" in result.output
+    assert "step 1 (turn 0): stop -> content, ok=true run[read_file]  [content]" in result.output
     assert "golden: match" in result.output
 
 

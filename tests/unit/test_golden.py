@@ -35,32 +35,32 @@ def test_paths_are_run_length_encoded_and_expand_back() -> None:
 
 def test_a_matching_expectation_gives_no_mismatch() -> None:
     cell = replay(seq(tools("a"), answer()), simple)
-    exp = ExpectedCell(outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a"],
+    exp = ExpectedCell(basis="rule", outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a"],
                        path=["continue calls", "stop no-calls"])
     assert compare(cell, exp) is None
 
 
 def test_a_mismatch_names_the_first_differing_step_with_both_sides() -> None:
     cell = replay(seq(tools("a"), answer()), simple)
-    exp = ExpectedCell(outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a"],
+    exp = ExpectedCell(basis="rule", outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a"],
                        path=["continue calls", "resend dropped"])
     m = compare(cell, exp)
     assert m is not None
     assert m.what == "step 2 (turn 1) differs"
     assert m.expected == "resend dropped"
-    assert m.actual == "stop no-calls -> done, ok=True"
+    assert m.actual == "stop no-calls -> done, ok=true"
 
 
 def test_a_shorter_path_is_a_mismatch_at_the_first_missing_step() -> None:
     cell = replay(seq(tools("a"), answer()), simple)
-    exp = ExpectedCell(outcome="stopped", reason="done", ok=True, steps=1, path=["continue calls"])
+    exp = ExpectedCell(basis="rule", outcome="stopped", reason="done", ok=True, steps=1, path=["continue calls"])
     m = compare(cell, exp)
     assert m is not None and m.what == "step 2 differs"
 
 
 def test_fields_beyond_the_path_are_compared_exactly() -> None:
     cell = replay(seq(tools("a"), answer()), simple)
-    exp = ExpectedCell(outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a", "a"],
+    exp = ExpectedCell(basis="rule", outcome="stopped", reason="done", ok=True, steps=2, tools_run=["a", "a"],
                        path=["continue calls", "stop no-calls"])
     m = compare(cell, exp)
     assert m is not None and m.what.startswith("tools_run differs")
@@ -74,23 +74,24 @@ def test_accept_needs_a_header_for_a_new_file(tmp_path: Path) -> None:
 
 def test_accept_adds_only_new_cells_unless_asked_to_replace(tmp_path: Path) -> None:
     first = replay(seq(answer(), sid="one"), simple)
-    assert accept(tmp_path, "simple", [first], derived="by hand") == ["one"]
+    assert accept(tmp_path, "simple", [first], derived="by hand", basis="rule").added == ["one"]
     changed_cell = replay(seq(tools("a"), answer(), sid="one"), simple)
-    assert accept(tmp_path, "simple", [changed_cell], derived=None) == []
+    assert accept(tmp_path, "simple", [changed_cell]).added == []
     assert read_golden_file(tmp_path / "simple.yaml").cells["one"].steps == 1
-    assert accept(tmp_path, "simple", [changed_cell], derived=None, mode="all") == ["one"]
+    assert accept(tmp_path, "simple", [changed_cell], mode="all").replaced == ["one"]
     gf = read_golden_file(tmp_path / "simple.yaml")
     assert gf.cells["one"].steps == 2
+    assert gf.cells["one"].basis == "rule"
     assert gf.derived == "by hand"
 
 
 def test_accept_leaves_no_temporary_file_behind(tmp_path: Path) -> None:
-    accept(tmp_path, "simple", [replay(seq(answer(), sid="one"), simple)], derived="by hand")
+    accept(tmp_path, "simple", [replay(seq(answer(), sid="one"), simple)], derived="by hand", basis="rule")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["simple.yaml"]
 
 
 def test_a_failed_write_keeps_the_old_golden_file_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    accept(tmp_path, "simple", [replay(seq(answer(), sid="one"), simple)], derived="by hand")
+    accept(tmp_path, "simple", [replay(seq(answer(), sid="one"), simple)], derived="by hand", basis="rule")
     before = (tmp_path / "simple.yaml").read_bytes()
 
     def fail(*args: object) -> None:
@@ -98,14 +99,15 @@ def test_a_failed_write_keeps_the_old_golden_file_whole(tmp_path: Path, monkeypa
 
     monkeypatch.setattr("bench.golden.os.replace", fail)
     with pytest.raises(OSError):
-        accept(tmp_path, "simple", [replay(seq(tools("a"), answer(), sid="two"), simple)], derived=None)
+        accept(tmp_path, "simple", [replay(seq(tools("a"), answer(), sid="two"), simple)], basis="rule")
     assert (tmp_path / "simple.yaml").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["simple.yaml"]
 
 
 def test_a_malformed_golden_file_is_reported_with_file_and_field(tmp_path: Path) -> None:
-    (tmp_path / "p.yaml").write_text("predicate: p\nderived: x\ncells:\n  s:\n    outcome: finished\n"
-                                     "    steps: 1\n    path: []\n", encoding="utf-8")
+    (tmp_path / "p.yaml").write_text("predicate: p\nderived: x\ncovers: {count: 1, sequences: [s]}\ncells:\n"
+                                     "  s:\n    basis: rule\n    outcome: finished\n    steps: 1\n    path: []\n",
+                                     encoding="utf-8")
     golden = load_golden(tmp_path)
     assert len(golden.problems) == 1
     assert "p.yaml: cells.s.outcome: expected one of 'stopped'" in golden.problems[0]
