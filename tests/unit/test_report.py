@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import statistics
+
 from bench import Continue, Stop, predicate, replay
-from bench.model import Decision, Turn
+from bench.catalogue import load_catalogue
+from bench.discovery import discover
+from bench.golden import load_golden
+from bench.model import Decision, Turn, Violation
 from bench.predicate import State
-from bench.report import label, tool_list
-from tests.helpers import answer, seq, tools
+from bench.report import decision_table, label, short_label, tool_list, violations_summary
+from bench.runner import Result, run
+from tests.helpers import ROOT, answer, seq, tools
 
 
 def test_a_run_of_the_same_tool_is_written_once_with_its_count() -> None:
@@ -22,3 +28,47 @@ def test_a_stopped_cell_reads_reason_steps_verdict_and_tools() -> None:
 
     cell = replay(seq(tools("read_file"), tools("count_lines"), answer()), simple)
     assert label(cell) == "stop:no_tool_calls@3 ok [read_file,count_lines]"
+
+
+# ---------------------------------------------------------------- the Markdown decision table (issue 10)
+
+
+def test_a_short_cell_is_a_glyph_action_at_steps_and_its_marks() -> None:
+    @predicate()
+    def simple(turn: Turn, state: State) -> Decision:
+        return Continue("calls") if turn.tool_calls else Stop("no_tool_calls", ok=True, rule="done")
+
+    ok = replay(seq(tools("read_file"), answer()), simple)
+    assert short_label(Result(ok, "match")) == "✓stop@2"
+    assert short_label(Result(ok, "unreviewed")) == "✓stop@2 ?"
+    running = replay(seq(tools("a"), tools("b"), then="end"), simple)
+    judged = running.with_violations((Violation("stops_within: 1", 2, "never stopped"),))
+    assert short_label(Result(judged, "mismatch")) == "↻run@2 ⚠ ≠"
+
+
+def test_violations_are_counted_per_predicate_and_requirement_kind() -> None:
+    @predicate()
+    def simple(turn: Turn, state: State) -> Decision:
+        return Stop("done", ok=True, rule="done")
+
+    a = replay(seq(answer(), sid="a"), simple.named("p", "t")).with_violations(
+        (Violation("stops_within: 1", 1, "x"), Violation("ok: false", 1, "y")))
+    b = replay(seq(answer(), sid="b"), simple.named("p", "t")).with_violations((Violation("stops_within: 3", 1, "z"),))
+    c = replay(seq(answer(), sid="a"), simple.named("q", "t"))
+    headers, rows = violations_summary([Result(a, "match"), Result(b, "match"), Result(c, "match")], ["p", "q"])
+    assert headers == ["predicate", "ok", "stops_within", "total"]
+    assert rows == [["p", 1, 2, 3], ["q", 0, 0, 0]]
+
+
+def test_the_shipped_decision_table_has_a_median_row_under_350_characters() -> None:
+    cat = load_catalogue(ROOT / "sequences")
+    preds = discover(ROOT / "predicates", entry_points_too=False)
+    res = list(run(cat.sequences, preds, load_golden(ROOT / "expected")))
+    md = decision_table(res, [s.id for s in cat.sequences], [p.name for p in preds])
+    table = md.split("\n## ", 1)[0].splitlines()
+    rows = [line for line in table if line.startswith("| ") and not line.startswith("| sequence")]
+    assert len(rows) == len(cat.sequences)
+    median = statistics.median(len(r) for r in rows)
+    print(f"decision-table.md: {len(rows)} rows x {len(preds)} predicates, median row {median} characters, "
+          f"longest {max(len(r) for r in rows)}")
+    assert median < 350

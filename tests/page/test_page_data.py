@@ -1,0 +1,252 @@
+"""The page's data and HTML without a browser: citations become the right links, cells carry their
+steps, rules, violations, golden and conformance status, summaries count what they say, and the page
+is one deterministic, self-contained file."""
+
+from __future__ import annotations
+
+import json
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+from bench import Continue, Remind, Resend, Stop, predicate
+from bench.golden import Golden, Mismatch
+from bench.model import Decision, Requirement, Sequence, Turn, TurnError
+from bench.page import build_page, embed_json
+from bench.page.citations import provenance_links, rule_links
+from bench.page.data import after_unusable, page_data
+from bench.predicate import Predicate, State
+from bench.replay import replay
+from bench.runner import Result, run
+from tests.helpers import answer, seq, tools, truncated
+
+
+def urls(text: str) -> list[str]:
+    return [link.url for link in rule_links(text)]
+
+
+# ---------------------------------------------------------------- citations
+
+
+def test_a_commit_pinned_citation_links_each_line_range_of_the_file() -> None:
+    text = ("earendil-works/pi@31b513e3 (npm sources) packages/agent/src/agent-loop.ts:L202-216 with "
+            "L411-426 - runs the calls")
+    assert urls(text) == ["https://github.com/earendil-works/pi/blob/31b513e3/packages/agent/src/agent-loop.ts"
+                          "#L202-L216"]
+
+
+def test_several_files_and_ranges_of_one_pin_each_get_a_link() -> None:
+    text = ("openai/openai-agents-python@v0.24.0 (PyPI openai-agents==0.24.0) agents/run_config.py:L45, "
+            "agents/run.py:L1597-1622 - max turns; corecoder/x.py:L1")
+    assert urls(text) == [
+        "https://github.com/openai/openai-agents-python/blob/v0.24.0/agents/run_config.py#L45",
+        "https://github.com/openai/openai-agents-python/blob/v0.24.0/agents/run.py#L1597-L1622",
+    ]
+    assert urls("he-yufeng/CoreCoder@v0.4.0 corecoder/agent.py:L28, L54, L99 - the cap") == [
+        f"https://github.com/he-yufeng/CoreCoder/blob/v0.4.0/corecoder/agent.py#L{n}" for n in (28, 54, 99)]
+
+
+def test_a_bare_file_name_is_in_the_folder_of_the_file_cited_before_it() -> None:
+    text = ("earendil-works/pi@31b513e3 packages/ai/src/api/openai-completions.ts:L590-609 (and the same catch in "
+            "anthropic-messages.ts:L760-769)")
+    assert urls(text)[1] == ("https://github.com/earendil-works/pi/blob/31b513e3/packages/ai/src/api/"
+                             "anthropic-messages.ts#L760-L769")
+
+
+def test_a_path_whose_folder_the_citation_leaves_open_gets_no_link() -> None:
+    text = ("earendil-works/pi@31b513e3 packages/ai/src/api/openai-completions.ts:L590-609; "
+            "utils/provider-retry.ts:L105-125 retries; openai==3.57.0 openai/_streaming.py:L79-107")
+    assert urls(text) == ["https://github.com/earendil-works/pi/blob/31b513e3/packages/ai/src/api/"
+                          "openai-completions.ts#L590-L609"]
+
+
+def test_a_release_pin_a_package_name_and_a_byte_offset_give_no_link() -> None:
+    assert urls("NousResearch/hermes-agent@0.19.0 (PyPI sdist) agent/conversation_loop.py:L4707-5157") == []
+    assert urls("@openai/codex@0.169.0 (npm @openai/codex-linux-x64@0.169.0 vendor/bin/codex) @c~13900") == []
+    assert urls("seed 000 (shared/seeds/000.txt), section 1") == []
+
+
+def test_a_file_named_right_after_its_pin_without_lines_links_the_file() -> None:
+    assert urls("openai/codex@553376ff codex-rs/core/src/session/turn.rs @c~18000 run_turn; see "
+                "reports/conformance/codex.json") == [
+        "https://github.com/openai/codex/blob/553376ff/codex-rs/core/src/session/turn.rs"]
+
+
+def test_a_recorded_capture_links_its_file_at_its_commit_and_issues_link_to_the_tracker() -> None:
+    text = ("recorded capture: vercel/ai@ed857f50f1 packages/x.txt repo: vercel/ai commit: "
+            "ed857f50f112e23930b0c2dd8d532cc8bebbc911 path: packages/deepseek/x.chunks.txt blob: 5f49; "
+            "see microsoft/semantic-kernel#5240")
+    assert [link.url for link in provenance_links(text)] == [
+        "https://github.com/vercel/ai/blob/ed857f50f112e23930b0c2dd8d532cc8bebbc911/packages/deepseek/x.chunks.txt",
+        "https://github.com/microsoft/semantic-kernel/issues/5240",
+    ]
+
+
+# ---------------------------------------------------------------- cells and summaries
+
+
+@predicate(max_steps=6, reasons=["done", "gave_up"],
+           rules={"calls": "ex/loop@0123abcd src/loop.py:L10-12 - run the calls",
+                  "retry": "resend a truncated reply", "nudge": "remind on an empty stop",
+                  "done": "ex/loop@0123abcd src/loop.py:L20 - return the text"})
+def toy(turn: Turn, state: State) -> Decision:
+    if turn.finish == "length":
+        return Resend("retry")
+    if turn.tool_calls:
+        return Continue("calls")
+    if not turn.content:
+        return Remind("nudge", "say something")
+    return Stop("done", ok=True, rule="done")
+
+
+def named(p: Predicate, name: str) -> Predicate:
+    return p.named(name, f"test {name}")
+
+
+TOY = named(toy, "toy")
+EMPTY = Turn(finish="stop", finish_raw="stop", content="")
+SEQS = [
+    Sequence(id="a-tools", title="two tools then </script><b>answer", kind="constructed", dialect="openai-chat",
+             source="ex/loop#7", turns=(tools("read_file"), tools("edit_file"), answer()),
+             require=Requirement(ok=True), path="sequences/constructed/a-tools.yaml", tags=("normal",)),
+    Sequence(id="b-trunc", title="truncated twice", kind="recorded", dialect="anthropic", source="rec",
+             turns=(truncated(), truncated(), EMPTY, answer()), require=Requirement(stops_within=2),
+             path="sequences/recorded/b-trunc.yaml", tags=("truncation",)),
+]
+
+
+def results(golden: Golden | None = None) -> list[Result]:
+    return list(run(SEQS, [TOY], golden))
+
+
+def data_of(res: list[Result], records: dict[str, Any] | None = None,
+            explained: dict[str, dict[str, str]] | None = None) -> dict[str, Any]:
+    return page_data(res, SEQS, [TOY], records or {}, explained or {})
+
+
+def test_a_cell_carries_each_step_with_its_turn_decision_rule_and_tools() -> None:
+    cell = data_of(results())["cells"]["a-tools\ttoy"]
+    assert cell["steps"] == [[0, "continue", "calls", None, None, ["read_file"], []],
+                             [1, "continue", "calls", None, None, ["edit_file"], []],
+                             [2, "stop", "done", "done", True, [], []]]
+    assert (cell["v"], cell["n"], cell["golden"], cell["violations"]) == ("ok", 3, "unreviewed", [])
+
+
+def test_a_violation_keeps_its_requirement_kind_step_and_detail() -> None:
+    cell = data_of(results())["cells"]["b-trunc\ttoy"]
+    assert [(v["requirement"], v["kind"], v["step"]) for v in cell["violations"]] == [
+        ("stops_within: 2", "stops_within", 4)]
+    assert (cell["resends"], cell["reminders"]) == (2, 1)
+
+
+def test_requests_after_the_first_unusable_turn_count_from_the_step_it_answered() -> None:
+    b = replay(SEQS[1], TOY)
+    assert after_unusable(SEQS[1], b) == 3  # turn 0 is cut off; steps 2, 3, 4 follow it
+    assert after_unusable(SEQS[0], replay(SEQS[0], TOY)) == 0
+    errored = seq(Turn(finish="error", error=TurnError("server_error", "boom", 500)), answer(), then="end")
+    assert after_unusable(errored, replay(errored, TOY)) == 1  # the error has no content: one reminder, then the answer
+
+
+def test_a_golden_mismatch_shows_the_first_differing_step_expected_and_got() -> None:
+    res = [Result(r.cell, "mismatch", Mismatch(r.cell.sequence, "toy", "step 2 (turn 1) differs", "stop done",
+                                               "continue calls")) if r.cell.sequence == "a-tools" else r
+           for r in results()]
+    cell = data_of(res)["cells"]["a-tools\ttoy"]
+    assert cell["golden"] == "mismatch"
+    assert cell["mismatch"] == {"what": "step 2 (turn 1) differs", "expected": "stop done", "actual": "continue calls"}
+
+
+def test_a_port_with_a_record_gets_each_sequences_conformance_status() -> None:
+    record = {"version": 1, "driver": "toyloop", "port": "toy", "install": "pip install toy==1",
+              "sequences": {"a-tools": {"port": "x", "original": "x"},
+                            "b-trunc": {"port": "x", "original": "y", "difference": "step 2: resend vs stop"}}}
+    res = results()
+    data = data_of(res, {"toy": record})
+    assert data["cells"]["a-tools\ttoy"]["conformance"] == {"status": "same", "port": "x", "original": "x"}
+    assert data["cells"]["b-trunc\ttoy"]["conformance"]["status"] == "differs"
+    explained = data_of(res, {"toy": record}, {"toy": {"b-trunc": "the server cannot see it"}})
+    assert explained["cells"]["b-trunc\ttoy"]["conformance"]["why"] == "the server cannot see it"
+    assert data["predicates"][0]["conformance"] == {"driver": "toyloop", "install": "pip install toy==1"}
+    assert "conformance" not in data_of(res)["cells"]["a-tools\ttoy"]
+
+
+def test_the_summary_counts_verdicts_violations_by_kind_wasted_requests_and_tokens() -> None:
+    row = data_of(results())["summary"]["rows"][0]
+    assert row["verdicts"] == {"ok": 2, "not-ok": 0, "running": 0, "capped": 0, "crashed": 0}
+    assert row["by_kind"] == {"stops_within": 1}
+    assert (row["resends"], row["reminders"], row["after_unusable"], row["requests"]) == (2, 1, 3, 7)
+
+
+def test_rules_carry_their_citation_links_and_the_cap_is_a_rule_too() -> None:
+    rules = {r["id"]: r for r in data_of(results())["predicates"][0]["rules"]}
+    assert rules["calls"]["links"] == [{"text": "ex/loop@0123abcd src/loop.py:L10-12",
+                                        "url": "https://github.com/ex/loop/blob/0123abcd/src/loop.py#L10-L12"}]
+    assert rules["retry"]["links"] == []
+    assert "6 requests" in rules["cap"]["text"]
+
+
+def test_rows_are_grouped_by_catalogue_folder_in_a_fixed_order() -> None:
+    shuffled = [SEQS[1], SEQS[0]]
+    data = page_data(results(), shuffled, [TOY], {}, {})
+    assert [(s["id"], s["group"]) for s in data["sequences"]] == [("a-tools", "constructed"), ("b-trunc", "recorded")]
+
+
+# ---------------------------------------------------------------- the HTML
+
+
+class Collect(HTMLParser):
+    """Ids, external references and the embedded data of a page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.refs: list[str] = []
+        self.scripts: list[str] = []
+        self._in_data = False
+        self.data = ""
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag in ("script", "link", "img", "iframe") and (a.get("src") or a.get("href")):
+            self.refs.append(str(a.get("src") or a.get("href")))
+        self._in_data = tag == "script" and a.get("id") == "stopbench-data"
+
+    def handle_data(self, data: str) -> None:
+        if self._in_data:
+            self.data += data
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in_data = False
+
+
+def test_the_page_is_self_contained_and_embeds_its_data_unbroken_by_markup_in_it() -> None:
+    html = build_page(results(), SEQS, [TOY])
+    page = Collect()
+    page.feed(html)
+    assert page.refs == []  # no script, style sheet or image fetched from anywhere
+    assert "default-src 'none'" in html
+    data = json.loads(page.data)  # "</script>" in a title did not end the element early
+    assert data["sequences"][0]["title"] == "two tools then </script><b>answer"
+    assert {"row-a-tools", "row-b-trunc", "cell-a-tools--toy", "cell-b-trunc--toy", "drill", "stepper",
+            "summary"} <= page.ids
+
+
+def test_embedded_json_escapes_every_angle_bracket() -> None:
+    text = embed_json({"k": "</script><!--", "b": 1})
+    assert "<" not in text
+    assert json.loads(text) == {"b": 1, "k": "</script><!--"}
+
+
+def test_each_cell_shows_its_verdict_as_a_glyph_and_marks_violations() -> None:
+    html = build_page(results(), SEQS, [TOY])
+    a = re.search(r'<td class="([^"]*)" id="cell-a-tools--toy"[^>]*>(.*?)</td>', html)
+    b = re.search(r'<td class="([^"]*)" id="cell-b-trunc--toy"[^>]*>(.*?)</td>', html)
+    assert a and b
+    assert "v-ok" in a[1] and "has-viol" not in a[1] and a[2].startswith('<span class="glyph">✓</span>')
+    assert "has-viol" in b[1] and 'class="mk mk-viol"' in b[2] and 'class="mk mk-unrev"' in b[2]
+
+
+def test_the_same_inputs_give_a_byte_identical_page() -> None:
+    assert build_page(results(), SEQS, [TOY]) == build_page(results(), list(reversed(SEQS)), [TOY])
