@@ -48,6 +48,14 @@ class LazyGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return load_command(cmd_name) if cmd_name in COMMANDS else None
 
+    def invoke(self, ctx: click.Context) -> object:
+        """Run the subcommand; an unusable input it raises ends it with its one line and exit 2."""
+        try:
+            return super().invoke(ctx)
+        except UnusableInput as exc:
+            click.echo(str(exc), err=True)
+            ctx.exit(2)
+
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx)]
         with formatter.section("Commands"):

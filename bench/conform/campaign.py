@@ -1,0 +1,223 @@
+"""A conformance run over several loops: which can run, their ports, the records, the verdict.
+
+``stopbench conform`` parses its options into a call of :func:`plan`, runs each driver of the plan
+with :func:`run_driver`, writes the records and the Markdown with :func:`write_reports` and exits
+with :func:`exit_code`. Nothing here prints: each step returns what the command shows.
+
+The verdict follows the bench's one table of exit codes:
+
+* 0: at least one sequence was run through an original loop, and every difference from its port
+  is explained by the port's file;
+* 1: a difference no port explains, or a driver that failed on a sequence;
+* 2: nothing usable to run: a loop that was asked for but is not installed (or its interpreter is
+  missing), a port that does not load, no sequence, or no sequence run at all (no loop installed,
+  or every chosen sequence is one the chosen loops are not run on). A conformance run that ran
+  nothing says nothing about the ports, so it is never a clean verdict.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.conform.report import (
+    conformance_markdown,
+    explanations,
+    make_record,
+    port_module,
+    read_record,
+    unexplained,
+    write_record,
+)
+from bench.conform.runner import DRIVERS, ConformResult, Driver, run_conformance
+from bench.discovery import Broken, load_file
+from bench.errors import UnusableInput
+from bench.golden import write_atomically
+from bench.model import Sequence
+from bench.predicate import Predicate
+
+DEFAULT_CONFORM_DIR = Path("/tmp/stopbench-conform")
+"""Where ``make conformance`` installs the loops unless CONFORM_DIR says otherwise."""
+
+EXIT_CLEAN, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+
+class ConformSetupError(UnusableInput):
+    """The conformance run cannot start as asked (exit 2): the message names what is missing."""
+
+
+def conform_dir(given: Path | None) -> Path:
+    """The folder the loops are installed under: `given`, else $CONFORM_DIR, else the default."""
+    return given or Path(os.environ.get("CONFORM_DIR") or DEFAULT_CONFORM_DIR)
+
+
+def default_loop(driver: Driver, folder: Path) -> Path:
+    """Where ``make conformance`` installs a loop: a venv's Python, or a Node loop's npm prefix."""
+    return folder / driver.name if driver.interpreter else folder / driver.name / "bin" / "python"
+
+
+def unavailable(driver: Driver, loop: Path) -> str | None:
+    """Why `driver` cannot run with the loop at `loop`, or None."""
+    if driver.interpreter:
+        if shutil.which(driver.interpreter) is None:
+            return f"no {driver.interpreter} on PATH (the {driver.name} driver runs under it)"
+        return None if loop.is_dir() else f"no install at {loop} ({driver.install})"
+    return None if loop.is_file() else f"no Python at {loop} ({driver.install})"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Which drivers a run targets, where each loop is, and why the others cannot run."""
+
+    targets: tuple[str, ...]
+    """The drivers to run: those named, or with none named every installed one (every one with --all)."""
+    explicit: bool
+    """Whether the targets were asked for (named, or --all): one that cannot run is then an error."""
+    loops: Mapping[str, Path]
+    why_not: Mapping[str, str]
+    """Driver name -> why it cannot run here, for every driver that cannot."""
+
+    @property
+    def runnable(self) -> tuple[str, ...]:
+        return tuple(n for n in self.targets if n not in self.why_not)
+
+    @property
+    def blocked(self) -> dict[str, str]:
+        """Targets that were asked for and cannot run (each one is an exit 2)."""
+        return {n: self.why_not[n] for n in self.targets if n in self.why_not} if self.explicit else {}
+
+
+def split_names(names: Iterable[str], drivers: Mapping[str, Driver] = DRIVERS) -> tuple[list[str], list[str]]:
+    """The command's NAMES as (driver names, sequence ids)."""
+    names = list(names)
+    return [n for n in names if n in drivers], [n for n in names if n not in drivers]
+
+
+def plan(chosen: list[str], *, run_all: bool, loop: Path | None, folder: Path,
+         drivers: Mapping[str, Driver] = DRIVERS) -> Plan:
+    """The drivers to run. `loop` (``--python``/``--loop``) overrides where the one chosen driver's
+    loop is; it needs exactly one driver."""
+    if loop is not None and len(chosen) != 1:
+        raise ConformSetupError("--python (--loop) needs exactly one driver name")
+    loops = {d.name: loop if loop is not None and d.name in chosen else default_loop(d, folder)
+             for d in drivers.values()}
+    why_not = {name: why for name, d in drivers.items() if (why := unavailable(d, loops[name])) is not None}
+    targets = tuple(chosen) if chosen else tuple(n for n in drivers if run_all or n not in why_not)
+    return Plan(targets, bool(chosen) or run_all, loops, why_not)
+
+
+def select_sequences(catalogue: Iterable[Sequence], only: Iterable[str]) -> list[Sequence]:
+    """The catalogue's sequences with the ids in `only` (all of them when it is empty); an id that
+    is not there, or an empty selection, cannot be run."""
+    seqs = list(catalogue)
+    wanted = set(only)
+    chosen = [s for s in seqs if not wanted or s.id in wanted]
+    missing = sorted(wanted - {s.id for s in chosen})
+    if missing:
+        raise ConformSetupError(f"no sequence (and no driver) named {', '.join(missing)}")
+    if not chosen:
+        raise ConformSetupError("no usable sequence to run")
+    return chosen
+
+
+@dataclass(frozen=True, slots=True)
+class Port:
+    """A driver's port (None when the predicates folder has none) and the differences it explains."""
+
+    predicate: Predicate | None
+    explained: Mapping[str, str] = field(default_factory=dict)
+
+
+def load_ports(predicates_dir: Path, targets: Iterable[str],
+               drivers: Mapping[str, Driver] = DRIVERS) -> dict[str, Port]:
+    """Every driver's port from `predicates_dir`. A port that does not load is an error for a
+    driver about to run, and no port at all for the others."""
+    needed = set(targets)
+    ports: dict[str, Port] = {}
+    for d in drivers.values():
+        path = predicates_dir / f"{d.predicate}.py"
+        loaded = load_file(path) if path.is_file() else None
+        if isinstance(loaded, Broken):
+            if d.name in needed:
+                raise ConformSetupError(f"the port {path} does not load: {loaded.error}")
+            loaded = None
+        ports[d.name] = Port(loaded, explanations(port_module(d.predicate)) if loaded is not None else {})
+    return ports
+
+
+@dataclass(frozen=True, slots=True)
+class DriverRun:
+    """One driver's results: what was run, what was not and why, and what fails the run."""
+
+    driver: Driver
+    results: tuple[ConformResult, ...]
+    not_run: Mapping[str, str]
+    failing: tuple[ConformResult, ...]
+
+    @property
+    def differing(self) -> int:
+        return sum(r.difference is not None for r in self.results)
+
+    @property
+    def explained(self) -> int:
+        """Differences the port explains (a failed driver is never explained)."""
+        return self.differing - sum(r.difference is not None for r in self.failing)
+
+    def summary(self) -> str:
+        """One line: how many sequences were run, skipped, differ, are explained, fail."""
+        return (f"{self.driver.name}: {len(self.results)} sequence(s) run, {len(self.not_run)} not run, "
+                f"{self.differing} differ from the port, {self.explained} of them explained; "
+                f"{len(self.failing)} unexplained or failed")
+
+
+def run_driver(driver: Driver, seqs: list[Sequence], loop: Path, port: Port, *, root: Path, timeout: float,
+               progress: Callable[[ConformResult], None] | None = None) -> DriverRun:
+    """Run one original loop on `seqs` (those it is run on) and compare each cell with its port's."""
+    results = run_conformance(driver, seqs, str(loop), root=root, port=port.predicate, timeout=timeout,
+                              progress=progress)
+    skipped = {s.id: why for s in seqs if (why := driver.not_run(s)) is not None}
+    return DriverRun(driver, tuple(results), skipped, tuple(unexplained(results, port.explained)))
+
+
+def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequence], runs: list[DriverRun],
+                  ports: Mapping[str, Port], why_not: Mapping[str, str],
+                  drivers: Mapping[str, Driver] = DRIVERS) -> Path:
+    """Each run driver's record (``conformance/<driver>.json``, keeping its rows for sequences this
+    run did not touch), then ``conformance.md`` rebuilt from every record. Returns the Markdown's path."""
+    chosen = {s.id for s in seqs}
+    keep = [s.id for s in catalogue if s.id not in chosen]
+    for run in runs:
+        previous = read_record(report_dir, run.driver.name)
+        write_record(report_dir, make_record(run.driver, run.results, run.not_run, previous, keep))
+    records = {n: read_record(report_dir, n) for n in drivers}
+    md = conformance_markdown([s.id for s in catalogue], list(drivers.values()), records,
+                              {n: dict(p.explained) for n, p in ports.items()},
+                              {n: f"not installed: {why}" for n, why in why_not.items()})
+    out = report_dir / "conformance.md"
+    write_atomically(out, md)
+    return out
+
+
+def nothing_run(the_plan: Plan, runs: list[DriverRun]) -> str | None:
+    """Why this run compared nothing (an exit 2), or None when at least one sequence was run and
+    every driver that was asked for ran something."""
+    if not the_plan.runnable:
+        if the_plan.blocked:
+            return None  # each blocked driver already says why
+        return "nothing could be run: no original loop is installed (make conformance installs them)"
+    if not any(r.results for r in runs):
+        return "nothing could be run: every chosen sequence is one the chosen loops are not run on"
+    idle = [r.driver.name for r in runs if not r.results] if the_plan.explicit else []
+    if idle:
+        return f"nothing run by {', '.join(idle)}: every chosen sequence is one it is not run on"
+    return None
+
+
+def exit_code(the_plan: Plan, runs: list[DriverRun]) -> int:
+    """The verdict as an exit status (the table in the module docstring)."""
+    if the_plan.blocked or nothing_run(the_plan, runs) is not None:
+        return EXIT_UNUSABLE
+    return EXIT_FAILED if any(r.failing for r in runs) else EXIT_CLEAN
