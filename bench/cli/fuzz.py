@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
+from bench.contain import DEFAULT_DECISION_TIMEOUT
 from bench.discovery import discover
 from bench.golden import write_atomically
 from bench.replay import DEFAULT_SAFETY_CAP
@@ -31,9 +32,11 @@ from bench.replay import DEFAULT_SAFETY_CAP
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the bench ends a replay as 'capped'.")
 @click.option("--no-entry-points", is_flag=True, help="Only the predicates folder, not installed packages.")
+@click.option("--decision-timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_DECISION_TIMEOUT,
+              show_default=True, help="Seconds one decision may take; a longer one breaks the property `ends`.")
 def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max_examples: int, seed: int,
              sequences_dir: Path, predicates_dir: Path, reports_dir: Path, safety_cap: int,
-             no_entry_points: bool) -> None:
+             no_entry_points: bool, decision_timeout: float) -> None:
     """Search for sequences on which a predicate breaks a property, shrink them, report them.
 
     Properties for every predicate: the replay ends, never crashes, decisions are well formed with
@@ -42,14 +45,11 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
     predicate too: where another loop breaks one, that is a finding about it. Writes
     reports/fuzz-findings.md (same seed, same bytes).
 
-    Exit status: 0 when every property holds where it is meant to, 1 when one fails there (or a
-    predicate does not load), 2 on unusable options.
+    Exit status: 0 when every property holds where it is meant to (findings about other loops
+    included), 1 when one fails there or a predicate does not load, 2 on unusable options or when
+    there is no predicate to fuzz.
     """
-    try:
-        from bench import fuzz
-    except ImportError as exc:  # hypothesis is a development dependency
-        click.echo(f"stopbench fuzz needs hypothesis (pip install 'stopbench[dev]'): {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    from bench import fuzz  # hypothesis: imported only when this command runs
 
     unknown = [p for p in only_props if p not in fuzz.BY_NAME]
     if unknown:
@@ -62,12 +62,16 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
         if missing:
             raise click.UsageError(f"no predicate named {', '.join(missing)}; have {', '.join(sorted(names))}")
         preds = [p for p in preds if p.name in only]
+    if not preds:
+        click.echo(f"nothing to fuzz: no predicate under {predicates_dir}"
+                   + ("" if no_entry_points else " nor in the installed packages"), err=True)
+        sys.exit(EXIT_BAD_INPUT)
     if not any(p.name == fuzz.REFERENCE for p in preds) and any(p.scope == "reference" for p in props):
         click.echo(f"note: no predicate named {fuzz.REFERENCE!r}; the reference properties are only findings "
                    "here", err=True)
 
     run = fuzz.fuzz(preds, props=props, max_examples=max_examples, seed=seed, safety_cap=safety_cap,
-                    progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
+                    decision_timeout=decision_timeout, progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
     if save:
         for path in fuzz.save(run, sequences_dir / "found"):
             click.echo(f"saved {path}", err=True)

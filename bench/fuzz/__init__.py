@@ -5,8 +5,9 @@ The test suite asserts each property only where it is meant to hold (every predi
 reference loop for its own); ``stopbench fuzz`` checks all of them on every predicate and reports
 where a loop breaks one as a finding about that loop. One module per concern:
 
-* :mod:`bench.fuzz._timer`: the time limit on one replay (a hang is the property `ends` broken);
-* :mod:`bench.fuzz._trace`: one replay with what the bench saw of each decision;
+* :mod:`bench.fuzz._trace`: one replay with what the bench saw of each decision (checked by the
+  replay's own validator, :mod:`bench.validate`; a hang is the replay's per-decision time limit,
+  :mod:`bench.contain`, firing);
 * :mod:`bench.fuzz._properties`: the properties and their checks;
 * :mod:`bench.fuzz._examples`: the hypothesis strategy of examples they are searched on;
 * :mod:`bench.fuzz._shrink`: searching, shrinking, and the run over every predicate;
@@ -27,19 +28,16 @@ from bench.fuzz._properties import (
 )
 from bench.fuzz._report import found_sequence, report, save, short_hash
 from bench.fuzz._shrink import Finding, FuzzRun, counterexample_sequence, fuzz, fuzz_settings, shrink
-from bench.fuzz._timer import TIME_LIMIT, Hang
 from bench.fuzz._trace import Trace, trace
 
 __all__ = [
     "BY_NAME",
     "PROPERTIES",
     "REFERENCE",
-    "TIME_LIMIT",
     "Check",
     "Example",
     "Finding",
     "FuzzRun",
-    "Hang",
     "Property",
     "Scope",
     "Trace",

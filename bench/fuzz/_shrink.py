@@ -10,6 +10,7 @@ from random import Random
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
 
+from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.discovery import Broken, Loaded
 from bench.fuzz._examples import examples
 from bench.fuzz._properties import PROPERTIES, Example, Property
@@ -119,18 +120,20 @@ def counterexample_sequence(pred: Predicate, prop: Property, ex: Example,
 
 
 def fuzz(preds: list[Loaded], *, props: tuple[Property, ...] = PROPERTIES, max_examples: int = 100,
-         seed: int = 0, safety_cap: int = DEFAULT_SAFETY_CAP,
+         seed: int = 0, safety_cap: int = DEFAULT_SAFETY_CAP, decision_timeout: float = DEFAULT_DECISION_TIMEOUT,
          progress: Callable[[str], None] | None = None) -> FuzzRun:
-    """Check every property on every predicate; each search starts from the same seed."""
+    """Check every property on every predicate; each search starts from the same seed. A decision
+    that takes longer than `decision_timeout` seconds breaks the property `ends`."""
     run = FuzzRun(seed=seed, max_examples=max_examples)
-    for pred in preds:
-        if isinstance(pred, Broken):
-            run.broken.append(pred)
-            continue
-        run.predicates.append(pred.name)
-        if progress:
-            progress(f"{pred.name}: {', '.join(p.name for p in props)}")
-        for prop in props:
-            run.results[(pred.name, prop.name)] = shrink(pred, prop, max_examples=max_examples, seed=seed,
-                                                         safety_cap=safety_cap)
+    with decision_time_limit(decision_timeout):
+        for pred in preds:
+            if isinstance(pred, Broken):
+                run.broken.append(pred)
+                continue
+            run.predicates.append(pred.name)
+            if progress:
+                progress(f"{pred.name}: {', '.join(p.name for p in props)}")
+            for prop in props:
+                run.results[(pred.name, prop.name)] = shrink(pred, prop, max_examples=max_examples, seed=seed,
+                                                             safety_cap=safety_cap)
     return run

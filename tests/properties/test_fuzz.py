@@ -13,8 +13,8 @@ from click.testing import CliRunner
 from bench import fuzz
 from bench.catalogue import load_catalogue, load_sequence
 from bench.cli import cli
+from bench.contain import decision_time_limit
 from bench.discovery import load_file
-from bench.fuzz import _timer as fuzz_timer
 from bench.model import Continue, Decision, Sequence, Stop, ToolCall, Turn
 from bench.predicate import Predicate, State, predicate
 from bench.replay import replay
@@ -67,7 +67,26 @@ def test_an_undeclared_stop_reason_breaks_declared_reasons() -> None:
 def test_running_a_call_the_turn_did_not_carry_breaks_no_phantom_tools() -> None:
     pred = _pred(lambda turn, state: Continue("calls", run=(len(turn.tool_calls),)))
     found = _find(pred, "no-phantom-tools")
-    assert "names call(s) [0] but the turn carries 0" in found.message
+    assert found.message == "step 1: run names call(s) [0], but the turn carries 0 tool call(s)"
+
+
+@pytest.mark.parametrize("decision", [
+    Continue("calls", run=(True,)),                 # a bool is not a call index
+    Continue("calls", run=(0, 0)),                  # the same call twice
+    Continue("calls", run=(0,), failed=(0,)),       # run and failed at once
+    Stop("no_tool_calls", ok=1, rule="done"),       # type: ignore[arg-type]  # ok must be a bool
+    Stop("", ok=True, rule="done"),                 # a stop without a reason
+    Continue("calls", run=(5,)),                    # a call the turn does not carry
+])
+def test_fuzzing_and_the_replay_refuse_the_same_decisions(decision: Decision) -> None:
+    pred = _pred(lambda turn, state: decision)
+    seq = Sequence("s", "t", "constructed", "openai-chat", "test",
+                   (Turn("tool_calls", "tool_calls", None, (ToolCall("a", "ls"), ToolCall("b", "ls"))),))
+    cell = replay(seq, pred)
+    t = fuzz.trace(seq, pred)
+    assert cell.outcome == "crashed" and cell.error is not None
+    (problems,) = t.problems.values()
+    assert cell.error == problems[0], "one validator: the same words in the cell and in the finding"
 
 
 def test_hidden_state_across_replays_breaks_determinism_and_append_invariance() -> None:
@@ -85,9 +104,7 @@ def test_hidden_state_across_replays_breaks_determinism_and_append_invariance() 
     assert "appended" in _find(pred, "append-invariance").message
 
 
-def test_a_predicate_that_never_returns_breaks_ends(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fuzz_timer, "TIME_LIMIT", 0.2)
-
+def test_a_predicate_that_never_returns_breaks_ends() -> None:
     def decide(turn: Turn, state: State) -> Decision:
         while turn.finish == "length":
             pass
@@ -95,8 +112,9 @@ def test_a_predicate_that_never_returns_breaks_ends(monkeypatch: pytest.MonkeyPa
 
     pred = _pred(decide)
     seq = Sequence("s", "t", "constructed", "openai-chat", "test", (Turn("length", "length"),))
-    message = fuzz.BY_NAME["ends"].check(pred, (seq, ()), 200)
-    assert message is not None and "did not end" in message
+    with decision_time_limit(0.2):
+        message = fuzz.BY_NAME["ends"].check(pred, (seq, ()), 200)
+    assert message == "the replay did not end: no decision after 0.2 s at step 1"
 
 
 def test_success_on_a_truncated_turn_breaks_no_false_ok_with_a_one_turn_counterexample() -> None:
@@ -209,3 +227,24 @@ def test_fuzz_refuses_an_unknown_property(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(_project(tmp_path, "wrong"))
     result = CliRunner().invoke(cli, ["fuzz", "--no-entry-points", "--property", "nonsense"])
     assert result.exit_code == 2 and "no property named nonsense" in result.output
+
+
+def test_fuzz_without_any_predicate_is_unusable_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["fuzz", "--no-entry-points", "--predicates", "no-such-folder"])
+    assert result.exit_code == 2, result.output
+    assert result.output == "nothing to fuzz: no predicate under no-such-folder\n"
+    assert not (tmp_path / "reports").exists(), "no report of an empty run"
+
+
+def test_fuzz_a_predicate_that_hangs_breaks_ends_and_the_run_goes_on(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path, "wrong")
+    (project / "predicates" / "spins.py").write_text(WRONG.replace(
+        "    if turn.tool_calls:", "    while turn.finish == 'length':\n        pass\n    if turn.tool_calls:"),
+        encoding="utf-8")
+    monkeypatch.chdir(project)
+    code, output = _fuzz("--decision-timeout", "0.3")
+    assert code == 1, output  # `ends` is meant to hold for every predicate
+    assert re.search(r"FAILS spins breaks ends: the replay did not end: no decision after 0\.3 s at step \d", output)
+    assert "finding wrong breaks no-false-ok" in output, "the other predicate was still fuzzed"
