@@ -1,7 +1,10 @@
 """Find predicates: one Python file each in a folder, plus an entry-point group for packages.
 
-A file that fails to import, or defines no predicate (or several), does not stop the run: it
-comes back as a :class:`Broken` entry whose message the CLI prints and whose cells are crashed.
+A file that fails to import (a syntax error, a missing module, an exception, ``sys.exit`` at
+import, an import that outlasts the time limit of :mod:`bench.contain`), defines no predicate (or
+several), or declares itself wrongly (:class:`bench.predicate.DeclarationError`) does not stop the
+run: it comes back as a :class:`Broken` entry whose message the CLI prints and whose cells are
+crashed. Only the user's Ctrl-C propagates.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from bench.contain import DecisionTimeout, user_interrupted, watch_import
 from bench.predicate import Predicate
 
 ENTRY_POINT_GROUP = "stopbench.predicates"
@@ -63,10 +67,16 @@ def load_file(path: Path) -> Loaded:
             return Broken(name, origin, "cannot be imported as a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        spec.loader.exec_module(module)
-    except Exception as exc:  # any import-time failure is the file's problem, not the run's
+        with watch_import():
+            spec.loader.exec_module(module)
+    except KeyboardInterrupt:
         sys.modules.pop(module_name, None)
-        return Broken(name, origin, _one_line(exc))
+        if user_interrupted():
+            raise
+        return Broken(name, origin, "raised KeyboardInterrupt at import")
+    except BaseException as exc:  # any import-time failure (sys.exit too) is the file's problem, not the run's
+        sys.modules.pop(module_name, None)
+        return Broken(name, origin, _one_line(exc, path))
     found = [v for v in vars(module).values() if isinstance(v, Predicate)]
     if len(found) != 1:
         what = "no predicate" if not found else f"{len(found)} predicates"
@@ -78,15 +88,30 @@ def load_file(path: Path) -> Loaded:
 
 def _load_entry_point(name: str, value: str, load: object) -> Loaded:
     try:
-        obj = load()  # type: ignore[operator]
-    except Exception as exc:
+        with watch_import():
+            obj = load()  # type: ignore[operator]
+    except KeyboardInterrupt:
+        if user_interrupted():
+            raise
+        return Broken(name, value, "raised KeyboardInterrupt at import")
+    except BaseException as exc:
         return Broken(name, value, _one_line(exc))
     if not isinstance(obj, Predicate):
         return Broken(name, value, f"entry point gives {type(obj).__name__}, not a Predicate")
     return obj.named(name, f"entry point {value}")
 
 
-def _one_line(exc: BaseException) -> str:
+def _one_line(exc: BaseException, path: Path | None = None) -> str:
+    """The exception as one line, with the line of the predicate's own file it came from (the
+    innermost frame in `path`, else the innermost frame)."""
+    if isinstance(exc, DecisionTimeout):
+        return str(exc)
+    if isinstance(exc, SystemExit):
+        return f"called sys.exit({exc.code!r}) at import"
+    if isinstance(exc, SyntaxError) and exc.lineno is not None:
+        return f"SyntaxError: {exc.msg} ({Path(exc.filename or str(path)).name}:{exc.lineno})"
     tb = traceback.extract_tb(exc.__traceback__)
-    where = f" ({Path(tb[-1].filename).name}:{tb[-1].lineno})" if tb else ""
+    own = [f for f in tb if path is not None and Path(f.filename) == path]
+    frame = own[-1] if own else (tb[-1] if tb else None)
+    where = f" ({Path(frame.filename).name}:{frame.lineno})" if frame else ""
     return f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")

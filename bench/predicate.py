@@ -7,6 +7,7 @@ from. The replay checks every decision against these declarations.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -148,6 +149,8 @@ def predicate(
     """
 
     def wrap(fn: DecideFn) -> Predicate:
+        check_declarations(fn, source=source, max_steps=max_steps, cap=cap, reasons=reasons, rules=rules,
+                           description=description, cap_note=cap_note, unreachable=unreachable)
         return Predicate(
             decide=fn,
             description=description or _first_line(fn.__doc__),
@@ -161,6 +164,70 @@ def predicate(
         )
 
     return wrap
+
+
+class DeclarationError(TypeError):
+    """A predicate declares itself wrongly (raised when ``@predicate`` runs, so at import: the
+    file becomes a broken predicate with this one-line message)."""
+
+
+def check_declarations(fn: object, *, source: object, max_steps: object, cap: object, reasons: object,
+                       rules: object, description: object, cap_note: object, unreachable: object) -> None:
+    """Raise :class:`DeclarationError` on the first declaration the replay could not rely on:
+    reasons and rules of the wrong types, a cap without a rule or reason, a `max_steps` that is not
+    a positive whole number, an `unreachable` rule that is not declared, or a decide function that
+    cannot be called as ``decide(turn, state)``."""
+    def bad(msg: str) -> DeclarationError:
+        return DeclarationError(f"@predicate: {msg}")
+
+    def text(value: object) -> bool:
+        return isinstance(value, str) and value != ""
+
+    for name, value in (("source", source), ("description", description), ("cap_note", cap_note)):
+        if not isinstance(value, str):
+            raise bad(f"{name} must be a string, not {type(value).__name__}")
+    if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
+        raise bad(f"max_steps must be a positive whole number or None, not {max_steps!r:.40}")
+    if cap is not None:
+        if not isinstance(cap, Cap):
+            raise bad(f"cap must be a Cap(reason=..., ok=..., rule=...), not {type(cap).__name__}")
+        if not text(cap.reason) or not text(cap.rule) or type(cap.ok) is not bool:
+            raise bad(f"cap needs a non-empty reason and rule and ok=True/False, not {cap!r:.80}")
+        if max_steps is None:
+            raise bad("cap is declared but max_steps is not: the cap would never apply")
+    if isinstance(reasons, str) or not isinstance(reasons, tuple | list):
+        raise bad(f"reasons must be a list of strings, not {type(reasons).__name__} {reasons!r:.40}")
+    for r in reasons:
+        if not text(r):
+            raise bad(f"reasons: {r!r:.40} is not a stop reason (a non-empty string)")
+    if len(set(reasons)) != len(reasons):
+        raise bad(f"reasons: {sorted(r for r in set(reasons) if reasons.count(r) > 1)} declared twice")
+    declared: set[str] = set()
+    for what, mapping in (("rules", rules), ("unreachable", unreachable)):
+        if mapping is None:
+            continue
+        if not isinstance(mapping, Mapping):
+            raise bad(f"{what} must map rule ids to text, not {type(mapping).__name__}")
+        for key, value in mapping.items():
+            if not text(key) or not isinstance(value, str):
+                raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
+                          "with its citation (a string)")
+        if what == "rules":
+            declared = set(mapping)
+    if max_steps is not None:
+        declared.add(cap.rule if isinstance(cap, Cap) else Cap().rule)
+    for key in unreachable or {}:  # type: ignore[attr-defined]
+        if key not in declared:
+            raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(declared))})")
+    if not callable(fn):
+        raise bad(f"decorates {type(fn).__name__}, not a function")
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError:
+        raise bad(f"{getattr(fn, '__name__', 'decide')}{inspect.signature(fn)} cannot be called as "
+                  "decide(turn, state)") from None
+    except ValueError:  # a builtin without a signature: let the replay find out
+        pass
 
 
 def _first_line(doc: str | None) -> str:
