@@ -453,6 +453,14 @@ def _append(m: dict[str, Any], *roles: str) -> None:
     cap_note="cap 90 iterations (inner retries do not count), then one summary request -> max_iterations_reached, ok=False",
     reasons=REASONS,
     rules=RULES,
+    unreachable={
+        "codex-incomplete-resend": (
+            "needs an incomplete Responses reply whose output is not empty but has no text (in Hermes: "
+            "a reasoning item without summary text). A bench turn carries reasoning as text, so such a "
+            "reply is a turn with no content, calls or reasoning, which the port takes as an empty output "
+            "(invalid-response-retry, L1490-1540) first; only whitespace-only content would reach this "
+            "rule, and no provider sends that as a reply of its own"),
+    },
 )
 def decide(turn: Turn, state: State) -> Decision:
     m = _memo(state)
