@@ -1,13 +1,20 @@
 """stopbench: replay model-response sequences through agent-loop termination predicates.
 
-The public API a predicate file needs::
+Everything a predicate file needs is importable from here, and a predicate imports nothing else
+from the bench::
 
-    from bench import Continue, Stop, predicate
+    from bench import ALL, Continue, Decision, State, Stop, Turn, predicate
 
-Everything else (catalogue, replay, golden files, reports) is reached through the
-``stopbench`` command or the submodules named after it.
+The decisions (:class:`Continue`, :class:`Stop`, :class:`Remind`, :class:`Resend`, ``ALL``), the
+declarations (:func:`predicate`, :class:`Cap`), what a predicate reads (:class:`Turn`,
+:class:`ToolCall`, :class:`TurnError`, :class:`Usage`, :class:`State`) and the documented finish
+tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source). Also
+public: the cell types and :func:`replay`, for tests of your own. Everything else (catalogue,
+golden files, reports) is reached through the ``stopbench`` command or the submodules named after
+it. ``mypy --strict`` checks the shipped predicates against these types (``make typecheck``).
 """
 
+from bench.dialects import TABLES
 from bench.model import (
     ALL,
     Cell,
@@ -31,6 +38,7 @@ from bench.replay import replay
 
 __all__ = [
     "ALL",
+    "TABLES",
     "Cap",
     "Cell",
     "Continue",

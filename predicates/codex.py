@@ -90,9 +90,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import Continue, Remind, Resend, Stop, predicate
-from bench.model import Decision, Turn
-from bench.predicate import State
+from bench import Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
 
 REPO = "openai/codex"
 BIN = ("@openai/codex@0.169.0 (npm @openai/codex-linux-x64@0.169.0 "

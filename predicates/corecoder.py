@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Resend, Stop, predicate
-from bench.model import Decision, Turn, TurnError
-from bench.predicate import State
+from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "he-yufeng/CoreCoder@v0.4.0 (PyPI corecoder==0.4.0)"
 OPENAI = "openai==3.57.0"

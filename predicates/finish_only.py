@@ -12,7 +12,7 @@ None, so a model stuck on `tool_calls` ends as the bench's `capped`), and does n
 runs the calls of a non-tool_calls turn; "drops the calls" says it does not.
 """
 
-from bench import ALL, Continue, Stop, predicate
+from bench import ALL, Continue, Decision, State, Stop, Turn, predicate
 
 SEED = "seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 的朴素谓词'"
 
@@ -27,7 +27,7 @@ SEED = "seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 
                     "('只信 finish_reason 的朴素谓词把调用扔掉了')",
     },
 )
-def decide(turn, state):
+def decide(turn: Turn, state: State) -> Decision:
     if turn.finish == "tool_calls":
         return Continue("tool-calls", run=ALL)
     return Stop("finished", ok=True, rule="finished")

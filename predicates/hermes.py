@@ -66,10 +66,7 @@ import json
 import re
 from typing import Any
 
-from bench import ALL, Continue, Remind, Resend, Stop, predicate
-from bench.dialects import TABLES
-from bench.model import Decision, Turn
-from bench.predicate import State
+from bench import ALL, TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
 
 PIN = "NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9)"
 LOOP = f"{PIN} agent/conversation_loop.py"

@@ -34,10 +34,7 @@ What the port models (one step = one HTTP request):
 
 from __future__ import annotations
 
-from bench import ALL, Continue, Resend, Stop, predicate
-from bench.dialects import TABLES
-from bench.model import Decision, Turn, TurnError
-from bench.predicate import State
+from bench import ALL, TABLES, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "shareAI-lab/learn-claude-code@0f691a092cb7dfcb9b51db5e72d99866f6d8588d"
 FILE = f"{PIN} agents/s01_agent_loop.py"

@@ -30,9 +30,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Resend, Stop, predicate
-from bench.model import Decision, Turn, TurnError
-from bench.predicate import State
+from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "shareAI-lab/learn-claude-code@f8671fcbb0314ba40b27c3b0514b5a7faad596a9"
 FILE = f"{PIN} agents/openai_code/s01_agent_loop_openai.py"

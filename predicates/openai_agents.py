@@ -33,9 +33,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Resend, Stop, predicate
-from bench.model import Decision, Turn, TurnError
-from bench.predicate import State
+from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "openai/openai-agents-python@v0.24.0 (PyPI openai-agents==0.24.0)"
 OPENAI = "openai==3.57.0"

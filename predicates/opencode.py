@@ -51,9 +51,7 @@ from __future__ import annotations
 import json
 import re
 
-from bench import ALL, Continue, Remind, Resend, Stop, predicate
-from bench.model import Turn
-from bench.predicate import State
+from bench import ALL, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
 
 BIN = "opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)"
 RUN = f"{BIN} SessionPrompt.run"
@@ -307,7 +305,7 @@ CONFORMANCE_EXPLAINED = {
         ),
     },
 )
-def decide(turn: Turn, state: State):
+def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
     calls = turn.tool_calls
     err = turn.error

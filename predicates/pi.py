@@ -29,9 +29,7 @@ no finish at all, is an error in every mapper (see the rules), so the choice doe
 
 from __future__ import annotations
 
-from bench import ALL, Continue, Remind, Stop, predicate
-from bench.model import Turn
-from bench.predicate import State
+from bench import ALL, Continue, Decision, Remind, State, Stop, Turn, predicate
 
 PIN = "earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources)"
 LOOP = f"{PIN} packages/agent/src/agent-loop.ts"
@@ -169,7 +167,7 @@ _MAPPER_RULES = {
         ),
     },
 )
-def decide(turn: Turn, state: State):
+def decide(turn: Turn, state: State) -> Decision:
     reason, mapper = stop_reason(turn)
     if reason == "error":
         return Stop("error", ok=False, rule=f"error/{mapper}")

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
-from bench import ALL, Cap, Continue, Remind, Resend, Stop, predicate
+from bench import ALL, Cap, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
 
 EDGE = "edge-cases.md"
 SEED2 = "seed 002 (shared/seeds/002_34851cc3c716137e.txt)"
@@ -66,7 +67,7 @@ TRUNCATED = ("Your reply hit the output token limit, so these tool calls were no
 REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
 
 
-def _transient(turn) -> bool:
+def _transient(turn: Turn) -> bool:
     err = turn.error
     if err is None:
         return turn.finish_raw in _TRANSIENT_RAW and turn.finish_detail in (None, "server_error",
@@ -84,7 +85,7 @@ def _bad_json(arguments: str) -> bool:
     return False
 
 
-def _reset(memo, *keys):
+def _reset(memo: dict[str, Any], *keys: str) -> None:
     for k in keys:
         memo[k] = 0
 
@@ -138,7 +139,7 @@ def _reset(memo, *keys):
                "(loops.md section 5): a cap is an error, not an answer",
     },
 )
-def decide(turn, state):
+def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
     calls = turn.tool_calls
 

@@ -4,7 +4,7 @@ response does is not settled; `await model(messages)` would most likely throw. T
 error turn as an ordinary reply with no content and no calls (it reads only the fields the article's
 criterion reads), and says so here rather than inventing an exception path."""
 
-from bench import ALL, Cap, Continue, Stop, predicate
+from bench import ALL, Cap, Continue, Decision, State, Stop, Turn, predicate
 
 SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 finish_reason 判'"
 
@@ -20,7 +20,7 @@ SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按
         "cap": f"{SEED}: cap 8 steps; hitting it is an error ('撞上限')",
     },
 )
-def decide(turn, state):
+def decide(turn: Turn, state: State) -> Decision:
     if turn.finish == "stop":
         return Stop("finish_stop", ok=True, rule="finish-stop", run=ALL)
     return Continue("finish-other")

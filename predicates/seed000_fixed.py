@@ -4,7 +4,7 @@ response does is not settled; `await model(messages)` would most likely throw. T
 error turn as an ordinary reply with no content and no calls (it reads only the fields the article's
 criterion reads), and says so here rather than inventing an exception path."""
 
-from bench import Cap, Continue, Stop, predicate
+from bench import Cap, Continue, Decision, State, Stop, Turn, predicate
 
 SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('正确的组合')"
 
@@ -22,7 +22,7 @@ SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('�
         "cap": f"{SEED}: after MAX_STEPS = 8 the loop throws ('跑满 8 步仍然没有收尾')",
     },
 )
-def decide(turn, state):
+def decide(turn: Turn, state: State) -> Decision:
     if turn.finish == "length":
         return Stop("length", ok=False, rule="length")
     if turn.finish == "content_filter":
