@@ -1,0 +1,135 @@
+"""``stopbench check -- COMMAND``: a program run once per sequence, its steps observed from its
+requests, its cell judged; exit 0 clean, 1 a requirement broken or no verdict, 2 unusable input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bench.check import PROMPT, run_program
+from bench.check.program import DUMMY_KEY
+from bench.cli import cli
+from tests.check.conftest import ANSWER, CALL, fake, small_sequence
+from tests.helpers import ROOT
+
+
+def check(*args: str, cwd: Path | None = None) -> Result:
+    return CliRunner().invoke(cli, ["check", *args], catch_exceptions=False)
+
+
+def test_a_loop_that_meets_every_requirement_exits_0_with_a_table_and_the_wall_time(catalogue: Path,
+                                                                                  tmp_path: Path) -> None:
+    r = check("--sequences", str(catalogue), "--reports", str(tmp_path / "r"), "-s", "answer-once",
+              "--name", "mine", "--", *fake("answer"))
+    assert r.exit_code == 0, r.output
+    assert "| answer-once | stop:answered@1 ok [] |" in r.stdout
+    assert "mine@live: 1 of 1 sequence(s) meet their requirements" in r.stdout
+    assert "wall time" in r.output
+
+
+def test_success_on_a_truncated_turn_breaks_ok_false_and_exits_1(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "truncated", "--", *fake("answer"))
+    assert r.exit_code == 1
+    assert "⚠ ok: false" in r.stdout
+    assert "fake_loop@live truncated: ok: false at step 1: the loop reported success (answered)" in r.stdout
+
+
+def test_without_a_result_file_the_exit_status_is_the_verdict(catalogue: Path) -> None:
+    ok = check("--sequences", str(catalogue), "--no-report", "-s", "truncated", "--", *fake("exit", "0"))
+    failed = check("--sequences", str(catalogue), "--no-report", "-s", "truncated", "--", *fake("exit", "4"))
+    assert ok.exit_code == 1 and "stop:exit 0@1 ok" in ok.stdout
+    assert failed.exit_code == 0 and "stop:exit 4@1 not-ok" in failed.stdout
+
+
+def test_a_loop_that_never_stops_is_killed_past_the_safety_cap_and_reported_capped(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-repeat", "--safety-cap", "5",
+              "--", *fake("forever"))
+    assert r.exit_code == 1
+    assert "capped@5 [] resends=5" in r.stdout
+    assert "stops_within: 3" in r.stdout
+
+
+def test_a_program_that_hangs_is_killed_at_the_time_limit_and_its_cell_crashed(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--timeout", "2",
+              "--", *fake("sleep"))
+    assert r.exit_code == 1
+    assert "crashed@0" in r.stdout and "still running after 2 s; killed" in r.stdout
+
+
+def test_a_bad_result_file_is_named_and_crashes_the_cell(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--", *fake("bad"))
+    assert r.exit_code == 1
+    assert "STOPBENCH_RESULT: ok: expected true or false, got 'yes'" in r.stdout
+
+
+def test_a_program_that_makes_no_request_is_crashed_with_its_stderr(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--", *fake("silent"))
+    assert r.exit_code == 1
+    assert "made no model request and exited 3: boom: cannot start" in r.stdout
+
+
+def test_the_program_gets_the_servers_urls_dummy_keys_the_task_and_the_tool_schemas() -> None:
+    seq = small_sequence("call-then-answer", [CALL, ANSWER], dialect="anthropic")
+    run = run_program(seq, fake("answer"), name="env@live")
+    env = json.loads(run.result.final if run.result else "{}")
+    assert env["OPENAI_BASE_URL"].startswith("http://127.0.0.1:") and env["OPENAI_BASE_URL"].endswith("/v1")
+    assert env["ANTHROPIC_BASE_URL"] + "/v1" == env["OPENAI_BASE_URL"]
+    assert env["OPENAI_API_KEY"] == env["ANTHROPIC_API_KEY"] == DUMMY_KEY
+    assert env["STOPBENCH_PROMPT"] == PROMPT and env["STOPBENCH_DIALECT"] == "anthropic"
+    assert env["STOPBENCH_SEQUENCE"] == "call-then-answer" and env["STOPBENCH_MODEL"] == "stopbench"
+    # the call carries path and limit: both required, typed after their values
+    assert json.loads(env["STOPBENCH_TOOLS"]) == [{
+        "name": "read_file", "description": "the read_file tool (stopbench: run it as your loop would)",
+        "parameters": {"type": "object", "properties": {"limit": {"type": "integer"}, "path": {"type": "string"}},
+                       "required": ["limit", "path"]}}]
+
+
+@pytest.mark.parametrize("bad", [
+    ["-s", "no-such-sequence", "--", sys.executable, "-c", "pass"],
+    ["--tag", "no-such-tag", "--", sys.executable, "-c", "pass"],
+    ["--", "/no/such/program"],
+    [],
+])
+def test_unusable_input_exits_2_with_one_line(catalogue: Path, bad: list[str]) -> None:
+    r = CliRunner().invoke(cli, ["check", "--sequences", str(catalogue), "--no-report", *bad])
+    assert r.exit_code == 2, r.output
+    assert "Traceback" not in r.output
+
+
+def test_a_broken_sequence_file_exits_2_before_anything_runs(catalogue: Path) -> None:
+    (catalogue / "broken.yaml").write_text("title: x\nkind: constructed\n", encoding="utf-8")
+    r = check("--sequences", str(catalogue), "--no-report", "--", *fake("answer"))
+    assert r.exit_code == 2
+    assert "broken.yaml" in r.output and "|" not in r.stdout
+
+
+def test_parallel_runs_give_the_same_table_and_the_same_report_bytes(catalogue: Path, tmp_path: Path) -> None:
+    one = check("--sequences", str(catalogue), "--reports", str(tmp_path / "a"), "--", *fake("exit", "0"))
+    two = check("--sequences", str(catalogue), "--reports", str(tmp_path / "b"), "-j", "3",
+                "--", *fake("exit", "0"))
+    assert one.exit_code == two.exit_code == 1
+    assert one.stdout.split("\n\n")[0] == two.stdout.split("\n\n")[0]
+    assert (tmp_path / "a/live/fake_loop.json").read_bytes() == (tmp_path / "b/live/fake_loop.json").read_bytes()
+
+
+def test_two_loops_side_by_side_show_where_they_differ(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "truncated",
+              "-c", f"yes={sys.executable} {fake('exit', '0')[1]} exit 0",
+              "-c", f"no={sys.executable} {fake('exit', '1')[1]} exit 1")
+    assert r.exit_code == 1
+    assert "| sequence | yes@live | no@live | difference |" in r.stdout
+    assert "⚠ only yes@live" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="no node on PATH")
+def test_the_node_example_loop_runs_under_check(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "call-then-answer", "-s", "truncated",
+              "--", "node", str(ROOT / "examples" / "node_loop.mjs"))
+    assert "| call-then-answer | stop:no_tool_calls@2 ok [read_file] |" in r.stdout
+    assert "| truncated | stop:no_tool_calls@1 ok [] ⚠ ok: false |" in r.stdout
+    assert r.exit_code == 1

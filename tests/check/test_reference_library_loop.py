@@ -1,0 +1,119 @@
+"""The reference loop as client code (bench/loops/reference.py) against predicates/reference.py, step
+by step, on every sequence of the catalogue it can speak; the naive loop beside it breaks them.
+
+The library runs in this process over the official openai and anthropic clients, against the same
+replay server and inference as ``stopbench check`` and ``stopbench conform``; its observed cell is
+compared with the predicate's replayed cell by the conformance comparison (turn, action, tools run
+and failed per step; outcome, reason and ok).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from bench.catalogue import load_catalogue
+from bench.check.served import Served, served
+from bench.conform.runner import compare_cells
+from bench.discovery import load_file
+from bench.loops.clients import Api, conversation
+from bench.loops.naive import run_naive
+from bench.loops.reference import LoopResult, run
+from bench.model import Sequence
+from bench.predicate import Predicate
+from bench.replay import replay
+from tests.check.conftest import ANSWER, CALL, small_sequence
+from tests.helpers import ROOT
+
+CATALOGUE = load_catalogue(ROOT / "sequences")
+PREDICATE = load_file(ROOT / "predicates" / "reference.py")
+assert isinstance(PREDICATE, Predicate)
+
+NOT_SPOKEN = {"gemini": "the replay server has no Gemini endpoint, and the library has no Gemini client: a "
+                        "Gemini sequence served on Chat carries Chat finish strings, which the library reads "
+                        "as Chat (MALFORMED_FUNCTION_CALL is not a Chat finish)"}
+"""Dialects the library does not speak, with why; their sequences are not compared."""
+
+SPOKEN = [s for s in CATALOGUE.sequences if s.dialect not in NOT_SPOKEN]
+
+
+def client(s: Served, api: str) -> Any:
+    if api == "anthropic":
+        return anthropic.Anthropic(base_url=s.anthropic_base_url, api_key=s.api_key, timeout=10)
+    return openai.OpenAI(base_url=s.openai_base_url, api_key=s.api_key, timeout=10)
+
+
+def stub(name: str, arguments: Any) -> str:
+    return f"ok: {name} ran"
+
+
+def run_reference(s: Served) -> LoopResult:
+    api = s.sequence.dialect
+    return run(client(s, api), api=api, model=s.model, prompt=s.prompt,  # type: ignore[arg-type]
+               tools=s.tools, execute=stub, steer=s.steers.get)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Served]:
+    with served(SPOKEN[0], name="reference@live") as s:
+        yield s
+
+
+def test_every_dialect_but_gemini_is_spoken_and_most_of_the_catalogue_is_compared() -> None:
+    assert {s.dialect for s in SPOKEN} == {"openai-chat", "anthropic", "openai-responses"}
+    assert len(SPOKEN) >= 0.8 * len(CATALOGUE.sequences)
+
+
+@pytest.mark.parametrize("sequence", SPOKEN, ids=lambda s: s.id)
+def test_the_library_loop_takes_the_predicates_steps(server: Served, sequence: Sequence) -> None:
+    s = server.serve(sequence)
+    result = run_reference(s)
+    cell = s.cell(result.ok, result.reason)
+    port = replay(sequence, PREDICATE)
+    assert compare_cells(port, cell) is None, [o.as_json() for o in s.observed()]
+    # the same rule at every step; past the end of a `then: end` script the server answers 410 and
+    # the library stops on that error, a step the replay (outcome running) does not have
+    extra = 1 if port.outcome == "running" else 0
+    assert len(result.steps) == len(port.steps) + extra
+    assert [st.rule for st in result.steps[:len(port.steps)]] == [st.decision.rule for st in port.steps]
+
+
+def test_the_naive_loop_breaks_requirements_the_reference_meets(server: Served) -> None:
+    broken = []
+    # it runs calls whatever the finish says (chat-stop-with-tool-calls is fine), but takes every
+    # reply without calls as the answer: a cut text, a filtered one, an empty one, a dropped call
+    for sid in ("chat-length-text-cut", "chat-stop-with-tool-calls", "chat-content-filter", "chat-empty-stop",
+                "chat-dropped-calls-x3"):
+        seq = CATALOGUE.by_id(sid)
+        assert seq is not None
+        s = server.serve(seq)
+        result = run_naive(conversation("openai-chat", client(s, "openai-chat"), s.model, s.prompt, s.tools), stub)
+        if s.cell(result.ok, result.reason).violations:
+            broken.append(sid)
+    assert broken == ["chat-length-text-cut", "chat-content-filter", "chat-empty-stop", "chat-dropped-calls-x3"]
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic", "openai-responses"])
+def test_a_failing_tool_is_an_error_result_and_the_loop_goes_on(api: Api) -> None:
+    seq = small_sequence("tool-fails", [CALL, ANSWER], dialect="openai-chat" if api != "anthropic" else api)
+    with served(seq) as s:
+        def broken(name: str, arguments: Any) -> str:
+            raise OSError("disk on fire")
+        result = run(client(s, api), api=api, model=s.model, prompt=s.prompt, tools=s.tools, execute=broken)
+        cell = s.cell(result.ok, result.reason)
+    assert (result.ok, result.reason) == (True, "no_tool_calls")
+    assert cell.steps[0].tools_failed == ("read_file",) and cell.steps[0].tools_run == ()
+
+
+def test_the_program_form_runs_under_stopbench_check() -> None:
+    from bench.check import run_program
+    seq = CATALOGUE.by_id("chat-length-cut-json-args")
+    assert seq is not None
+    live = run_program(seq, [sys.executable, "-m", "bench.loops", "reference"], name="reference@live", cwd=ROOT)
+    assert compare_cells(replay(seq, PREDICATE), live.cell) is None
+    assert live.result is not None and live.result.reason == "no_tool_calls"
