@@ -14,10 +14,12 @@ import orjson
 import pandas as pd
 from tabulate import tabulate
 
+from bench.coverage import markdown_section, rule_coverage
 from bench.discovery import Loaded
 from bench.golden import path_of, write_atomically
 from bench.model import Cell
 from bench.model import Sequence as SequenceModel
+from bench.predicate import Predicate
 from bench.runner import Result
 
 
@@ -198,7 +200,8 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
     """Write ``decision-table.md`` and ``cells.csv`` into `folder`, and ``index.html`` when the
     sequences (`catalogue`) and predicates (`loaded`) themselves are given; return their paths."""
     table = folder / "decision-table.md"
-    write_atomically(table, decision_table(results, sequences, predicates, titles))
+    sections = [coverage_section(results, loaded)] if loaded is not None else []
+    write_atomically(table, decision_table(results, sequences, predicates, titles, sections))
     csv_path = folder / "cells.csv"
     write_atomically(csv_path, cells_frame(results).to_csv(index=False, lineterminator="\n"))
     if catalogue is None or loaded is None:
@@ -206,6 +209,13 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
     page = folder / "index.html"
     write_atomically(page, page_html(folder, results, catalogue, loaded))
     return [table, csv_path, page]
+
+
+def coverage_section(results: list[Result], loaded: Sequence[Loaded]) -> str:
+    """The ``## Rule coverage`` section of the decision table (:mod:`bench.coverage`): which
+    declared rules of each loaded predicate fire on at least one cell of `results`."""
+    return markdown_section(rule_coverage([p for p in loaded if isinstance(p, Predicate)],
+                                          (r.cell for r in results)))
 
 
 def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceModel],

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+from pathlib import Path
+
 from bench import Continue, Stop, predicate
 from bench.catalogue import load_catalogue
 from bench.coverage import markdown_section, rule_coverage, summary_line
@@ -53,7 +56,8 @@ def test_a_declared_unreachable_rule_is_listed_apart_and_is_not_a_gap() -> None:
 
 
 def test_a_declared_unreachable_rule_that_fires_is_a_problem() -> None:
-    pred = _pred(unreachable={"done": "wrong on purpose", "nosuch": "not a rule"})
+    # @predicate refuses an unknown id; a Predicate built directly (an entry point) is not checked
+    pred = dataclasses.replace(_pred(), unreachable={"done": "wrong on purpose", "nosuch": "not a rule"})
     [cov] = rule_coverage([pred], [replay(seq(answer(), sid="one"), pred)])
     assert cov.unreachable_fired == ("done",)
     assert cov.unknown_unreachable == ("nosuch",)
@@ -98,3 +102,16 @@ def test_the_hermes_compression_budget_is_reached_by_the_catalogue() -> None:
     [cov] = rule_coverage([hermes], [replay(s, hermes, judged=False) for s in catalogue.sequences])
     fired = {r for r, _, _ in cov.fired}
     assert {"context-compress", "context-exhausted"} <= fired
+
+
+def test_the_decision_table_report_carries_the_rule_coverage_section(tmp_path: Path) -> None:
+    from bench.report import write_reports
+    from bench.runner import run
+
+    pred = _pred(unreachable={"filter": "no turn is filtered here"})
+    sequence = seq(tools("a"), answer(), sid="one")
+    results = list(run([sequence], [pred]))
+    write_reports(tmp_path, results, ["one"], ["toy"], catalogue=[sequence], loaded=[pred])
+    text = (tmp_path / "decision-table.md").read_text(encoding="utf-8")
+    assert "## Rule coverage" in text
+    assert "| toy | 4 | 2 | `cap` | `filter` |" in text.splitlines()
