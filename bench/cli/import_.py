@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import click
+import yaml
 
 from bench.catalogue import SequenceError, display_path, load_yaml
 from bench.cli._common import EXIT_BAD_INPUT
+from bench.errors import UnusableInput
 from bench.importers import FORMATS, CaptureError, import_capture
 from bench.importers.sequence import Options, build_sequences, write_all
 
@@ -30,7 +32,11 @@ def _pairs(values: tuple[str, ...], what: str) -> dict[str, str]:
 def _require(values: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in _pairs(values, "--require").items():
-        out[key] = load_yaml(value)  # true/false/3 as YAML reads them; the schema checks the rest
+        try:
+            out[key] = load_yaml(value)  # true/false/3 as YAML reads them; the schema checks the rest
+        except (yaml.YAMLError, UnusableInput) as exc:
+            first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            raise click.BadParameter(f"{key}={value!r} is not a YAML value ({first})", param_hint="--require") from None
     return out
 
 
@@ -68,6 +74,9 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     each whole or streamed, and VCR / pytest-recording cassettes holding any of them (one turn per
     model call). A capture that cannot be read is reported with its file and line or event, and
     nothing is written. Unknown event types are counted and reported.
+
+    Exit status: 0 when the sequence files were written (or printed with --dry-run); 2 when the
+    capture, an option or the target cannot be used (nothing is written then).
     """
     shown = display_path(capture)
     try:
@@ -100,7 +109,11 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     if existing and not force:
         click.echo(f"cannot import: {', '.join(map(str, existing))} already exist(s) (use --force)", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    write_all(paths)
+    try:
+        write_all(paths)
+    except OSError as exc:
+        click.echo(f"cannot import: cannot write {exc.filename or target}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     for (path, doc), run in zip(paths, result.runs(not single_run), strict=True):
         click.echo(f"wrote {path}: {len(run)} turn(s), {doc['dialect']}, finishes "
                    f"{', '.join(str(t.turn.finish_raw) for t in run)}")

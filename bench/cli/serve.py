@@ -7,22 +7,16 @@ import signal
 import sys
 import threading
 from pathlib import Path
-from typing import Any
 
 import click
 
 from bench.catalogue import load_catalogue
 from bench.cli._common import EXIT_BAD_INPUT
+from bench.errors import UnusableInput
+from bench.golden import write_atomically
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.render import WIRES
 from bench.serve.server import DEFAULT_HOST, BackgroundServer
-
-
-def session_report(session: Session) -> list[dict[str, Any]]:
-    """Every run of a session: its sequence, whether it went past the end, its observed steps."""
-    return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
-             "running": session.ended_running(run),
-             "steps": [o.as_json() for o in session.observed(run)]} for run in session.runs]
 
 
 @click.command("serve")
@@ -52,7 +46,13 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     recorded; on exit (Ctrl-C or SIGTERM) the client's observed decisions are written as JSON.
 
     Admin: GET /_stopbench/state, /_stopbench/records, /_stopbench/observed;
-    POST /_stopbench/run {"sequence": ID} serves another sequence as a new run."""
+    POST /_stopbench/run {"sequence": ID} serves another sequence as a new run.
+
+    Exit status: 0 after a clean stop; 2 when the sequence or the port cannot be used, or the
+    observed steps cannot be written to --observed (they are then printed on stdout instead)."""
+    if observed_file is not None and not observed_file.parent.is_dir():
+        click.echo(f"cannot write {observed_file}: no folder {observed_file.parent}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
@@ -81,9 +81,14 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
             pass
     finally:
         srv.stop()
-        text = json.dumps(session_report(session), ensure_ascii=False, indent=2)
-        if observed_file is not None:
-            observed_file.write_text(text + "\n", encoding="utf-8")
-            click.echo(f"observed steps written to {observed_file}", err=True)
+        text = json.dumps(session.report(), ensure_ascii=False, indent=2) + "\n"
+        if observed_file is None:
+            click.echo(text, nl=False)
         else:
-            click.echo(text)
+            try:
+                write_atomically(observed_file, text)
+            except (OSError, UnusableInput) as exc:
+                click.echo(f"cannot write {observed_file}: {exc}; the observed steps follow on stdout", err=True)
+                click.echo(text, nl=False)
+                sys.exit(EXIT_BAD_INPUT)
+            click.echo(f"observed steps written to {observed_file}", err=True)

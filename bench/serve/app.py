@@ -141,6 +141,13 @@ class Session:
         with self.lock:
             return any(r.kind == "past_end" for r in (run or self.run).records)
 
+    def report(self) -> list[dict[str, Any]]:
+        """Every run of the session: its sequence, whether it went past the end, its observed
+        steps (what ``stopbench serve`` writes on exit)."""
+        return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
+                 "running": self.ended_running(run),
+                 "steps": [o.as_json() for o in self.observed(run)]} for run in self.runs]
+
     # ------------------------------------------------------------ bookkeeping for the app
 
     def _record(self, rec: Record) -> None:
