@@ -62,7 +62,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
-    seqs = select_sequences(cat.sequences, only)
+    seqs = select_sequences(cat.sequences, only, where=str(sequences_dir))
     for name, why in the_plan.blocked.items():
         click.echo(f"{name}: cannot run: {why}", err=True)
     if not the_plan.explicit:

@@ -109,17 +109,18 @@ def plan(chosen: list[str], *, run_all: bool, loop: Path | None, folder: Path,
     return Plan(targets, bool(chosen) or run_all, loops, why_not)
 
 
-def select_sequences(catalogue: Iterable[Sequence], only: Iterable[str]) -> list[Sequence]:
+def select_sequences(catalogue: Iterable[Sequence], only: Iterable[str],
+                     where: str = "the catalogue") -> list[Sequence]:
     """The catalogue's sequences with the ids in `only` (all of them when it is empty); an id that
-    is not there, or an empty selection, cannot be run."""
+    is not there, or an empty selection, cannot be run. `where` names the catalogue in messages."""
     seqs = list(catalogue)
     wanted = set(only)
     chosen = [s for s in seqs if not wanted or s.id in wanted]
     missing = sorted(wanted - {s.id for s in chosen})
     if missing:
-        raise ConformSetupError(f"no sequence (and no driver) named {', '.join(missing)}")
+        raise ConformSetupError(f"no sequence (and no driver) named {', '.join(missing)} in {where}")
     if not chosen:
-        raise ConformSetupError("no usable sequence to run")
+        raise ConformSetupError(f"no usable sequence to run in {where}")
     return chosen
 
 
