@@ -20,9 +20,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from bench.check.explain import assert_meets_requirements
 from bench.check.program import DUMMY_KEY, MODEL, PROMPT, program_env, steers, tool_schemas
 from bench.judge import judge
-from bench.model import Cell, Sequence
+from bench.model import Cell, Sequence, Violation
 from bench.replay import DEFAULT_SAFETY_CAP
 from bench.serve.app import Session
 from bench.serve.observe import Observed, observed_cell
@@ -88,6 +89,18 @@ class Served:
                            tools_run=tuple(n for s in kept for n in s.tools_run),
                            tools_failed=tuple(n for s in kept for n in s.tools_failed))
         return cell.with_violations(judge(self.sequence, cell))
+
+    def violations(self, ok: bool | None = None, reason: str | None = None) -> tuple[Violation, ...]:
+        """The requirements the loop broke (see :meth:`cell`)."""
+        return self.cell(ok, reason).violations
+
+    def assert_meets_requirements(self, ok: bool | None = None, reason: str | None = None) -> Cell:
+        """The judged cell; AssertionError naming the first broken requirement, its step, the turn
+        served there and what the loop did (:func:`bench.check.explain.explain`)."""
+        __tracebackhide__ = True
+        cell = self.cell(ok, reason)
+        assert_meets_requirements(self.sequence, cell)
+        return cell
 
 
 @contextmanager
