@@ -111,7 +111,8 @@ def _one_line(exc: BaseException, path: Path | None = None) -> str:
     if isinstance(exc, SyntaxError) and exc.lineno is not None:
         return f"SyntaxError: {exc.msg} ({Path(exc.filename or str(path)).name}:{exc.lineno})"
     tb = traceback.extract_tb(exc.__traceback__)
-    own = [f for f in tb if path is not None and Path(f.filename) == path]
+    mine = path.resolve() if path is not None else None
+    own = [f for f in tb if mine is not None and Path(f.filename).resolve() == mine]
     frame = own[-1] if own else (tb[-1] if tb else None)
     where = f" ({Path(frame.filename).name}:{frame.lineno})" if frame else ""
     return f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")

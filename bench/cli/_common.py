@@ -1,41 +1,90 @@
-"""Options shared by the subcommands, and loading what they point at."""
+"""Options shared by the subcommands (declared once, here), and loading what they point at.
+
+Each option is a decorator; :func:`folder_options` is the set that ``run``, ``show``, ``accept``
+and ``list`` take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the command
+under that per-decision time limit (:mod:`bench.contain`); the user's Ctrl-C ends it with one
+line and exit 2, like pytest's "interrupted".
+
+Exit statuses (the README's table): 0 clean; 1 a verdict failed; 2 unusable input (or an
+interrupted run). Nothing else, and no traceback.
+"""
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import IO, Any, TypeVar
 
 import click
+from click.core import ParameterSource
 
 from bench.catalogue import Catalogue, load_catalogue
+from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.discovery import Broken, Loaded, discover
+from bench.errors import UnusableInput
+from bench.golden import Golden, load_golden
 from bench.replay import DEFAULT_SAFETY_CAP
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK, EXIT_MISMATCH, EXIT_BAD_INPUT = 0, 1, 2
+EXIT_INTERRUPTED = EXIT_BAD_INPUT
+"""Ctrl-C: the run gave no verdict (pytest says 2 for "interrupted" too)."""
+
+
+def _path_option(flag: str, dest: str, default: str, help_text: str) -> Callable[[F], F]:
+    return click.option(flag, dest, type=click.Path(path_type=Path), default=Path(default), show_default=True,
+                        help=help_text)
+
+
+sequences_option = _path_option("--sequences", "sequences_dir", "sequences",
+                                "Folder of sequence YAML files (sub-folders included).")
+predicates_option = _path_option("--predicates", "predicates_dir", "predicates",
+                                 "Folder of predicate files, one column per file.")
+expected_option = _path_option("--expected", "expected_dir", "expected",
+                               "Folder of golden files, expected/<predicate>.yaml.")
+reports_option = _path_option("--reports", "reports_dir", "reports", "Folder the reports are written to.")
+safety_cap_option = click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP,
+                                 show_default=True,
+                                 help="Requests after which the bench ends a replay as 'capped'.")
+no_entry_points_option = click.option("--no-entry-points", is_flag=True,
+                                      help="Only the predicates folder, not predicates from installed packages.")
+only_predicates_option = click.option("--predicate", "-p", "only", multiple=True,
+                                      help="Only this predicate (repeatable).")
+quiet_option = click.option("--quiet", "-q", is_flag=True,
+                            help="Only the verdict line and what made it fail; no progress bar.")
+verbose_option = click.option("--verbose", "-v", is_flag=True,
+                              help="Every problem, every violation and every unused expectation, not the first few.")
+
+
+def decision_timeout_option(fn: F) -> F:
+    """``--decision-timeout SECONDS``, consumed here: the command runs under that per-decision time
+    limit (also applied to importing each predicate file), and Ctrl-C ends it with one line."""
+    @functools.wraps(fn)
+    def contained(*args: Any, decision_timeout: float, **kwargs: Any) -> Any:
+        try:
+            with decision_time_limit(decision_timeout or None):
+                return fn(*args, **kwargs)
+        except KeyboardInterrupt:
+            click.echo("interrupted (Ctrl-C): stopped before a verdict", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+
+    option = click.option("--decision-timeout", type=click.FloatRange(min=0), default=DEFAULT_DECISION_TIMEOUT,
+                          show_default=True, metavar="SECONDS",
+                          help="A decision (or a predicate file's import) that takes longer crashes its cell; "
+                               "0 turns the limit off.")
+    return option(contained)  # type: ignore[return-value]
 
 
 def folder_options(fn: F) -> F:
-    """--sequences, --predicates, --expected, --reports, --safety-cap, --no-entry-points."""
-    opts = [
-        click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
-                     show_default=True, help="Folder of sequence YAML files (sub-folders included)."),
-        click.option("--predicates", "predicates_dir", type=click.Path(path_type=Path),
-                     default=Path("predicates"), show_default=True,
-                     help="Folder of predicate files, one column per file."),
-        click.option("--expected", "expected_dir", type=click.Path(path_type=Path), default=Path("expected"),
-                     show_default=True, help="Folder of golden files, expected/<predicate>.yaml."),
-        click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
-                     show_default=True, help="Folder the reports are written to."),
-        click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
-                     help="Requests after which the bench ends a replay as 'capped'."),
-        click.option("--no-entry-points", is_flag=True,
-                     help="Only the predicates folder, not predicates from installed packages."),
-    ]
-    for opt in reversed(opts):
+    """--sequences, --predicates, --expected, --reports, --safety-cap, --no-entry-points and
+    --decision-timeout (which runs the command under the time limit)."""
+    for opt in (decision_timeout_option, no_entry_points_option, safety_cap_option, reports_option,
+                expected_option, predicates_option, sequences_option):
         fn = opt(fn)
     return fn
 
@@ -46,16 +95,53 @@ class Inputs:
     predicates: list[Loaded]
 
 
+def given(param: str) -> bool:
+    """Whether the user gave option `param` (by its destination name) rather than its default."""
+    ctx = click.get_current_context(silent=True)
+    if ctx is None:
+        return False
+    return ctx.get_parameter_source(param) not in (ParameterSource.DEFAULT, ParameterSource.DEFAULT_MAP, None)
+
+
+def _flag(param: str) -> str:
+    return {"sequences_dir": "--sequences", "predicates_dir": "--predicates", "expected_dir": "--expected"}[param]
+
+
+def check_folder(path: Path, param: str, what: str) -> bool:
+    """Refuse a folder option that names nothing or a file (one line, exit 2); return whether the
+    folder exists. A default folder that is missing is only refused for sequences."""
+    if path.is_dir():
+        return True
+    if path.exists():
+        raise UnusableInput(f"{_flag(param)} {path}: not a folder")
+    if given(param):
+        raise UnusableInput(f"{_flag(param)} {path}: no such folder")
+    if param == "sequences_dir":
+        raise UnusableInput(f"no {what} folder at {path}/ (run stopbench in a project folder, or give {_flag(param)})")
+    return False
+
+
 def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool,
                 only: tuple[str, ...] = ()) -> Inputs:
-    """Load the catalogue and predicates, printing every problem as one line on stderr."""
+    """Load the catalogue and predicates, printing every problem as one line on stderr.
+
+    A folder given explicitly that is missing, not a folder or empty, a missing sequences folder,
+    and a run with no sequence or no predicate at all are unusable input (exit 2), so that such a
+    run never replaces the reports with an empty table."""
+    check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
-    folder = predicates_dir if predicates_dir.is_dir() else None
+    if not cat.sequences and not cat.problems:
+        raise UnusableInput(f"{sequences_dir}: holds no sequence file (*.yaml)")
+    folder = predicates_dir if check_folder(predicates_dir, "predicates_dir", "predicates") else None
     if folder is None:
         click.echo(f"note: no predicates folder at {predicates_dir}", err=True)
+    elif given("predicates_dir") and not any(not p.name.startswith("_") for p in folder.glob("*.py")):
+        raise UnusableInput(f"--predicates {predicates_dir}: holds no predicate file (*.py)")
     preds = discover(folder, entry_points_too=not no_entry_points)
+    if not preds:
+        raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
     if only:
         names = {p.name for p in preds}
         unknown = [n for n in only if n not in names]
@@ -66,3 +152,94 @@ def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool
         if isinstance(p, Broken):
             click.echo(f"broken predicate: {p.origin}: {p.error} (its cells are marked crashed)", err=True)
     return Inputs(cat, preds)
+
+
+def load_expected(expected_dir: Path, *, for_writing: bool = False) -> Golden:
+    """The golden files, or one line per unusable file and exit 2 (nothing is replayed then).
+
+    An explicit ``--expected`` must be a folder holding golden files (for ``accept`` it may be
+    missing or empty: accept creates it). A missing default folder leaves every cell unreviewed,
+    said in one line."""
+    exists = check_folder(expected_dir, "expected_dir", "expected") if not for_writing else expected_dir.is_dir()
+    if for_writing and expected_dir.exists() and not exists:
+        raise UnusableInput(f"--expected {expected_dir}: not a folder")
+    golden = load_golden(expected_dir)
+    for problem in golden.problems:
+        click.echo(f"bad golden file: {problem}", err=True)
+    if golden.problems:
+        raise UnusableInput(f"{len(golden.problems)} golden file(s) unusable in {expected_dir}; nothing replayed")
+    if not for_writing:
+        if not exists:
+            click.echo(f"note: no golden files folder at {expected_dir}: every cell is unreviewed", err=True)
+        elif not golden.files and given("expected_dir"):
+            raise UnusableInput(f"--expected {expected_dir}: holds no golden file (<predicate>.yaml)")
+    return golden
+
+
+class Output:
+    """stdout for streamed output (JSON lines, listings) that a closed pipe does not turn into a
+    failure: on BrokenPipeError it stops writing, points stdout at /dev/null (so the interpreter's
+    final flush is quiet too) and lets the command finish with its own verdict."""
+
+    def __init__(self, stream: IO[bytes] | None = None) -> None:
+        self.stream = stream if stream is not None else sys.stdout.buffer
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        if self.closed:
+            return
+        try:
+            self.stream.write(data)
+        except BrokenPipeError:
+            self._close()
+
+    def flush(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.stream.flush()
+        except BrokenPipeError:
+            self._close()
+
+    def _close(self) -> None:
+        self.closed = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing to redirect
+            pass
+
+
+class Progress:
+    """A progress bar on stderr for a run that has lasted more than :attr:`AFTER` seconds, only
+    when stderr is a terminal and the user did not ask for --quiet (click's progress bar)."""
+
+    AFTER = 2.0
+
+    def __init__(self, total: int, label: str, *, quiet: bool = False) -> None:
+        import time
+
+        self._clock = time.monotonic
+        self._start = self._clock()
+        self._total, self._label, self._done = total, label, 0
+        self._on = not quiet and total > 0 and sys.stderr.isatty()
+        self._bar: Any = None
+
+    def advance(self, n: int = 1) -> None:
+        self._done += n
+        if not self._on:
+            return
+        if self._bar is None:
+            if self._clock() - self._start < self.AFTER:
+                return
+            self._bar = click.progressbar(length=self._total, label=self._label, file=sys.stderr)
+            self._bar.__enter__()
+            self._bar.update(self._done)
+        else:
+            self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+            self._bar = None

@@ -50,10 +50,11 @@ def test_a_bad_sequence_file_is_one_line_with_file_and_field_and_exit_2(project:
     assert "Traceback" not in result.output + result.stderr
 
 
-def test_a_predicate_file_that_fails_to_import_gives_crashed_cells_and_the_run_goes_on(project: Path) -> None:
+def test_a_predicate_file_that_fails_to_import_gives_crashed_cells_the_run_goes_on_and_exits_1(
+        project: Path) -> None:
     (project / "predicates" / "broken.py").write_text("import nonexistent_module_xyz\n", encoding="utf-8")
     result = run("--json")
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "broken predicate: predicates/broken.py: ModuleNotFoundError" in result.stderr
     records = [orjson.loads(line) for line in result.stdout.splitlines()]
     broken = [r for r in records if r["predicate"] == "broken"]
@@ -61,12 +62,12 @@ def test_a_predicate_file_that_fails_to_import_gives_crashed_cells_and_the_run_g
     assert sum(r["golden"] == "match" for r in records) == 16
 
 
-def test_a_predicate_that_raises_is_crashed_and_named(project: Path) -> None:
+def test_a_predicate_that_raises_is_crashed_and_named_and_exits_1(project: Path) -> None:
     (project / "predicates" / "raiser.py").write_text(
         "from bench import predicate\n\n@predicate()\ndef decide(turn, state):\n"
         "    return turn.tool_calls[0].name.missing\n", encoding="utf-8")
     result = run()
-    assert result.exit_code == 0
+    assert result.exit_code == 1
     assert "CRASHED seed000-talk-only x raiser: step 1: IndexError" in result.stderr
     assert "CRASHED seed000-tool-tool-answer x raiser: step 1: AttributeError" in result.stderr
 
