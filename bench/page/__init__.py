@@ -23,7 +23,6 @@ from bench.discovery import Loaded
 from bench.model import Sequence
 from bench.page.data import VERDICTS, page_data
 from bench.page.svg import bar_chart, heat_map
-from bench.report import label
 from bench.runner import Result
 
 ASSETS = Path(__file__).parent / "assets"
@@ -64,7 +63,6 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
     """The whole page as one HTML string. `records` maps a port's predicate name to its conformance
     record, `explained` a predicate name to its ``CONFORMANCE_EXPLAINED`` mapping."""
     data = page_data(results, sequences, predicates, records or {}, explained or {})
-    labels = {f"{r.cell.sequence}\t{r.cell.predicate}": label(r.cell) for r in results}
     rows: list[dict[str, Any]] = []
     last_group = last_tag = None
     names = [p["name"] for p in data["predicates"]]
@@ -81,7 +79,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
         for p in names:
             key = f"{s['id']}\t{p}"
             c = data["cells"].get(key)
-            cells.append({"pred": p, "cell": c, "label": labels.get(key, "")})
+            cells.append({"pred": p, "cell": c, "label": c["label"] if c else ""})
         verdicts = {c["cell"]["v"] for c in cells if c["cell"] is not None}
         rows.append({"type": "seq", "seq": s, "cells": cells, "disagree": len(verdicts) > 1})
     totals = {

@@ -16,6 +16,7 @@ from bench.conform.report import status_of
 from bench.discovery import Broken, Loaded
 from bench.model import Cell, Sequence, Turn
 from bench.page.citations import provenance_links, rule_links
+from bench.report import label
 from bench.runner import Result
 
 GROUP_ORDER = ("seed000", "constructed", "recorded", "found")
@@ -153,7 +154,7 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
               explained: Mapping[str, str]) -> dict[str, Any]:
     c = r.cell
     out: dict[str, Any] = {
-        "v": verdict(c), "outcome": c.outcome, "reason": c.reason, "ok": c.ok, "n": c.n_steps,
+        "v": verdict(c), "label": label(c), "outcome": c.outcome, "reason": c.reason, "ok": c.ok, "n": c.n_steps,
         "tools_run": list(c.tools_run), "tools_failed": list(c.tools_failed), "reminders": c.reminders,
         "resends": c.resends, "tokens": c.tokens, "error": c.error, "golden": r.status,
         "after_unusable": after_unusable(seq, c),

@@ -172,7 +172,7 @@ def test_clicking_a_known_cell_opens_its_drill_down_with_rule_ids_and_citation_l
     steps = fresh.find_elements(by("CSS_SELECTOR"), "#drill-steps tbody tr")
     assert [tr.find_element(by("CSS_SELECTOR"), "code.rule-id").text for tr in steps] == \
         ["tool-calls", "tool-calls", "done"]
-    rules = {li.get_attribute("data-rule"): li for li in fresh.find_elements(by("CSS_SELECTOR"), "#drill-rules li")}
+    rules = {li.get_attribute("data-rule"): li for li in fresh.find_elements(by("CSS_SELECTOR"), "#drill-rules > li")}
     assert sorted(rules) == ["done", "tool-calls"]
     links = [a.get_attribute("href") for a in rules["tool-calls"].find_elements(by("CSS_SELECTOR"), "a.cite")]
     assert KNOWN_LINK in links

@@ -176,7 +176,7 @@
     const b = drillBody;
 
     append(b, h("p", {}, h("span.cellchip.v-" + c.v, {}, GLYPH[c.v]), " ", h("b", { id: "drill-verdict" }, WORDS[c.v]),
-      c.reason ? [" — reason ", h("code", {}, c.reason)] : null, " after " + c.n + " step(s)."));
+      c.reason ? [" — reason ", h("code", {}, c.reason)] : null, " after " + c.n + " step(s). ", h("span.mono", { id: "drill-label" }, c.label)));
     append(b, table(["tools run", "tools failed", "reminders", "resends", "tokens", "requests after the first unusable turn"],
       [[c.tools_run.join(", ") || "—", c.tools_failed.join(", ") || "—", c.reminders, c.resends, c.tokens, c.after_unusable]]));
     if (c.error) append(b, h("p", {}, h("b", {}, "error: "), h("span.mono", {}, c.error)));
@@ -201,7 +201,7 @@
     append(b, h("ul", { id: "drill-rules" }, used.map((id) => {
       const r = ruleOf(pred, id);
       return h("li", { "data-rule": id }, h("code.rule-id", {}, id), r ? [h("div.ruletext", {}, r.text),
-        r.links.length ? h("div.cites", {}, r.links.map((l) => [link(l), " "])) : h("div.ruletext", {}, "(no pinned file and lines to link: the citation above is the source)")]
+        r.links.length ? h("ul.cites", {}, r.links.map((l) => h("li", {}, link(l)))) : h("div.ruletext", {}, "(no link: this citation names no git commit or tag with a file; its text above is the source)")]
         : h("div.ruletext", {}, "(not a declared rule)"));
     })));
 
@@ -225,9 +225,10 @@
       append(b, h("h3", {}, "The original loop (conformance record)"));
       append(b, h("div", { id: "drill-conformance" }, h("p", {}, "status: ", h("span.badge", {}, k.status),
         p.conformance ? [" — driver ", h("code", {}, p.conformance.driver), ", ", h("span.mono", {}, p.conformance.install)] : null),
-        k.not_run ? h("p", {}, "not run: " + k.not_run) : h("div.side", {},
-          h("div", {}, h("b", {}, pred + " (port, as recorded)"), h("pre", {}, show(k.port))),
+        k.status === "not run" ? h("p", {}, "not run: " + (k.not_run || "the record has no row for this sequence")) : h("div.side", {},
+          h("div", {}, h("b", {}, pred + " (the port, as recorded)"), h("pre", {}, show(k.port))),
           h("div", {}, h("b", {}, pred + "@original (observed)"), h("pre", {}, show(k.original)))),
+        k.port && k.port !== c.label ? h("p", {}, "The port's cell has changed since the record: now ", h("span.mono", {}, c.label), " (run stopbench conform " + (p.conformance ? p.conformance.driver : pred) + " again).") : null,
         k.difference ? h("p", {}, "first difference: ", h("span.mono", {}, k.difference)) : null,
         k.why ? h("p", {}, "explained: " + k.why) : null,
         k.driver_error ? h("p", {}, "driver error: " + k.driver_error) : null));
