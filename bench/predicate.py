@@ -224,8 +224,8 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
     try:
         inspect.signature(fn).bind(None, None)
     except TypeError:
-        raise bad(f"{getattr(fn, '__name__', 'decide')}{inspect.signature(fn)} cannot be called as "
-                  "decide(turn, state)") from None
+        params = ", ".join(inspect.signature(fn).parameters)
+        raise bad(f"{getattr(fn, '__name__', 'decide')}({params}) cannot be called as decide(turn, state)") from None
     except ValueError:  # a builtin without a signature: let the replay find out
         pass
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from bench import discovery
+from bench import Stop, discovery, predicate
+from bench.contain import decision_time_limit
 from bench.discovery import Broken, discover
-from bench.predicate import Predicate
+from bench.predicate import DeclarationError, Predicate
 
 GOOD = ('"""Stops at once."""\nfrom bench import Stop, predicate\n\n'
         "@predicate()\ndef decide(turn, state):\n    return Stop('done', ok=True, rule='r')\n")
@@ -69,3 +70,57 @@ def test_installed_packages_add_predicates_through_the_entry_point_group(
     assert isinstance(found["fails"], Broken) and "ImportError" in found["fails"].error
     assert isinstance(found["mine"], Predicate) and found["mine"].origin.endswith("mine.py")
     assert any(isinstance(p, Broken) and "already taken" in p.error for p in found.values())
+
+
+def test_sys_exit_at_import_is_a_broken_predicate_not_the_end_of_the_bench(tmp_path: Path) -> None:
+    (tmp_path / "quits.py").write_text("import sys\nsys.exit(0)\n", encoding="utf-8")
+    [broken] = discover(tmp_path, entry_points_too=False)
+    assert isinstance(broken, Broken)
+    assert broken.error == "called sys.exit(0) at import"
+
+
+def test_an_import_that_hangs_is_broken_after_the_time_limit(tmp_path: Path) -> None:
+    (tmp_path / "hangs.py").write_text("while True:\n    pass\n", encoding="utf-8")
+    (tmp_path / "mine.py").write_text(GOOD, encoding="utf-8")
+    with decision_time_limit(0.3):
+        found = {p.name: p for p in discover(tmp_path, entry_points_too=False)}
+    assert isinstance(found["hangs"], Broken)
+    assert found["hangs"].error == "did not finish importing after 0.3 s"
+    assert isinstance(found["mine"], Predicate)
+
+
+@pytest.mark.parametrize(("declaration", "message"), [
+    ("max_steps=0", "max_steps must be a positive whole number or None, not 0"),
+    ("max_steps=True", "max_steps must be a positive whole number or None, not True"),
+    ("reasons='done'", "reasons must be a list of strings, not str 'done'"),
+    ("reasons=['done', 'done']", "reasons: ['done'] declared twice"),
+    ("reasons=[3]", "reasons: 3 is not a stop reason (a non-empty string)"),
+    ("rules=['a']", "rules must map rule ids to text, not list"),
+    ("rules={'': 'x'}", "rules: '': 'x' is not a rule id (a non-empty string) with its citation (a string)"),
+    ("max_steps=3, cap=Cap(reason='')", "cap needs a non-empty reason and rule and ok=True/False"),
+    ("cap=Cap()", "cap is declared but max_steps is not: the cap would never apply"),
+    ("rules={'a': ''}, unreachable={'b': 'why'}", "unreachable: 'b' is not a declared rule (declared: a)"),
+])
+def test_a_bad_declaration_is_a_broken_predicate_naming_the_file_line(
+        tmp_path: Path, declaration: str, message: str) -> None:
+    (tmp_path / "bad.py").write_text(
+        f"from bench import Cap, Stop, predicate\n\n@predicate({declaration})\n"
+        "def decide(turn, state):\n    return Stop('done', ok=True, rule='a')\n", encoding="utf-8")
+    [broken] = discover(tmp_path, entry_points_too=False)
+    assert isinstance(broken, Broken)
+    assert broken.error.startswith(f"DeclarationError: @predicate: {message}")
+    assert broken.error.endswith("(bad.py:3)")
+
+
+def test_a_decide_function_that_cannot_take_turn_and_state_is_refused_at_decoration() -> None:
+    def decide(turn: object) -> None:
+        return None
+
+    with pytest.raises(DeclarationError, match=r"decide\(turn\) cannot be called as decide\(turn, state\)"):
+        predicate()(decide)  # type: ignore[arg-type]
+
+
+def test_the_cap_rule_may_be_declared_unreachable() -> None:
+    pred = predicate(max_steps=3, rules={"a": ""}, unreachable={"cap": "never three steps"})(
+        lambda turn, state: Stop("d", ok=True, rule="a"))
+    assert dict(pred.unreachable) == {"cap": "never three steps"}

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import time
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from bench import ALL, Cap, Continue, Decision, Remind, Resend, Stop, predicate, replay
+from bench.contain import decision_time_limit
 from bench.model import Turn, Usage
 from bench.predicate import State
+from bench.validate import InvalidDecision, check_decision
 from tests.helpers import answer, seq, tools, truncated
 
 
@@ -156,3 +166,95 @@ def test_tokens_add_up_usage_of_consumed_turns() -> None:
     t = Turn(finish="stop", finish_raw="stop", content="x", usage=Usage(10, 5))
     cell = replay(seq(t), until_no_calls)
     assert cell.tokens == 15
+
+
+def test_a_bool_is_not_a_call_index_and_replay_and_validator_agree() -> None:
+    @predicate()
+    def runs_true(turn: Turn, state: State) -> Decision:
+        return Continue("c", run=(True,))
+
+    cell = replay(seq(tools("a")), runs_true)
+    assert cell.outcome == "crashed"
+    assert cell.error == "step 1: run must be 'all' or a tuple of call indices (ints), not (True,)"
+    with pytest.raises(InvalidDecision) as raised:
+        check_decision(Continue("c", run=(True,)), 1, None, None)
+    assert f"step 1: {raised.value}" == cell.error
+
+
+def test_a_stop_without_a_reason_is_refused_even_when_no_reasons_are_declared() -> None:
+    @predicate()
+    def no_reason(turn: Turn, state: State) -> Decision:
+        return Decision("stop", "r", reason=None, ok=True)
+
+    assert "a stop needs a reason" in (replay(seq(answer()), no_reason).error or "")
+
+
+_SELECTIONS = st.one_of(st.just("all"), st.just(()), st.tuples(st.integers(-1, 3)),
+                        st.tuples(st.integers(0, 2), st.integers(0, 2)), st.tuples(st.booleans()),
+                        st.just([0]), st.none())
+_DECISIONS = st.builds(Decision, action=st.sampled_from(["continue", "resend", "remind", "stop", "halt"]),
+                       rule=st.sampled_from(["r", "other", ""]), reason=st.sampled_from([None, "done", "", "x"]),
+                       ok=st.sampled_from([None, True, False, 1]), run=_SELECTIONS, failed=_SELECTIONS)
+
+
+@given(decision=_DECISIONS, n_calls=st.integers(0, 3), declared=st.booleans())
+def test_the_replay_accepts_exactly_the_decisions_the_validator_accepts(
+        decision: Decision, n_calls: int, declared: bool) -> None:
+    rules, reasons = ({"r": ""}, ["done"]) if declared else (None, ())
+    pred = predicate(rules=rules, reasons=reasons)(lambda turn, state: decision)
+    cell = replay(seq(tools(*["t"] * n_calls) if n_calls else answer()), pred, safety_cap=1)
+    try:
+        run, failed = check_decision(decision, n_calls, set(rules) if rules else None, set(reasons) or None)
+    except InvalidDecision as exc:
+        assert (cell.outcome, cell.error) == ("crashed", f"step 1: {exc}")
+    else:
+        assert cell.outcome != "crashed", cell.error
+        assert len(cell.steps[0].tools_run) == len(run) and len(cell.steps[0].tools_failed) == len(failed)
+
+
+@pytest.mark.parametrize("body", ["spin", "sleep", "swallow"])
+def test_a_decision_that_never_comes_is_a_crashed_cell_naming_the_limit_and_the_step(body: str) -> None:
+    @predicate()
+    def hangs(turn: Turn, state: State) -> Decision:
+        if state.step < 2:
+            return Continue("c")
+        while True:
+            if body == "sleep":
+                time.sleep(30)
+            elif body == "swallow":
+                with contextlib.suppress(Exception):  # a predicate's catch-all does not swallow the limit
+                    time.sleep(30)
+
+    with decision_time_limit(0.3):
+        cell = replay(seq(tools("a"), tools("b"), answer()), hangs)
+    assert cell.outcome == "crashed"
+    assert cell.error == "no decision after 0.3 s at step 2"
+    assert cell.n_steps == 1
+
+
+def test_slow_decisions_under_the_limit_are_not_cut_short_however_long_the_cell() -> None:
+    @predicate()
+    def slow(turn: Turn, state: State) -> Decision:
+        time.sleep(0.1)
+        return Continue("c") if state.step < 6 else Stop("d", ok=True, rule="d")
+
+    with decision_time_limit(0.3):
+        cell = replay(seq(tools("a"), then="repeat"), slow)
+    assert (cell.outcome, cell.n_steps) == ("stopped", 6)
+
+
+def test_sys_exit_and_keyboard_interrupt_in_decide_are_crashed_cells_under_a_limit() -> None:
+    @predicate()
+    def exits(turn: Turn, state: State) -> Decision:
+        sys.exit(3)
+
+    @predicate()
+    def interrupts(turn: Turn, state: State) -> Decision:
+        raise KeyboardInterrupt
+
+    with decision_time_limit(5):
+        assert replay(seq(answer()), exits).error == ("step 1: called sys.exit(3) (a predicate cannot end "
+                                                      "the bench)")
+        assert replay(seq(answer()), interrupts).error == "step 1: raised KeyboardInterrupt"
+    with pytest.raises(KeyboardInterrupt):  # without a limit in force it is taken as the user's
+        replay(seq(answer()), interrupts)
