@@ -10,15 +10,17 @@ from html.parser import HTMLParser
 from typing import Any
 
 from bench import Continue, Remind, Resend, Stop, predicate
-from bench.golden import Golden, Mismatch
+from bench.catalogue import load_catalogue
+from bench.discovery import Broken, discover
+from bench.golden import Golden, Mismatch, load_golden
 from bench.model import Decision, Requirement, Sequence, Turn, TurnError
-from bench.page import build_page, embed_json
+from bench.page import build_page, embed_json, load_conformance
 from bench.page.citations import provenance_links, rule_links
 from bench.page.data import after_unusable, page_data
 from bench.predicate import Predicate, State
 from bench.replay import replay
 from bench.runner import Result, run
-from tests.helpers import answer, seq, tools, truncated
+from tests.helpers import ROOT, answer, seq, tools, truncated
 
 
 def urls(text: str) -> list[str]:
@@ -250,3 +252,29 @@ def test_each_cell_shows_its_verdict_as_a_glyph_and_marks_violations() -> None:
 
 def test_the_same_inputs_give_a_byte_identical_page() -> None:
     assert build_page(results(), SEQS, [TOY]) == build_page(results(), list(reversed(SEQS)), [TOY])
+
+
+def test_a_predicate_that_did_not_load_is_a_column_of_crashed_cells_saying_why() -> None:
+    broken = Broken("nope", "predicates/nope.py", "SyntaxError: invalid syntax (nope.py:3)")
+    res = list(run(SEQS, [TOY, broken], None))
+    data = page_data(res, SEQS, [TOY, broken], {}, {})
+    assert data["predicates"][1]["broken"] == "SyntaxError: invalid syntax (nope.py:3)"
+    assert {data["cells"][f"{s.id}\tnope"]["v"] for s in SEQS} == {"crashed"}
+    html = build_page(res, SEQS, [TOY, broken])
+    assert 'id="cell-a-tools--nope"' in html and '<span class="glyph">‼</span>' in html
+
+
+def test_the_shipped_catalogue_gives_a_page_under_3_mb_with_every_sequence_and_predicate() -> None:
+    cat = load_catalogue(ROOT / "sequences")
+    preds = discover(ROOT / "predicates", entry_points_too=False)
+    res = list(run(cat.sequences, preds, load_golden(ROOT / "expected")))
+    records = load_conformance(ROOT / "reports")
+    html = build_page(res, cat.sequences, preds, records)
+    size = len(html.encode("utf-8"))
+    print(f"index.html: {size:,} bytes for {len(cat.sequences)} sequences x {len(preds)} predicates")
+    assert size < 3 * 1024 * 1024
+    page = Collect()
+    page.feed(html)
+    assert {f"row-{s.id}" for s in cat.sequences} <= page.ids
+    assert {f"cell-{s.id}--{p.name}" for s in cat.sequences for p in preds} <= page.ids
+    assert html == build_page(list(res), list(cat.sequences), list(preds), dict(records))
