@@ -4,6 +4,12 @@ Validation is strict (unknown keys and duplicate keys are errors) and every prob
 as one line naming the file and the field path, e.g.
 ``sequences/x.yaml: turns[2].finish: expected one of 'stop', 'tool_calls', ...``.
 A bad file does not hide the others: the loader returns the good sequences and the problems.
+
+Files are read by the project's one YAML reader (:mod:`bench.yaml_read`: strict, no aliases).
+A long sequence is validated turn by turn (the header once, then each turn against
+:class:`TurnIn`), with the garbage collector paused, so a 100,000-turn file costs seconds and
+never holds a second, validated copy of itself; any error is then described by validating the
+whole file at once, so the message is the same whichever way it was found.
 """
 
 from __future__ import annotations
@@ -13,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from bench import dialects
 from bench.errors import UnusableInput
+from bench.files import display_path
 from bench.model import (
     Dialect,
     Finish,
@@ -30,41 +36,11 @@ from bench.model import (
     TurnError,
     Usage,
 )
+from bench.yaml_read import YamlError, paused_gc, read_yaml, yaml_error_line
+from bench.yaml_read import parse_yaml as load_yaml
 
-# ---------------------------------------------------------------- safe YAML, duplicates refused
-
-
-class _StrictSafeLoader(yaml.SafeLoader):
-    """yaml.SafeLoader that refuses a mapping with the same key twice."""
-
-
-def _construct_mapping(loader: _StrictSafeLoader, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node, deep=deep)
-        if key in seen:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"duplicate key {key!r}", key_node.start_mark)
-        seen.add(key)
-    return loader.construct_mapping(node, deep=deep)
-
-
-_StrictSafeLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
-def load_yaml(text: str) -> Any:
-    """Parse YAML safely (no object construction) and refuse duplicate keys."""
-    return yaml.load(text, Loader=_StrictSafeLoader)
-
-
-def yaml_error_line(exc: yaml.YAMLError) -> str:
-    """A one-line description of a YAML error, with its line and column."""
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is not None:
-        return f"line {mark.line + 1}, column {mark.column + 1}: {problem}"
-    return str(problem)
-
+__all__ = ["Catalogue", "Problem", "SequenceError", "describe_validation_error", "display_path", "field_path",
+           "load_catalogue", "load_sequence", "load_yaml", "parse_sequence", "yaml_error_line"]
 
 # ---------------------------------------------------------------- the file schema
 
@@ -131,6 +107,15 @@ class SequenceIn(_Strict):
         return v
 
 
+class _HeadIn(SequenceIn):
+    """A sequence file with its turns left unchecked: they are validated one at a time."""
+
+    turns: list[Any] = Field(min_length=1)
+
+
+_TURN_IN: TypeAdapter[TurnIn] = TypeAdapter(TurnIn)
+
+
 # ---------------------------------------------------------------- loading
 
 
@@ -188,25 +173,14 @@ def _yaml_files(folder: Path) -> Iterable[Path]:
     yield from folder.rglob("*.yml")
 
 
-def display_path(path: Path) -> str:
-    """`path` relative to the working directory when it is under it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
 def load_sequence(path: Path) -> Sequence:
     """Read and validate one sequence file; its id is the file's stem."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise SequenceError(f"cannot be read: {exc}") from None
-    try:
-        data = load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise SequenceError(f"not valid YAML: {yaml_error_line(exc)}") from None
-    return parse_sequence(data, path.stem, display_path(path))
+    with paused_gc():
+        try:
+            data = read_yaml(path)
+        except YamlError as exc:
+            raise SequenceError(exc.detail) from None
+        return parse_sequence(data, path.stem, display_path(path))
 
 
 def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
@@ -214,10 +188,14 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
     if not isinstance(data, dict):
         raise SequenceError(f"expected a mapping at the top level, got {type(data).__name__}")
     try:
-        raw = SequenceIn.model_validate(data)
-    except ValidationError as exc:
-        raise SequenceError(describe_validation_error(exc)) from None
-    turns = tuple(_turn(t, raw.dialect, i) for i, t in enumerate(raw.turns))
+        raw = _HeadIn.model_validate(data)
+        turns = tuple(_turn(_TURN_IN.validate_python(t), raw.dialect, i) for i, t in enumerate(raw.turns))
+    except (ValidationError, SequenceError):
+        try:  # the schema's problems come first and are counted over the whole file, as they always were
+            SequenceIn.model_validate(data)
+        except ValidationError as exc:
+            raise SequenceError(describe_validation_error(exc)) from None
+        raise  # the schema holds: a turn's finish and error disagree (SequenceError from _turn)
     req = Requirement(ok=raw.require.ok, stops_within=raw.require.stops_within,
                       no_dropped_calls=raw.require.no_dropped_calls,
                       no_truncated_runs=raw.require.no_truncated_runs,

@@ -1,0 +1,292 @@
+"""The project's one YAML reader: plain data out of sequence files, golden files and cassettes.
+
+Every YAML file the bench reads goes through :func:`read_yaml` (or :func:`parse_yaml` for text
+already in hand). It is PyYAML's safe schema, read strictly:
+
+* only plain data comes out: mappings, lists, strings, numbers, booleans, null, timestamps and
+  ``!!binary``; any other tag (``!!python/...``, ``!!set``, ``!!omap``) is refused;
+* a key given twice in one mapping is refused, and so is a key that is a list or a mapping
+  (``? [a, b]: 1``, ``{[1]: x}``) and the merge key ``<<``;
+* aliases (``*name``) are refused in sequence and golden files: a 500-byte "billion laughs"
+  would otherwise expand to hundreds of millions of values. Cassettes, which PyYAML-based
+  recorders write with aliases (``&id001``), may use them up to :data:`ALIAS_BUDGET` values;
+* nesting deeper than :data:`MAX_DEPTH` levels, more than one document, bytes that are not
+  UTF-8 and a UTF-16 or UTF-32 file are refused (a UTF-8 byte-order mark at the very start is
+  allowed, as YAML allows it);
+
+and every refusal is one :class:`YamlError` line with the line and column, never a traceback.
+
+Speed: the document is built straight from libyaml's event stream (the C parser when PyYAML has
+it, else PyYAML's own), without the intermediate node graph ``yaml.load`` composes, and with the
+cyclic garbage collector paused (a large file allocates millions of containers, and the
+collector's repeated passes over them cost more than the parse). A 100,000-turn sequence file
+loads in a few seconds and a few hundred megabytes; ``make perf`` prints the figure.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml import events as ev
+from yaml.nodes import ScalarNode
+
+from bench.errors import UnusableInput
+from bench.files import display_path
+
+LOADER: type[yaml.SafeLoader] | type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""The event source: libyaml's C parser where PyYAML was built with it, else the pure-Python one."""
+
+MAX_DEPTH = 100
+"""Deepest nesting accepted; the catalogue's files nest five levels at most."""
+
+ALIAS_BUDGET = 1_000_000
+"""Values that aliases may add by repetition when they are allowed at all (cassettes)."""
+
+_STR = "tag:yaml.org,2002:str"
+_INT = "tag:yaml.org,2002:int"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_MAP = "tag:yaml.org,2002:map"
+_SEQ = "tag:yaml.org,2002:seq"
+_MERGE = "tag:yaml.org,2002:merge"
+_SHARED_LENGTH = 40
+"""Plain strings up to this length are kept once however often they occur (keys, finish values)."""
+_OTHER_SCALARS = frozenset({"tag:yaml.org,2002:float", "tag:yaml.org,2002:timestamp", "tag:yaml.org,2002:binary"})
+
+
+class YamlError(UnusableInput):
+    """YAML the bench cannot use. ``detail`` is ``<what>: line L, column C: <problem>`` and
+    ``str()`` puts the file in front when the reader was given one."""
+
+    def __init__(self, detail: str, file: str | None = None) -> None:
+        self.detail = detail
+        self.file = file
+        super().__init__(f"{file}: {detail}" if file else detail)
+
+
+class _Refusal(Exception):
+    """A problem at a known place in the text, turned into a YamlError by the caller."""
+
+    def __init__(self, mark: Any, problem: str) -> None:
+        super().__init__(problem)
+        self.mark = mark
+        self.problem = problem
+
+
+def where(mark: Any) -> str:
+    """``line L, column C`` (1-based) of a PyYAML mark."""
+    return f"line {mark.line + 1}, column {mark.column + 1}"
+
+
+def read_yaml(path: Path, *, aliases: bool = False, shown: str | None = None) -> Any:
+    """Read the YAML file at `path` into plain data; raise YamlError naming `shown` (default:
+    the path relative to the working directory) and the line and column of the problem."""
+    name = shown if shown is not None else display_path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise YamlError(f"cannot be read: {exc.strerror or exc}", name) from None
+    try:
+        return parse_yaml(data, aliases=aliases)
+    except YamlError as exc:
+        raise YamlError(exc.detail, name) from None
+
+
+def parse_yaml(data: str | bytes, *, aliases: bool = False) -> Any:
+    """Parse one YAML document (text or UTF-8 bytes) into plain data; see the module docstring
+    for what is refused. An empty document is None."""
+    if isinstance(data, bytes):
+        _check_utf8(data)
+    loader = LOADER(data)
+    try:
+        with paused_gc():
+            return _build(loader, aliases)
+    except _Refusal as exc:
+        raise YamlError(f"not valid YAML: {where(exc.mark)}: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        raise YamlError(f"not valid YAML: {yaml_error_line(exc)}") from None
+    finally:
+        loader.dispose()
+
+
+@contextlib.contextmanager
+def paused_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector for the block. Building and validating a large document
+    allocates millions of containers, none of them garbage yet, and the collector's repeated
+    passes over them cost several times the work itself; it runs again afterwards as usual."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def yaml_error_line(exc: yaml.YAMLError) -> str:
+    """A PyYAML error as one line: ``line L, column C: problem``."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return f"{where(mark)}: {problem}"
+    return str(problem)
+
+
+def _check_utf8(data: bytes) -> None:
+    if data[:4] in (b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff"):
+        raise YamlError("not UTF-8 text: it starts with a UTF-32 byte-order mark (save it as UTF-8)")
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        raise YamlError("not UTF-8 text: it starts with a UTF-16 byte-order mark (save it as UTF-8)")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = len(data[data.rfind(b"\n", 0, exc.start) + 1:exc.start].decode("utf-8", "replace")) + 1
+        raise YamlError(f"not UTF-8 text: line {line}, column {column}: byte 0x{data[exc.start]:02x} "
+                        f"({exc.reason})") from None
+
+
+class _Open:
+    """A mapping or list being filled, with what it needs for error messages and alias budgets."""
+
+    __slots__ = ("anchor", "key", "size_at_start", "value")
+
+    def __init__(self, value: dict[Any, Any] | list[Any], anchor: str | None, size_at_start: int) -> None:
+        self.value = value
+        self.anchor = anchor
+        self.key: Any = _NO_KEY
+        self.size_at_start = size_at_start
+
+
+_NO_KEY: Any = object()
+
+
+def _build(loader: Any, aliases: bool) -> Any:
+    """Build the document from the event stream, refusing what the module docstring lists."""
+    get_event = loader.get_event
+    resolve = loader.resolve
+    constructors: dict[str, Callable[[Any, ScalarNode], Any]] = loader.yaml_constructors
+    bool_values: dict[str, bool] = loader.bool_values
+    plain_tags: dict[str, str] = {}  # plain scalar -> its resolved tag (most repeat: keys, finishes)
+    shared: dict[str, str] = {}  # short plain strings, one object each (keys repeat in every turn)
+    anchored: dict[str, tuple[Any, int]] = {}  # anchor -> (value, how many values it stands for)
+    stack: list[_Open] = []
+    size = 0  # values built so far, aliases counted as the values they repeat
+    extra = 0  # values added by aliases
+    root: Any = None
+    documents = 0
+
+    event = get_event()
+    cls = type(event)
+    while cls is not ev.StreamEndEvent:
+        if cls is ev.ScalarEvent:
+            value = event.value
+            tag = event.tag
+            if tag is None or tag == "!":
+                if event.implicit[0]:
+                    tag = plain_tags.get(value)
+                    if tag is None:
+                        tag = plain_tags[value] = resolve(ScalarNode, value, event.implicit)
+                    if tag == _STR and len(value) <= _SHARED_LENGTH:
+                        value = shared.setdefault(value, value)
+                else:
+                    tag = _STR
+            if tag == _STR:
+                pass
+            elif tag == _NULL:
+                value = None
+            elif tag == _BOOL:
+                value = bool_values[value.lower()]
+            elif tag == _INT and value.isdigit() and value.isascii() and (value[0] != "0" or value == "0"):
+                value = int(value)
+            elif tag == _INT or tag in _OTHER_SCALARS:
+                try:
+                    value = constructors[tag](loader, ScalarNode(tag, value, event.start_mark, event.end_mark,
+                                                                 event.style))
+                except Exception:  # any failure of PyYAML's constructor is this one problem
+                    raise _Refusal(event.start_mark, f"{value!r} is not a valid {_short(tag)}") from None
+            elif tag == _MERGE:
+                raise _Refusal(event.start_mark, "merge keys (<<) are not allowed: write the keys out")
+            else:
+                raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
+            size += 1
+            if event.anchor is not None:
+                anchored[event.anchor] = (value, 1)
+        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
+            tag = event.tag
+            mapping = cls is ev.MappingStartEvent
+            if tag is not None and tag != "!" and tag != (_MAP if mapping else _SEQ):
+                raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
+            if stack and stack[-1].key is _NO_KEY and type(stack[-1].value) is dict:
+                raise _Refusal(event.start_mark, f"a mapping key must be a plain value, not a "
+                                                 f"{'mapping' if mapping else 'list'}")
+            if len(stack) >= MAX_DEPTH:
+                raise _Refusal(event.start_mark, f"nested more than {MAX_DEPTH} levels deep")
+            stack.append(_Open({} if mapping else [], event.anchor, size))
+            size += 1
+            event = get_event()
+            cls = type(event)
+            continue
+        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
+            done = stack.pop()
+            value = done.value
+            if done.anchor is not None:
+                anchored[done.anchor] = (value, size - done.size_at_start)
+        elif cls is ev.AliasEvent:
+            if not aliases:
+                raise _Refusal(event.start_mark, f"alias *{event.anchor}: aliases are not allowed here "
+                                                 "(write the value out)")
+            if event.anchor not in anchored:
+                raise _Refusal(event.start_mark, f"alias *{event.anchor} refers to no finished anchor")
+            value, count = anchored[event.anchor]
+            size += count
+            extra += count
+            if extra > ALIAS_BUDGET:
+                raise _Refusal(event.start_mark, f"aliases expand to more than {ALIAS_BUDGET:,} values")
+        elif cls is ev.DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _Refusal(event.start_mark, "expected one document, found another (---)")
+            event = get_event()
+            cls = type(event)
+            continue
+        else:  # StreamStart, DocumentEnd
+            event = get_event()
+            cls = type(event)
+            continue
+
+        # `value` is complete: put it into its parent, or it is the document.
+        if not stack:
+            root = value
+        else:
+            top = stack[-1]
+            container = top.value
+            if type(container) is list:
+                container.append(value)
+            elif top.key is _NO_KEY:
+                try:
+                    taken = value in container
+                except TypeError:  # unhashable: only a collection built through an alias gets here
+                    raise _Refusal(event.start_mark, "a mapping key must be a plain value") from None
+                if taken:
+                    raise _Refusal(event.start_mark, f"duplicate key {value!r}")
+                top.key = value
+            else:
+                container[top.key] = value
+                top.key = _NO_KEY
+        event = get_event()
+        cls = type(event)
+    return root
+
+
+def _short(tag: str) -> str:
+    return "!!" + tag[len("tag:yaml.org,2002:"):] if tag.startswith("tag:yaml.org,2002:") else tag
+
+
+__all__ = ["ALIAS_BUDGET", "LOADER", "MAX_DEPTH", "YamlError", "parse_yaml", "paused_gc", "read_yaml", "where",
+           "yaml_error_line"]
