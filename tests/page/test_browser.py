@@ -231,6 +231,8 @@ def test_the_conformance_marker_shows_for_a_port_with_a_record(fresh: Any) -> No
     fresh.find_element(by("ID"), "cell-seed000-tool-call-with-text--pi").click()
     text = fresh.find_element(by("ID"), "drill-conformance").text
     assert "differs" in text and "stop:stop@1 ok []" in text and "step 2: the original had stopped" in text
+    steps = fresh.find_elements(by("CSS_SELECTOR"), "#drill-conformance ol li")
+    assert [li.text for li in steps] == ["continue tool-calls", "stop done"]  # pi: run the call, then answer
 
 
 def test_the_keyboard_moves_between_cells_and_opens_and_closes_the_drill_down(fresh: Any) -> None:

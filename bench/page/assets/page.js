@@ -164,6 +164,18 @@
         t.usage ? [h("br"), h("small", {}, "usage in/out: " + t.usage[0] + "/" + t.usage[1])] : null));
   }
 
+  // a cell's decision path, a run of identical steps written once with its count (as in expected/)
+  function pathOf(c) {
+    const out = [];
+    for (const st of c.steps) {
+      const key = st[1] + " " + st[2];
+      const last = out[out.length - 1];
+      if (last && last.key === key) last.n++;
+      else out.push({ key: key, n: 1 });
+    }
+    return out.map((x) => x.n > 1 ? x.key + " x" + x.n : x.key);
+  }
+
   function openDrill(td) {
     const seqId = td.dataset.seq, pred = td.dataset.pred;
     const c = cellOf(seqId, pred), s = SEQS.get(seqId), p = PREDS.get(pred);
@@ -226,8 +238,10 @@
       append(b, h("div", { id: "drill-conformance" }, h("p", {}, "status: ", h("span.badge", {}, k.status),
         p.conformance ? [" — driver ", h("code", {}, p.conformance.driver), ", ", h("span.mono", {}, p.conformance.install)] : null),
         k.status === "not run" ? h("p", {}, "not run: " + (k.not_run || "the record has no row for this sequence")) : h("div.side", {},
-          h("div", {}, h("b", {}, pred + " (the port, as recorded)"), h("pre", {}, show(k.port))),
-          h("div", {}, h("b", {}, pred + "@original (observed)"), h("pre", {}, show(k.original)))),
+          h("div", {}, h("b", {}, pred + ", the port (recorded)"), h("pre", {}, show(k.port)),
+            h("small", {}, "its steps now:"), h("ol.mono", {}, pathOf(c).map((x) => h("li", {}, x)))),
+          h("div", {}, h("b", {}, pred + "@original, observed by the server"), h("pre", {}, show(k.original)),
+            h("small", {}, "The record keeps the original's cell, not its steps; the first difference, if any, is below."))),
         k.port && k.port !== c.label ? h("p", {}, "The port's cell has changed since the record: now ", h("span.mono", {}, c.label), " (run stopbench conform " + (p.conformance ? p.conformance.driver : pred) + " again).") : null,
         k.difference ? h("p", {}, "first difference: ", h("span.mono", {}, k.difference)) : null,
         k.why ? h("p", {}, "explained: " + k.why) : null,
