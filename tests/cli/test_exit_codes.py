@@ -218,3 +218,19 @@ def test_ctrl_c_stops_the_bench_with_one_line_and_exit_2(project: Path) -> None:
     assert "Traceback" not in err.decode()
     assert not (project / "reports").exists()
 
+
+
+def test_list_exits_1_on_a_broken_predicate_and_a_closed_pipe_is_not_an_error(project: Path) -> None:
+    assert CliRunner().invoke(cli, ["list", "--no-entry-points"]).exit_code == 0
+    (project / "predicates" / "broken.py").write_text("import no_such_module_for_stopbench\n", encoding="utf-8")
+    listed = CliRunner().invoke(cli, ["list", "--no-entry-points"])
+    assert listed.exit_code == 1
+    assert "  broken  BROKEN: ModuleNotFoundError" in listed.stdout
+    (project / "predicates" / "broken.py").unlink()
+    proc = _stopbench(project, "list", "--no-entry-points")
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()  # `stopbench list | head -1`
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert err == ""
