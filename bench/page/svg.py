@@ -47,8 +47,8 @@ def heat_map(kinds: Sequence[str], rows: Sequence[Mapping[str, Any]]) -> str:
     top = max([int(r["by_kind"].get(k, 0)) for r in rows for k in kinds] + [1])
     cell = 34
     left = 170
-    head = 150
-    width = left + cell * len(cols) + 10
+    head = 200
+    width = left + cell * len(cols) + 120
     height = head + cell * len(kinds) + 10
     out = [f'<svg class="chart" role="img" aria-labelledby="heat-title" width="{width}" height="{height}" '
            f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg">',
