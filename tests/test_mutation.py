@@ -1,0 +1,107 @@
+"""The golden gate bites: a curated set of mutants, at least one per port and operator kind, each
+caught by the shipped catalogue against the shipped golden files (bench.mutate).
+
+The full sweep (every mutant of every port) is ``make mutate``; this is the part CI runs on every
+test run. A mutant is chosen by its port, kind, the text of its source line and its change, so the
+set survives edits elsewhere in a file; a selector that matches no mutant, or several, fails.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from bench.catalogue import load_catalogue
+from bench.golden import load_golden
+from bench.model import Sequence
+from bench.mutate import KINDS, Mutant, check, mutants, ports
+from tests.helpers import ROOT
+
+# (port, kind, a piece of the mutated source line, the change as bench.mutate prints it)
+CURATED: list[tuple[str, str, str, str]] = [
+    ("hermes", "constant", "MAX_COMPRESSION_ATTEMPTS = 3", "3 -> 2"),
+    ("hermes", "constant", "MAX_ITERATIONS = 90", "90 -> 89"),
+    ("hermes", "comparison", 'if m["compress"] > MAX_COMPRESSION_ATTEMPTS:', "> -> >="),
+    ("hermes", "negation", 'if not m["history"]:', "`not m['history']` negated"),
+    ("hermes", "decision", 'return Resend("context-compress")', "Resend -> Continue (no calls run)"),
+    ("codex", "constant", "STREAM_MAX_RETRIES = 5", "5 -> 4"),
+    ("codex", "comparison", 'if outcome == "fatal":', "== -> !="),
+    ("codex", "negation", "if turn.steer:", "`turn.steer` negated"),
+    ("codex", "decision", 'return Stop("turn_complete", ok=True, rule="no-follow-up")', "Stop: ok inverted"),
+    ("corecoder", "constant", "MAX_ROUNDS = 50", "50 -> 49"),
+    ("corecoder", "comparison", "if rounds >= MAX_ROUNDS:", ">= -> >"),
+    ("corecoder", "negation", 'if kind == "stream":', "`kind == 'stream'` negated"),
+    ("corecoder", "decision", 'return Resend("bad-request-fallback")', "Resend -> Continue (no calls run)"),
+    ("learn_claude_code_s01", "constant", "SDK_RETRIES = 2", "2 -> 1"),
+    ("learn_claude_code_s01", "comparison", 'return raw == "tool_use"', "== -> !="),
+    ("learn_claude_code_s01", "negation", "if turn.error is not None:", "`turn.error is not None` negated"),
+    ("learn_claude_code_s01", "decision", 'return Stop("return", ok=True, rule="return")', "Stop: ok inverted"),
+    ("learn_claude_code_s01_openai", "constant", "SDK_RETRIES = 2", "2 -> 3"),
+    ("learn_claude_code_s01_openai", "comparison", 'if kind == "other":', "== -> !="),
+    ("learn_claude_code_s01_openai", "negation", "if not failed:", "`not failed` negated"),
+    ("learn_claude_code_s01_openai", "decision", 'rule="bad-args-crash"', "Stop: ok inverted"),
+    ("openai_agents", "constant", "MAX_TURNS = 10", "10 -> 11"),
+    ("openai_agents", "comparison", "if prev is not None and prev != (c.name, c.arguments):", "!= -> =="),
+    ("openai_agents", "negation", "if any(not c.id for c in turn.tool_calls):",
+     "`any((not c.id for c in turn.tool_calls))` negated"),
+    ("openai_agents", "decision", 'return Stop("APIError", ok=False, rule="raise")', "Stop: ok inverted"),
+    ("opencode", "constant", "RETRY_MAX_RETRIES = 5", "5 -> 4"),
+    ("opencode", "comparison", 'if finish == "unknown":', "== -> !="),
+    ("opencode", "negation", "if turn.steer:", "`turn.steer` negated"),
+    ("opencode", "decision", 'return Remind("context-overflow", "compaction")', "Remind -> Resend"),
+    ("pi", "constant", 'reason = raw.partition("/")[2]', "2 -> 1"),
+    ("pi", "comparison", 'if reason == "length":', "== -> !="),
+    ("pi", "negation", "if turn.error is not None:", "`turn.error is not None` negated"),
+    ("pi", "decision", 'return Stop(reason, ok=True, rule="done")', "Stop: ok inverted"),
+    ("reference", "constant", "max_steps=50,", "50 -> 49"),
+    ("reference", "comparison", 'if memo["pauses"] > MAX_PAUSES:', "> -> >="),
+    ("reference", "negation", 'if memo["pauses"] > MAX_PAUSES:', "`memo['pauses'] > MAX_PAUSES` negated"),
+    ("reference", "decision", 'return Remind("calls-steer", turn.steer, run=good, failed=bad)', "Remind -> Resend"),
+]
+
+
+@pytest.fixture(scope="module")
+def shipped() -> tuple[list[Sequence], object, dict[str, list[Mutant]]]:
+    catalogue = load_catalogue(ROOT / "sequences")
+    assert not catalogue.problems
+    golden = load_golden(ROOT / "expected")
+    by_port = {name: list(mutants(name, path)) for name, path in ports(ROOT / "predicates")}
+    return catalogue.sequences, golden, by_port
+
+
+def _one(by_port: dict[str, list[Mutant]], port: str, kind: str, line: str, change: str) -> Mutant:
+    found = [m for m in by_port[port] if m.kind == kind and line in m.line_text and m.change == change]
+    assert len(found) == 1, f"{port} {kind} {line!r} {change!r} selects {len(found)} mutants"
+    return found[0]
+
+
+def test_the_curated_set_has_every_operator_kind_for_every_port(
+        shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]]) -> None:
+    _, _, by_port = shipped
+    assert set(by_port) == {"codex", "corecoder", "hermes", "learn_claude_code_s01",
+                            "learn_claude_code_s01_openai", "openai_agents", "opencode", "pi", "reference"}
+    covered = {(port, kind) for port, kind, _, _ in CURATED}
+    assert covered == {(port, kind) for port in by_port for kind in KINDS}
+
+
+@pytest.mark.parametrize(("port", "kind", "line", "change"), CURATED,
+                         ids=[f"{p}-{k}-{c}" for p, k, _, c in CURATED])
+def test_the_golden_gate_catches_the_mutant(
+        shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]], tmp_path: Path,
+        port: str, kind: str, line: str, change: str) -> None:
+    sequences, golden, by_port = shipped
+    mutant = _one(by_port, port, kind, line, change)
+    verdict = check(mutant, sequences, golden, tmp_path)  # type: ignore[arg-type]
+    assert verdict.caught, f"{mutant.where()} {change}: {verdict.detail}"
+
+
+def test_an_unchanged_port_is_not_caught(shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]],
+                                         tmp_path: Path) -> None:
+    # the control: the same check on the file as shipped finds no difference, so "caught" above
+    # means the mutation, not the harness
+    sequences, golden, _ = shipped
+    path = ROOT / "predicates" / "hermes.py"
+    same = Mutant(port="hermes", path=path, line=0, kind="constant", change="none", line_text="",
+                  source=path.read_text(encoding="utf-8"))
+    assert not check(same, sequences, golden, tmp_path).caught  # type: ignore[arg-type]
