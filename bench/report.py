@@ -16,7 +16,8 @@ from tabulate import tabulate
 
 from bench.coverage import markdown_section, rule_coverage
 from bench.discovery import Loaded
-from bench.golden import path_of, write_atomically
+from bench.files import write_all_or_nothing
+from bench.golden import path_of
 from bench.model import Cell
 from bench.model import Sequence as SequenceModel
 from bench.predicate import Predicate
@@ -198,17 +199,21 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
                   titles: dict[str, str] | None = None, *, catalogue: Sequence[SequenceModel] | None = None,
                   loaded: Sequence[Loaded] | None = None) -> list[Path]:
     """Write ``decision-table.md`` and ``cells.csv`` into `folder`, and ``index.html`` when the
-    sequences (`catalogue`) and predicates (`loaded`) themselves are given; return their paths."""
-    table = folder / "decision-table.md"
+    sequences (`catalogue`) and predicates (`loaded`) themselves are given; return their paths.
+
+    The set is written all or nothing (:func:`bench.files.write_all_or_nothing`): every report is
+    rendered first, then all replace the old ones together, so a failure (a report that raises, a
+    folder that cannot be written) leaves the previous set whole. Add a report with one entry below.
+    """
     sections = [coverage_section(results, loaded)] if loaded is not None else []
-    write_atomically(table, decision_table(results, sequences, predicates, titles, sections))
-    csv_path = folder / "cells.csv"
-    write_atomically(csv_path, cells_frame(results).to_csv(index=False, lineterminator="\n"))
-    if catalogue is None or loaded is None:
-        return [table, csv_path]
-    page = folder / "index.html"
-    write_atomically(page, page_html(folder, results, catalogue, loaded))
-    return [table, csv_path, page]
+    files = {
+        folder / "decision-table.md": decision_table(results, sequences, predicates, titles, sections),
+        folder / "cells.csv": cells_frame(results).to_csv(index=False, lineterminator="\n"),
+    }
+    if catalogue is not None and loaded is not None:
+        files[folder / "index.html"] = page_html(folder, results, catalogue, loaded)
+    write_all_or_nothing(files)
+    return list(files)
 
 
 def coverage_section(results: list[Result], loaded: Sequence[Loaded]) -> str:

@@ -1,10 +1,15 @@
-"""Write a :class:`~bench.model.Sequence` as catalogue YAML that :mod:`bench.catalogue` reads back.
+"""A :class:`~bench.model.Sequence` as the document of its file, written by the project's one YAML writer.
 
-The writer is the inverse of :func:`bench.catalogue.parse_sequence`: for every sequence it can
-load, ``parse_sequence(load_yaml(sequence_to_yaml(s)), s.id, s.path) == s``. Fields at their
-default are left out, except the ones whose absence would read differently: ``finish_raw`` is
-always written (an absent one is filled in from the dialect table, and ``null`` means none was
-sent) and so is ``content`` (``null`` and ``""`` are different answers).
+:func:`sequence_data` is the one place that turns a sequence (and :func:`turn_data` a turn) into
+the plain data of a catalogue file; every writer of sequences uses it (``stopbench import``,
+``stopbench fuzz``'s findings, tests), and :func:`bench.yaml_write.dump` writes the text. It is
+the inverse of :func:`bench.catalogue.parse_sequence`: for every sequence it can load,
+``parse_sequence(load_yaml(sequence_to_yaml(s)), s.id, s.path) == s``. Fields at their default
+are left out, except the ones whose absence would read differently: ``finish_raw`` is always
+written (an absent one is filled in from the dialect table, and ``null`` means none was sent) and
+so is ``content`` (``null`` and ``""`` are different answers). Fields are written by name from the
+model, so a field added to :class:`~bench.model.Turn` or :class:`~bench.model.Requirement` later
+is written without a change here.
 """
 
 from __future__ import annotations
@@ -13,77 +18,54 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
-import yaml
+from bench.files import write_atomically
+from bench.model import Requirement, Sequence, Turn, Usage
+from bench.yaml_write import dump
 
-from bench.golden import write_atomically
-from bench.model import Requirement, Sequence, Turn
+_ALWAYS = ("finish", "finish_raw")
+"""Turn fields written even at their default; ``content`` is written right after them."""
 
-
-class _Flow(dict[str, Any]):
-    """A mapping written on one line (a tool call), as the hand-written catalogue does."""
-
-
-class _Dumper(yaml.SafeDumper):
-    """SafeDumper that writes :class:`_Flow` mappings in flow style and everything else in blocks."""
+_TURN_ORDER = ("finish", "finish_raw", "finish_detail", "content", "tool_calls", "reasoning", "error", "usage",
+               "end_turn")
+"""The order of a turn's keys in the hand-written catalogue; fields not listed follow in model order."""
 
 
-def _represent_flow(dumper: yaml.SafeDumper, data: _Flow) -> yaml.Node:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", data.items(), flow_style=True)
+_TURN_FIELDS = sorted((f.name for f in fields(Turn)),
+                      key=lambda n: _TURN_ORDER.index(n) if n in _TURN_ORDER else len(_TURN_ORDER))
 
 
-class _FlowList(list[Any]):
-    """A list written on one line (tags)."""
-
-
-def _represent_flow_list(dumper: yaml.SafeDumper, data: _FlowList) -> yaml.Node:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
-
-
-LINE_BREAKS = frozenset("\x85\u2028\u2029\r")
-"""YAML 1.1 line breaks other than \\n: only a double-quoted scalar reads them back unchanged."""
-
-
-def _represent_str(dumper: yaml.SafeDumper, data: str) -> yaml.Node:
-    """Strings with a YAML 1.1 line break other than \\n (NEL, LS, PS, CR) are double-quoted, where
-    they are escaped: plain and single-quoted styles would read them back as a space or a newline."""
-    if LINE_BREAKS.intersection(data):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", data, style='"')
-    return dumper.represent_str(data)
-
-
-_Dumper.add_representer(str, _represent_str)
-_Dumper.add_representer(_Flow, _represent_flow)
-_Dumper.add_representer(_FlowList, _represent_flow_list)
-
-
-def _turn(t: Turn) -> dict[str, Any]:
-    out: dict[str, Any] = {"finish": t.finish, "finish_raw": t.finish_raw}
-    if t.finish_detail is not None:
-        out["finish_detail"] = t.finish_detail
-    out["content"] = t.content
-    if t.tool_calls:
-        out["tool_calls"] = [_Flow(id=c.id, name=c.name, arguments=c.arguments) for c in t.tool_calls]
-    if t.reasoning is not None:
-        out["reasoning"] = t.reasoning
-    if t.error is not None:
-        err: dict[str, Any] = {"type": t.error.type}
-        if t.error.message:
-            err["message"] = t.error.message
-        if t.error.status is not None:
-            err["status"] = t.error.status
-        out["error"] = err
-    if t.usage is not None:
-        out["usage"] = {"input_tokens": t.usage.input_tokens, "output_tokens": t.usage.output_tokens}
-    if t.end_turn is not None:
-        out["end_turn"] = t.end_turn
-    if t.steer is not None:
-        out["steer"] = t.steer
+def turn_data(t: Turn) -> dict[str, Any]:
+    """The plain data of one turn, keys in the catalogue's order."""
+    out: dict[str, Any] = {}
+    for name in _TURN_FIELDS:
+        value = getattr(t, name)
+        if name in _ALWAYS or name == "content":
+            out[name] = value
+        elif name == "tool_calls":
+            if value:
+                out[name] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in value]
+        elif name == "error":
+            if value is not None:
+                err: dict[str, Any] = {"type": value.type}
+                if value.message:
+                    err["message"] = value.message
+                if value.status is not None:
+                    err["status"] = value.status
+                out[name] = err
+        elif name == "usage":
+            if value is not None:
+                out[name] = _usage(value)
+        elif value is not None:
+            out[name] = value
     return out
 
 
+def _usage(u: Usage) -> dict[str, int]:
+    return {"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}
+
+
 def _require(r: Requirement) -> dict[str, Any]:
-    """Every requirement field not at its default, in declaration order (tuples as lists), so a
-    field added to :class:`Requirement` later is written without a change here."""
+    """Every requirement field not at its default, in declaration order (tuples as lists)."""
     out: dict[str, Any] = {}
     for f in fields(r):
         value = getattr(r, f.name)
@@ -93,23 +75,21 @@ def _require(r: Requirement) -> dict[str, Any]:
 
 
 def sequence_data(seq: Sequence) -> dict[str, Any]:
-    """The plain data of a sequence file (everything but the id, which is the file's stem)."""
+    """The plain data of a sequence file (everything but the id, which is the file's stem, and
+    the path, which is where the file is)."""
     doc: dict[str, Any] = {"title": seq.title, "kind": seq.kind, "dialect": seq.dialect, "source": seq.source}
     if seq.tags:
-        doc["tags"] = _FlowList(seq.tags)
+        doc["tags"] = list(seq.tags)
     doc["then"] = seq.then
     if not seq.require.is_empty():
         doc["require"] = _require(seq.require)
-    doc["turns"] = [_turn(t) for t in seq.turns]
+    doc["turns"] = [turn_data(t) for t in seq.turns]
     return doc
 
 
 def sequence_to_yaml(seq: Sequence) -> str:
-    """Deterministic catalogue YAML for `seq`: keys in the catalogue's order, one flow mapping
-    per tool call, unicode kept readable."""
-    text: str = yaml.dump(sequence_data(seq), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100,
-                          default_flow_style=False)
-    return text
+    """The text of `seq`'s file: :func:`sequence_data` through the project's YAML writer."""
+    return dump(sequence_data(seq))
 
 
 def dump_sequence(seq: Sequence, path: Path) -> Path:

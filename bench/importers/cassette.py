@@ -1,6 +1,6 @@
 """VCR.py and pytest-recording cassettes (YAML): one turn per model call, in order.
 
-The cassette is loaded with the YAML safe loader (``!!binary`` bodies are decoded, gzip bodies
+The cassette is loaded by the project's YAML reader (``!!binary`` bodies are decoded, gzip bodies
 unpacked); each interaction's response body is then parsed on its own, a stream event by event.
 The body may be ``body.string`` (VCR), ``body`` as a plain string, or ``parsed_body``
 (pydantic-ai's cassettes keep JSON bodies parsed). The request's URI decides the dialect when
@@ -12,19 +12,15 @@ skipped and listed in :attr:`ImportResult.skipped`.
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 from typing import Any
 
 import orjson
-import yaml
 
 from bench.importers import _read
 from bench.importers._common import CaptureError, ImportedTurn, ImportResult, obj_of, text_of
 from bench.model import Dialect, Turn, TurnError
-
-try:  # the C loader is much faster on large cassettes; both are safe loaders
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader
+from bench.yaml_read import YamlError, read_yaml
 
 _ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
     ("/chat/completions", "openai-chat"),
@@ -89,16 +85,12 @@ def _conversation(request: dict[str, Any]) -> int | None:
 
 
 def load(path: str, shown: str) -> Any:
+    """The cassette's data, read by the project's one YAML reader. Aliases are allowed (PyYAML-based
+    recorders write a repeated headers mapping as ``&id001``/``*id001``) within the reader's budget."""
     try:
-        with open(path, encoding="utf-8") as fh:
-            return yaml.load(fh, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "YAML"
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CaptureError(shown, where, f"not valid YAML: {problem}") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise CaptureError(shown, "", f"cannot be read: {exc}") from None
+        return read_yaml(Path(path), aliases=True, shown=shown)
+    except YamlError as exc:
+        raise CaptureError(shown, "", exc.detail) from None
 
 
 def _interaction_lines(path: str) -> list[int]:

@@ -5,24 +5,23 @@ The document is what a hand-written sequence file holds. ``source`` is a block o
 the provenance given by the caller (repository, commit, path, blob, licence...), then what the
 capture itself says (format, models, servers, dates, each turn's ids), then the importer's notes
 and the unknown things it counted. Every document is validated with the catalogue's own parser
-before anything is written, and files are written whole (a temporary file, then renamed).
+and written from the resulting :class:`~bench.model.Sequence` by the one function every sequence
+writer uses (:func:`bench.sequence_io.sequence_data`) and the project's one YAML writer, so no
+field of a turn is lost on the way; the files of one import are written all or none.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from bench.catalogue import SequenceError, parse_sequence
+from bench.files import write_all_or_nothing
 from bench.importers._common import ImportedTurn, ImportResult
-from bench.model import Turn
-from bench.sequence_io import LINE_BREAKS
+from bench.sequence_io import sequence_data, turn_data
+from bench.yaml_write import dump
 
 
 @dataclass(slots=True)
@@ -37,28 +36,6 @@ class Options:
     then: str = "end"
     split_runs: bool = True
     require: Mapping[str, Any] = field(default_factory=dict)
-
-
-def turn_doc(turn: Turn) -> dict[str, Any]:
-    """A turn as the sequence file writes it (finish_raw always written, even when null)."""
-    doc: dict[str, Any] = {"finish": turn.finish, "finish_raw": turn.finish_raw}
-    if turn.finish_detail is not None:
-        doc["finish_detail"] = turn.finish_detail
-    doc["content"] = turn.content
-    if turn.tool_calls:
-        doc["tool_calls"] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in turn.tool_calls]
-    if turn.reasoning is not None:
-        doc["reasoning"] = turn.reasoning
-    if turn.error is not None:
-        err: dict[str, Any] = {"type": turn.error.type, "message": turn.error.message}
-        if turn.error.status is not None:
-            err["status"] = turn.error.status
-        doc["error"] = err
-    if turn.usage is not None:
-        doc["usage"] = {"input_tokens": turn.usage.input_tokens, "output_tokens": turn.usage.output_tokens}
-    if turn.end_turn is not None:
-        doc["end_turn"] = turn.end_turn
-    return doc
 
 
 def _distinct(turns: Sequence[ImportedTurn], key: str) -> list[str]:
@@ -114,45 +91,18 @@ def build_sequences(result: ImportResult, name: str, opts: Options) -> list[tupl
         }
         if opts.require:
             doc["require"] = dict(opts.require)
-        doc["turns"] = [turn_doc(t.turn) for t in run]
+        doc["turns"] = [turn_data(t.turn) for t in run]
         try:
-            parse_sequence(doc, seq_id)
+            seq = parse_sequence(doc, seq_id)
         except SequenceError as exc:
             raise SequenceError(f"{seq_id}: {exc}") from None
-        out.append((seq_id, doc))
+        out.append((seq_id, sequence_data(seq)))
     return out
 
 
-class _Dumper(yaml.SafeDumper):
-    """Safe YAML with multi-line strings as literal blocks, so provenance reads as written."""
-
-
-def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    if LINE_BREAKS.intersection(value):  # NEL, LS, PS, CR: only double quotes keep them (as sequence_io does)
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style='"')
-    if "\n" in value and not any(ch in value for ch in "\t\r") and value == value.rstrip(" "):
-        return dumper.represent_scalar("tag:yaml.org,2002:str", value, style="|")
-    return dumper.represent_scalar("tag:yaml.org,2002:str", value)
-
-
-_Dumper.add_representer(str, _str)
-
-
-def dump(doc: Mapping[str, Any]) -> str:
-    return yaml.dump(dict(doc), Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=110,
-                     default_flow_style=False)
-
-
 def write_all(docs: Sequence[tuple[Path, Mapping[str, Any]]]) -> None:
-    """Write every document, or none: all are rendered first, then each is written atomically."""
-    rendered = [(path, dump(doc)) for path, doc in docs]
-    for path, text in rendered:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+    """Write every document, or none (:func:`bench.files.write_all_or_nothing`)."""
+    write_all_or_nothing({path: dump(dict(doc)) for path, doc in docs})
+
+
+__all__ = ["Options", "build_sequences", "dump", "source_text", "write_all"]
