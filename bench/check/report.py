@@ -15,7 +15,7 @@ from typing import Any
 
 from bench.check.runner import LiveRun
 from bench.errors import UnusableInput
-from bench.golden import write_atomically
+from bench.files import write_atomically
 from bench.model import Cell, Decision, Step, Violation
 from bench.report import label
 

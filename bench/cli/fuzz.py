@@ -10,7 +10,7 @@ import click
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
 from bench.contain import DEFAULT_DECISION_TIMEOUT
 from bench.discovery import discover
-from bench.golden import write_atomically
+from bench.files import write_atomically
 from bench.replay import DEFAULT_SAFETY_CAP
 
 

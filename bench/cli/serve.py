@@ -13,7 +13,7 @@ import click
 from bench.catalogue import load_catalogue
 from bench.cli._common import EXIT_BAD_INPUT
 from bench.errors import UnusableInput
-from bench.golden import write_atomically
+from bench.files import write_atomically
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.render import WIRES
 from bench.serve.server import DEFAULT_HOST, BackgroundServer

@@ -35,7 +35,7 @@ from bench.conform.report import (
 from bench.conform.runner import DRIVERS, ConformResult, Driver, run_conformance
 from bench.discovery import Broken, load_file
 from bench.errors import UnusableInput
-from bench.golden import write_atomically
+from bench.files import write_atomically
 from bench.model import Sequence
 from bench.predicate import Predicate
 

@@ -22,7 +22,7 @@ from typing import Any
 from tabulate import tabulate
 
 from bench.conform.runner import ConformResult, Driver
-from bench.golden import write_atomically
+from bench.files import write_atomically
 from bench.report import label
 
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
