@@ -6,27 +6,31 @@ and their sequence ids, so a file cut short at a cell boundary is an error rathe
 fewer reviewed cells) and one entry per sequence. Each entry says what it rests on
 (:data:`Basis`): ``source``, ``observed`` or ``rule``.
 
-A normal run only compares. :func:`accept` is the one place that writes, through :func:`dump_golden`
-(the project's YAML writer, :mod:`bench.yaml_write`) and an atomic rename, and only for the cells
-it is asked to. The layout is canonical: reading a file and writing it back gives the same bytes,
+Files are read by the project's one YAML reader (:mod:`bench.yaml_read`). A normal run only
+compares. :func:`accept` is the one place that writes, through :func:`dump_golden` (the project's
+YAML writer, :mod:`bench.yaml_write`) and :func:`bench.files.write_atomically`, and only for the
+cells it is asked to. The layout is canonical: reading a file and writing it back gives the same bytes,
 so accepting one cell changes only that cell's lines (and the ``covers`` list when it is new).
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bench.catalogue import describe_validation_error, display_path, load_yaml, yaml_error_line
+from bench.catalogue import describe_validation_error
 from bench.errors import UnusableInput
+from bench.files import display_path, write_atomically
 from bench.model import Cell, Outcome
+from bench.yaml_read import YamlError, read_yaml
 from bench.yaml_write import dump
+
+__all__ = ["BASES", "Accepted", "Basis", "ExpectedCell", "Golden", "GoldenError", "GoldenFile", "Mismatch",
+           "accept", "cell_data", "compare", "dump_golden", "expand", "expected_of", "golden_data", "load_golden",
+           "path_of", "plan_accept", "read_golden_file", "shown_value", "write_atomically"]
 
 Basis: TypeAlias = Literal["source", "observed", "rule"]
 """What a golden cell rests on.
@@ -223,17 +227,15 @@ def load_golden(folder: Path) -> Golden:
 
 
 def read_golden_file(path: Path) -> GoldenFile:
-    """Read and check one golden file; every problem is a :class:`GoldenError` naming the file."""
+    """Read and check one golden file; every problem is a :class:`GoldenError` naming the file.
+
+    The project's YAML reader refuses aliases (a small alias bomb would otherwise expand to
+    gigabytes), unhashable and duplicate keys and non-UTF-8 bytes, each as one line."""
     shown = display_path(path)
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise GoldenError(f"{shown}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise GoldenError(f"{shown}: not UTF-8 text (byte {exc.start}: {raw[exc.start:exc.start + 1]!r})") from None
-    data = _parse(shown, text)
+        data = read_yaml(path, shown=shown)
+    except YamlError as exc:
+        raise GoldenError(str(exc)) from None
     try:
         gf = _GoldenFileIn.model_validate(data)
     except ValidationError as exc:
@@ -242,24 +244,6 @@ def read_golden_file(path: Path) -> GoldenFile:
         raise GoldenError(f"{shown}: predicate: says {gf.predicate!r}, but the file is for {path.stem!r}")
     _check_covers(shown, gf)
     return GoldenFile(predicate=gf.predicate, derived=gf.derived, cells=gf.cells)
-
-
-def _parse(shown: str, text: str) -> Any:
-    """Safe YAML with no anchors or aliases: the writer never makes them, and refusing them keeps
-    a small hostile file (an alias bomb) from expanding into gigabytes."""
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            anchor = getattr(event, "anchor", None)
-            if anchor is not None:
-                line = event.start_mark.line + 1 if event.start_mark is not None else "?"
-                kind = "alias" if isinstance(event, yaml.AliasEvent) else "anchor"
-                raise GoldenError(f"{shown}: line {line}: YAML {kind} {anchor!r}: golden files "
-                                  "do not use anchors or aliases")
-        return load_yaml(text)
-    except yaml.YAMLError as exc:
-        raise GoldenError(f"{shown}: not valid YAML: {yaml_error_line(exc)}") from None
-    except (TypeError, RecursionError) as exc:  # an unhashable key ({[a]: 1}), a pathologically deep nesting
-        raise GoldenError(f"{shown}: not usable YAML: {exc}") from None
 
 
 def _check_covers(shown: str, gf: _GoldenFileIn) -> None:
@@ -288,46 +272,26 @@ def _some(ids: list[str], shown: int = 3) -> str:
 def golden_data(gf: GoldenFile) -> dict[str, Any]:
     """The plain data of a golden file, in the canonical order: header, covers, cells sorted by id;
     in a cell, basis first, tools_failed only when some failed, note only when there is one."""
-    cells: dict[str, Any] = {}
-    for seq in sorted(gf.cells):
-        c = gf.cells[seq]
-        entry: dict[str, Any] = {"basis": c.basis, "outcome": c.outcome, "reason": c.reason, "ok": c.ok,
-                                 "steps": c.steps, "tools_run": c.tools_run}
-        if c.tools_failed:
-            entry["tools_failed"] = c.tools_failed
-        entry["path"] = c.path
-        if c.note:
-            entry["note"] = c.note
-        cells[seq] = entry
+    cells = {seq: cell_data(gf.cells[seq]) for seq in sorted(gf.cells)}
     return {"predicate": gf.predicate, "derived": gf.derived,
             "covers": {"count": len(cells), "sequences": list(cells)}, "cells": cells}
+
+
+def cell_data(c: ExpectedCell) -> dict[str, Any]:
+    """One cell's entry as the golden file writes it (basis first; tools_failed and note only when set)."""
+    entry: dict[str, Any] = {"basis": c.basis, "outcome": c.outcome, "reason": c.reason, "ok": c.ok,
+                             "steps": c.steps, "tools_run": c.tools_run}
+    if c.tools_failed:
+        entry["tools_failed"] = c.tools_failed
+    entry["path"] = c.path
+    if c.note:
+        entry["note"] = c.note
+    return entry
 
 
 def dump_golden(gf: GoldenFile) -> str:
     """The text of a golden file: :func:`golden_data` through the project's YAML writer."""
     return dump(golden_data(gf))
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` to `path` through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # ---------------------------------------------------------------- accepting

@@ -3,7 +3,8 @@
 Every file is planned first (:func:`bench.golden.plan_accept`); only when every named predicate
 can be accepted is anything written, so a refused header or a missing basis leaves all files as
 they were. Exit 0 when done, 1 when a crashed cell was asked for (it is never stored), 2 when an
-input is unusable (an unknown sequence, a predicate that does not load, a bad golden file).
+input is unusable (an unknown sequence, a predicate that does not load, a bad golden file): the
+:class:`~bench.errors.UnusableInput` it raises is printed as one line by the command group.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ import click
 
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, folder_options, load_inputs
 from bench.discovery import Broken
-from bench.golden import BASES, Accepted, Basis, GoldenError, plan_accept
+from bench.errors import UnusableInput
+from bench.golden import BASES, Accepted, Basis, plan_accept
 from bench.replay import replay
 from bench.report import label
 
@@ -53,25 +55,19 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
     known = {s.id for s in inputs.catalogue.sequences}
     unknown = [s for s in dict.fromkeys(only_sequences) if s not in known]
     if unknown:
-        click.echo(f"no sequence {', '.join(unknown)} in {sequences_dir} (stopbench list shows the ids)", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    broken = [p for p in inputs.predicates if isinstance(p, Broken)]
+        raise UnusableInput(f"--sequence: no sequence {', '.join(unknown)} in {sequences_dir} "
+                            "(stopbench list shows the ids)")
+    broken = [p.name for p in inputs.predicates if isinstance(p, Broken)]
     if broken:
-        for p in broken:
-            click.echo(f"{p.name}: not accepted, it did not load", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise UnusableInput(f"{', '.join(broken)}: not accepted, it did not load (nothing written)")
     wanted = set(only_sequences) or None
     chosen = [s for s in inputs.catalogue.sequences if wanted is None or s.id in wanted]
     plans: list[tuple[str, Accepted, dict[str, str]]] = []
     for pred in [p for p in inputs.predicates if not isinstance(p, Broken)]:
         cells = [replay(seq, pred, safety_cap) for seq in chosen]
-        try:
-            plan = plan_accept(expected_dir, pred.name, cells, derived=derived, replace_header=replace_header,
-                               mode="all" if replace else "new", sequences=wanted, basis=basis,
-                               keep_only=known if prune else None)
-        except GoldenError as exc:
-            click.echo(str(exc), err=True)
-            sys.exit(EXIT_BAD_INPUT)
+        plan = plan_accept(expected_dir, pred.name, cells, derived=derived, replace_header=replace_header,
+                           mode="all" if replace else "new", sequences=wanted, basis=basis,
+                           keep_only=known if prune else None)
         plans.append((pred.name, plan, {c.sequence: label(c) for c in cells}))
     refused = False
     for name, plan, labels in plans:

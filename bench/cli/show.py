@@ -1,35 +1,120 @@
-"""``stopbench show``: step through one sequence, each turn and each loop's decision."""
+"""``stopbench show``: step through one sequence, each turn and each loop's decision, for review.
+
+What a person needs before ``stopbench accept``: the turns as the model sent them, each decision
+with its rule, the full citation of every rule the cell went through (wrapped to the terminal,
+never cut), the requirements it breaks, and how it differs from its golden cell, shown as the
+lines ``accept --replace`` would change. Values are written as the YAML files write them
+(``null``, ``true``, ``[a, b]``, strings in double quotes), never as Python reprs.
+"""
 
 from __future__ import annotations
 
+import difflib
+import json
+import shutil
 import sys
+import textwrap
+from collections.abc import Callable
+from dataclasses import fields
 from pathlib import Path
 
 import click
 
 from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_inputs
 from bench.discovery import Broken
-from bench.golden import compare, load_golden, shown_value
-from bench.model import Turn
+from bench.golden import ExpectedCell, cell_data, compare, expected_of, load_golden, shown_value
+from bench.model import Cell, Requirement, Turn
+from bench.predicate import Predicate
 from bench.replay import replay
 from bench.report import label
+from bench.yaml_write import dump
+
+MAX_STEPS_SHOWN = 30
+"""Steps listed per cell; the rest are counted (the rules they used are still cited)."""
+
+TEXT_SHOWN = 200
+"""Characters of a turn's content, reasoning or steer shown before the rest is counted."""
+
+
+def quoted(text: str, limit: int = TEXT_SHOWN) -> str:
+    """`text` in double quotes with JSON escapes (newlines visible), cut at `limit` characters with
+    the rest counted."""
+    if len(text) <= limit:
+        return json.dumps(text, ensure_ascii=False)
+    return f"{json.dumps(text[:limit], ensure_ascii=False)}... (+{len(text) - limit} chars)"
 
 
 def describe_turn(turn: Turn) -> str:
-    """One line per turn: finish (raw), content, tool calls, error."""
-    raw = "none sent" if turn.finish_raw is None else repr(turn.finish_raw)
+    """One line per turn: finish (raw), content, tool calls, error, end_turn, steer."""
+    raw = "none sent" if turn.finish_raw is None else quoted(turn.finish_raw)
     parts = [f"finish={turn.finish} (raw {raw})"]
-    parts.append("content=null" if turn.content is None else f"content={turn.content[:60]!r}")
+    parts.append("content=null" if turn.content is None else f"content={quoted(turn.content)}")
     if turn.tool_calls:
-        calls = ", ".join(f"{c.name}({c.arguments[:40]})" for c in turn.tool_calls)
+        calls = ", ".join(f"{c.name}({c.arguments if len(c.arguments) <= 80 else c.arguments[:80] + '...'})"
+                          for c in turn.tool_calls)
         parts.append(f"tool_calls=[{calls}]")
+    if turn.reasoning is not None:
+        parts.append(f"reasoning={quoted(turn.reasoning, 80)}")
     if turn.error:
-        parts.append(f"error={turn.error.type}:{turn.error.status or ''} {turn.error.message[:40]}")
+        status = f" {turn.error.status}" if turn.error.status is not None else ""
+        message = f" {quoted(turn.error.message, 80)}" if turn.error.message else ""
+        parts.append(f"error={turn.error.type}{status}{message}")
     if turn.end_turn is not None:
-        parts.append(f"end_turn={str(turn.end_turn).lower()}")
+        parts.append(f"end_turn={shown_value(turn.end_turn)}")
     if turn.steer:
-        parts.append(f"steer={turn.steer[:40]!r}")
+        parts.append(f"steer={quoted(turn.steer, 80)}")
     return " ".join(parts)
+
+
+def describe_requirement(req: Requirement) -> str:
+    """The fields set on a requirement: ``ok=false, stops_within=3, no_dropped_calls``."""
+    out = []
+    for f in fields(req):
+        value = getattr(req, f.name)
+        if value == f.default:
+            continue
+        out.append(f.name if value is True else f"{f.name}={shown_value(value)}")
+    return ", ".join(out)
+
+
+def citation(pred: Predicate, rule: str) -> str:
+    """The source a rule cites: its declared citation, or for the cap the cap's note or the pin."""
+    if rule in pred.rules:
+        return pred.rules[rule]
+    if rule == pred.cap.rule:
+        return pred.cap_note or pred.source
+    return "(not declared by the predicate)"
+
+
+def wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
+    """`text` wrapped to `width` columns, its own line breaks kept, nothing cut."""
+    lines: list[str] = []
+    for i, para in enumerate(text.splitlines() or [""]):
+        lines += textwrap.wrap(para, width=width, initial_indent=first if i == 0 else rest, subsequent_indent=rest,
+                               break_long_words=False, break_on_hyphens=False) or [first if i == 0 else rest]
+    return lines
+
+
+def golden_lines(cell: Cell, exp: ExpectedCell | None, golden_path: Path) -> list[str]:
+    """How the cell compares with its golden cell: match, unreviewed, or the first difference and
+    the lines of the golden file that ``accept --replace`` would change."""
+    if exp is None:
+        return [f"  golden: unreviewed (no cell in {golden_path}); after review: stopbench accept "
+                f"{cell.predicate} -s {cell.sequence} --basis source|observed|rule"]
+    m = compare(cell, exp)
+    if m is None:
+        return [f"  golden: match ({golden_path}, basis {exp.basis})"]
+    out = [f"  golden: MISMATCH with {golden_path} (basis {exp.basis}): {m.what}",
+           f"    expected: {m.expected}", f"    actual:   {m.actual}"]
+    if cell.outcome == "crashed":
+        return [*out, "  a crashed cell is never accepted: fix the predicate"]
+    want = dump(cell_data(exp.model_copy(update={"note": None}))).splitlines()
+    got = dump(cell_data(expected_of(cell, exp.basis))).splitlines()
+    diff = [line for line in difflib.unified_diff(want, got, lineterm="", n=0)
+            if not line.startswith(("---", "+++", "@@"))]
+    out.append(f"  stopbench accept {cell.predicate} -s {cell.sequence} --replace would change:")
+    out += [f"    {line[0]} {line[1:]}" for line in diff]
+    return out
 
 
 @click.command("show")
@@ -39,18 +124,22 @@ def describe_turn(turn: Turn) -> str:
 def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_dir: Path, reports_dir: Path,
              safety_cap: int, no_entry_points: bool, only: tuple[str, ...]) -> None:
     """Step through SEQUENCE (its id, the file's stem): each turn, then each predicate's
-    decisions with their rules, the cell, and how it compares with its expectation."""
+    decisions with their rules (cited in full), the cell, and how it compares with its
+    expectation."""
     inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
     seq = inputs.catalogue.by_id(sequence)
     if seq is None:
-        click.echo(f"no usable sequence {sequence!r} under {sequences_dir}", err=True)
+        click.echo(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)", err=True)
         sys.exit(EXIT_BAD_INPUT)
     golden = load_golden(expected_dir)
-    echo = click.echo
+    width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
+    echo: Callable[[str], None] = click.echo
     echo(f"{seq.id}: {seq.title}")
-    echo(f"  {seq.kind}, {seq.dialect}, then: {seq.then}; source: {seq.source.splitlines()[0]}")
+    echo(f"  {seq.kind}, {seq.dialect}, then: {seq.then}")
+    for line in wrapped(seq.source, width, "  source: ", "    "):
+        echo(line)
     if not seq.require.is_empty():
-        echo(f"  require: {seq.require}")
+        echo(f"  require: {describe_requirement(seq.require)}")
     for i, turn in enumerate(seq.turns):
         echo(f"  turn {i}: {describe_turn(turn)}")
     for pred in inputs.predicates:
@@ -60,22 +149,28 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
             continue
         cell = replay(seq, pred, safety_cap)
         echo(f"{pred.name}: {label(cell)}")
-        for s in cell.steps[:30]:
+        for s in cell.steps[:MAX_STEPS_SHOWN]:
             d = s.decision
             extra = f" -> {d.reason}, ok={shown_value(d.ok)}" if d.action == "stop" else ""
             tools = f" run[{','.join(s.tools_run)}]" if s.tools_run else ""
             tools += f" failed[{','.join(s.tools_failed)}]" if s.tools_failed else ""
-            cite = pred.rules.get(d.rule) or (pred.source if d.rule == pred.cap.rule else "")
-            echo(f"  step {s.step} (turn {s.turn}): {d.action}{extra}{tools}  [{d.rule}] {cite[:90]}")
-        if len(cell.steps) > 30:
-            echo(f"  ... {len(cell.steps) - 30} more steps")
+            echo(f"  step {s.step} (turn {s.turn}): {d.action}{extra}{tools}  [{d.rule}]")
+        if len(cell.steps) > MAX_STEPS_SHOWN:
+            echo(f"  ... {len(cell.steps) - MAX_STEPS_SHOWN} more steps")
+        used = list(dict.fromkeys(s.decision.rule for s in cell.steps))
+        if used:
+            echo("  rules:")
+            for rule in used:
+                for line in wrapped(citation(pred, rule), width, f"    [{rule}] ", "      "):
+                    echo(line)
         if cell.error:
             echo(f"  crashed: {cell.error}")
         for v in cell.violations:
-            echo(f"  violates {v.requirement} at step {v.step}: {v.detail}")
+            at = f" at step {v.step}" if v.step is not None else ""
+            echo(f"  violates {v.requirement}{at}: {v.detail}")
         exp = golden.expectation(pred.name, seq.id)
-        if exp is None:
-            echo("  golden: unreviewed")
-        else:
-            m = compare(cell, exp)
-            echo("  golden: match" if m is None else f"  golden: {m}")
+        for line in golden_lines(cell, exp, expected_dir / f"{pred.name}.yaml"):
+            echo(line)
+        if exp is not None and exp.note:
+            for line in wrapped(exp.note, width, "  golden note: ", "    "):
+                echo(line)

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bench import Continue, Stop, predicate, replay
+from bench.files import UnwritableOutput
 from bench.golden import (
     ExpectedCell,
     GoldenError,
@@ -101,8 +102,8 @@ def test_a_failed_write_keeps_the_old_golden_file_whole(tmp_path: Path, monkeypa
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("bench.golden.os.replace", fail)
-    with pytest.raises(OSError):
+    monkeypatch.setattr("bench.files.os.fsync", fail)
+    with pytest.raises(UnwritableOutput, match="disk full"):
         accept(tmp_path, "simple", [replay(seq(tools("a"), answer(), sid="two"), simple)], basis="rule")
     assert (tmp_path / "simple.yaml").read_bytes() == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["simple.yaml"]
@@ -171,12 +172,12 @@ def test_covers_must_agree_with_the_cells(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("content", "expected"), [
-    (b"predicate: p\nderived: \xff\xfe\n", r"p.yaml: not UTF-8 text \(byte 22"),
+    (b"predicate: p\nderived: \xff\xfe\n", r"p.yaml: not UTF-8 text: line 2, column 10: byte 0xff"),
     (b"predicate: p\nderived: x\ncovers: {count: 0, sequences: []}\ncells:\n  [a, b]: 1\n",
-     r"p.yaml: not usable YAML: unhashable"),
+     r"p.yaml: not valid YAML: line 5, column 3: a mapping key must be a plain value, not a list"),
     (b"a: &a [x, x, x, x, x, x, x, x, x]\nb: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]\n"
      b"c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]\nd: [*c, *c, *c, *c, *c, *c, *c, *c, *c]\n",
-     r"p.yaml: line 1: YAML anchor 'a': golden files do not use anchors or aliases"),
+     r"p.yaml: not valid YAML: line 2, column 8: alias \*a: aliases are not allowed here"),
     (b"predicate: p\nderived: x\ncells: {}\n", r"p.yaml: covers: required, but missing"),
 ])
 def test_unusable_golden_files_are_one_line_naming_the_file(tmp_path: Path, content: bytes, expected: str) -> None:
