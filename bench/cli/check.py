@@ -122,7 +122,6 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     if fuzz_n is not None:
         if len(loops) != 1:
             raise click.UsageError("--fuzz runs one command")
-        from bench.cli.check_fuzz import fuzz_live
         sys.exit(fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
                            safety_cap=safety_cap, shrink_time=shrink_time,
                            save_dir=save_dir or sequences_dir / "found"))
@@ -191,3 +190,41 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
                err=as_json)
     sys.exit(EXIT_MISMATCH if any(r.failed for n in names for r in runs[n]) else EXIT_OK)
+
+
+def fuzz_live(name: str, argv: list[str], n: int, *, seed: int, dialects: tuple[str, ...], timeout: float,
+              safety_cap: int, shrink_time: float, save_dir: Path) -> int:
+    """``--fuzz N``: generated sequences against the program; the exit status."""
+    from bench.check.fuzz import LIVE_DIALECTS, live_failure, save_finding, search
+    from bench.check.report import column
+    from bench.check.runner import run_program
+    from bench.model import Cell
+
+    def judge_one(seq: Sequence) -> tuple[tuple[str, str] | None, Cell]:
+        run = run_program(seq, argv, name=column(name), timeout=timeout, safety_cap=safety_cap, cwd=Path.cwd())
+        return live_failure(seq, run.cell), run.cell
+
+    chosen = tuple(d for d in dialects) or LIVE_DIALECTS
+    started = time.monotonic()
+    try:
+        out = search(judge_one, n, seed=seed, dialects=chosen, shrink_time=shrink_time,  # type: ignore[arg-type]
+                     progress=lambda msg: click.echo(f"fuzz {msg}", err=True))
+    except OSError as exc:
+        click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
+        return EXIT_BAD_INPUT
+    wall = time.monotonic() - started
+    if out.finding is None:
+        click.echo(f"{column(name)}: every reference property held on {out.examples} generated sequence(s) "
+                   f"(seed {seed}); {wall:.1f} s wall time")
+        return EXIT_OK
+    f = out.finding
+    note = (f"shrinking stopped at its budget of {shrink_time:g} s" if out.shrink_stopped
+            else f"shrunk in {out.shrink_seconds:.1f} s")
+    path = save_finding(f, save_dir, name, seed, "not fully shrunk: the time budget ran out" if out.shrink_stopped
+                        else "shrunk")
+    click.echo(f"{column(name)} breaks {f.prop}: {f.why}")
+    click.echo(f"smallest failing sequence ({len(f.sequence.turns)} turn(s), {f.sequence.dialect}, then: "
+               f"{f.sequence.then}) written to {path}")
+    click.echo(f"{out.examples} program run(s): the first failure after {out.search_seconds:.1f} s, {note} "
+               f"({out.failing_seen} failing example(s) seen); {wall:.1f} s wall time")
+    return EXIT_MISMATCH
