@@ -255,3 +255,19 @@ def test_the_keyboard_moves_between_cells_and_opens_and_closes_the_drill_down(fr
     assert fresh.find_element(by("ID"), "drill").is_displayed()
     assert fresh.find_element(by("ID"), "drill-title").text == f"{visible_rows(fresh)[1]} × {second_pred}"
     assert errors(fresh) == []
+
+
+def test_a_loops_name_opens_its_rules_and_a_sequence_opens_the_stepper(fresh: Any, shipped: dict[str, Any]) -> None:
+    pi = next(p for p in shipped["predicates"] if p.name == "pi")
+    fresh.find_element(by("CSS_SELECTOR"), 'th.predcol[data-pred="pi"]').click()
+    assert fresh.find_element(by("ID"), "drill-title").text == "pi"
+    shown = [li.get_attribute("data-rule") for li in fresh.find_elements(by("CSS_SELECTOR"), "#loop-rules > li")]
+    assert shown == list(pi.rules)
+    rule = '#loop-rules > li[data-rule="tool-calls"] a'
+    links = [a.get_attribute("href") for a in fresh.find_elements(by("CSS_SELECTOR"), rule)]
+    assert links == [KNOWN_LINK]
+    fresh.find_element(by("ID"), "drill-close").click()
+    fresh.find_element(by("CSS_SELECTOR"), "#row-seed000-talk-only > th").click()
+    assert fresh.find_element(by("ID"), "st-seq").get_attribute("value") == "seed000-talk-only"
+    assert fresh.find_element(by("ID"), "st-pos").text.startswith("step 1 of ")
+    assert errors(fresh) == []

@@ -120,7 +120,11 @@
   });
   document.getElementById("matrix").addEventListener("click", (ev) => {
     const td = ev.target.closest("td.cell");
-    if (td && !td.classList.contains("empty")) { focusCell(td); openDrill(td); }
+    if (td && !td.classList.contains("empty")) { focusCell(td); openDrill(td); return; }
+    const head = ev.target.closest("th.predcol");
+    if (head) { openLoop(head.dataset.pred); return; }
+    const rowHead = ev.target.closest("tr.seqrow > th");
+    if (rowHead) { setStepper(rowHead.parentElement.dataset.seq, 1); document.getElementById("stepper").scrollIntoView(); }
   });
   document.addEventListener("keydown", (ev) => {
     const typing = ev.target.matches && ev.target.matches("input, select, textarea");
@@ -162,6 +166,35 @@
       h("td", {}, t.error ? [h("b", {}, t.error.type), t.error.status !== null ? " (" + t.error.status + ")" : "", h("br"), t.error.message] : "",
         t.steer ? [h("br"), h("small", {}, "steer: "), t.steer] : null,
         t.usage ? [h("br"), h("small", {}, "usage in/out: " + t.usage[0] + "/" + t.usage[1])] : null));
+  }
+
+  // what a loop declares: description, pinned source, cap, and (with allRules) every rule and its links
+  function loopCard(p, allRules) {
+    const card = h("div.loopcard", {},
+      h("p", {}, h("b", {}, p.name), " — " + (p.broken ? "did not load: " + p.broken : p.description)),
+      h("p.ruletext", {}, "source: " + p.source + (p.max_steps !== null ? " · cap " + p.max_steps + " requests"
+        + (p.cap ? " (then stop " + p.cap.reason + ", ok=" + p.cap.ok + ")" : "") : " · no cap of its own")
+        + (p.cap_note ? " · " + p.cap_note : "")),
+      p.links.length ? h("ul.cites", {}, p.links.map((l) => h("li", {}, link(l)))) : null,
+      p.conformance ? h("p", {}, "original loop driven by ", h("code", {}, p.conformance.driver), ": ", h("span.mono", {}, p.conformance.install)) : null);
+    if (allRules) {
+      append(card, h("h3", {}, p.rules.length + " rules"));
+      append(card, h("ul", { id: "loop-rules" }, p.rules.map((r) => h("li", { "data-rule": r.id }, h("code.rule-id", {}, r.id),
+        h("div.ruletext", {}, r.text), r.links.length ? h("ul.cites", {}, r.links.map((l) => h("li", {}, link(l)))) : null))));
+    }
+    return card;
+  }
+
+  function openLoop(name) {
+    const p = PREDS.get(name);
+    if (!p) return;
+    if (openTd) openTd.classList.remove("selected");
+    openTd = null;
+    drillTitle.textContent = name;
+    drillBody.replaceChildren(loopCard(p, true));
+    drill.hidden = false;
+    drill.scrollTop = 0;
+    drill.focus();
   }
 
   // a cell's decision path, a run of identical steps written once with its count (as in expected/)
@@ -259,9 +292,7 @@
 
     // the loop
     append(b, h("h3", {}, "The loop"));
-    append(b, h("p", {}, h("b", {}, pred), " — " + (p.broken ? "did not load: " + p.broken : p.description)));
-    append(b, h("p.ruletext", {}, "source: " + p.source + (p.max_steps !== null ? " · cap " + p.max_steps + " requests" : " · no cap of its own")));
-    if (p.links.length) append(b, h("p", {}, p.links.map((l) => [link(l), " "])));
+    append(b, loopCard(p, false));
     append(b, h("p", {}, h("button", { type: "button", id: "drill-walk" }, "Walk this sequence in the stepper")));
     document.getElementById("drill-walk").addEventListener("click", () => { setStepper(seqId, 1); closeDrill(); document.getElementById("stepper").scrollIntoView(); });
 
@@ -328,6 +359,12 @@
   stSeq.addEventListener("change", () => setStepper(null, 1));
   document.getElementById("st-back").addEventListener("click", () => step(-1));
   document.getElementById("st-fwd").addEventListener("click", () => step(1));
+
+  // the matrix's column heads stick under the filter bar, whose height depends on the window's width
+  const bar = document.getElementById("filters");
+  function barHeight() { document.documentElement.style.setProperty("--barh", bar.offsetHeight + "px"); }
+  window.addEventListener("resize", barHeight);
+  barHeight();
 
   applyFilters();
   setStepper(stSeq.value, 1);
