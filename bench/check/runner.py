@@ -18,10 +18,12 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -36,7 +38,7 @@ from bench.serve.server import BackgroundServer
 DEFAULT_TIMEOUT = 60.0
 """Seconds one run of the program may take."""
 
-_POLL = 0.01
+_POLL = 0.02
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,14 +83,23 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
-                env: dict[str, str] | None = None) -> LiveRun:
-    """Serve `sequence` on a server of its own, run `command` once against it, judge the cell.
+                env: dict[str, str] | None = None, server: BackgroundServer | None = None) -> LiveRun:
+    """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
+    against it, judge the cell.
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
-    session = Session(sequence)
+    with ExitStack() as stack:
+        srv = server or stack.enter_context(BackgroundServer(Session(sequence)))
+        return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env)
+
+
+def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
+         safety_cap: int, cwd: Path | None, env: dict[str, str] | None) -> LiveRun:
+    session = srv.session
+    run = session.start(sequence)
     started = time.monotonic()
-    with BackgroundServer(session) as srv, tempfile.TemporaryDirectory(prefix="stopbench-check-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="stopbench-check-") as tmp:
         work = Path(tmp)
         result_path = work / "result.json"
         err_path = work / "stderr.txt"
@@ -97,7 +108,7 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
             ended_by: str | None = None
             while proc.poll() is None:
-                if session.run.answered > safety_cap:
+                if run.answered > safety_cap:
                     ended_by = "cap"
                 elif time.monotonic() - started > timeout:
                     ended_by = "timeout"
@@ -106,7 +117,7 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                     break
                 time.sleep(_POLL)
         seconds = time.monotonic() - started
-        observed = tuple(session.observed())
+        observed = tuple(session.observed(run))
         stderr = _tail(err_path)
         bad: str | None = None
         try:
@@ -153,17 +164,33 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
             env: dict[str, str] | None = None,
             progress: Callable[[LiveRun], None] | None = None) -> list[LiveRun]:
-    """Run the program once per sequence, `jobs` at a time (each on its own server); results in the
-    order of `sequences`."""
+    """Run the program once per sequence, `jobs` at a time; results in the order of `sequences`.
+
+    Each worker has a server of its own; a sequence is a new run on it (the server's runs are
+    independent: a run's turns, records and inference are its own), so no two programs ever share
+    a server at the same time."""
     seqs = list(sequences)
+    if not seqs:
+        return []
+    local = threading.local()
+    with ExitStack() as stack:
+        lock = threading.Lock()
 
-    def one(seq: Sequence) -> LiveRun:
-        run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env)
-        if progress is not None:
-            progress(run)
-        return run
+        def one(seq: Sequence) -> LiveRun:
+            srv = getattr(local, "server", None)
+            if srv is None:  # one server per worker thread, a new run on it per sequence
+                with lock:
+                    srv = local.server = stack.enter_context(BackgroundServer(Session(seq)))
+            run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
+                              server=srv)
+            if run.exit_status is None:  # killed: a request it had in flight must not reach the next run
+                srv.stop()
+                local.server = None
+            if progress is not None:
+                progress(run)
+            return run
 
-    if jobs <= 1:
-        return [one(s) for s in seqs]
-    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
-        return list(pool.map(one, seqs))
+        if jobs <= 1:
+            return [one(s) for s in seqs]
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
+            return list(pool.map(one, seqs))
