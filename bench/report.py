@@ -17,7 +17,7 @@ from tabulate import tabulate
 from bench.coverage import markdown_section, rule_coverage
 from bench.discovery import Loaded
 from bench.files import write_all_or_nothing
-from bench.golden import path_of
+from bench.golden import Golden, path_of
 from bench.model import Cell
 from bench.model import Sequence as SequenceModel
 from bench.predicate import Predicate
@@ -197,7 +197,7 @@ def cells_frame(results: Iterable[Result]) -> pd.DataFrame:
 
 def write_reports(folder: Path, results: list[Result], sequences: list[str], predicates: list[str],
                   titles: dict[str, str] | None = None, *, catalogue: Sequence[SequenceModel] | None = None,
-                  loaded: Sequence[Loaded] | None = None) -> list[Path]:
+                  loaded: Sequence[Loaded] | None = None, golden: Golden | None = None) -> list[Path]:
     """Write ``decision-table.md`` and ``cells.csv`` into `folder`, and ``index.html`` when the
     sequences (`catalogue`) and predicates (`loaded`) themselves are given; return their paths.
 
@@ -211,7 +211,7 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
         folder / "cells.csv": cells_frame(results).to_csv(index=False, lineterminator="\n"),
     }
     if catalogue is not None and loaded is not None:
-        files[folder / "index.html"] = page_html(folder, results, catalogue, loaded)
+        files[folder / "index.html"] = page_html(folder, results, catalogue, loaded, golden)
     write_all_or_nothing(files)
     return list(files)
 
@@ -224,12 +224,12 @@ def coverage_section(results: list[Result], loaded: Sequence[Loaded]) -> str:
 
 
 def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceModel],
-              loaded: Sequence[Loaded]) -> str:
+              loaded: Sequence[Loaded], golden: Golden | None = None) -> str:
     """``index.html``: the page of :mod:`bench.page`, with the conformance records of
-    ``folder/conformance/`` and each port's ``CONFORMANCE_EXPLAINED``."""
+    ``folder/conformance/``, each port's ``CONFORMANCE_EXPLAINED`` and the golden cells' basis."""
     # imported here: bench.page reads bench.report's labels (through bench.conform too)
     from bench.conform.report import explanations, port_module
     from bench.page import build_page, load_conformance
 
     explained = {p.name: explanations(port_module(p.name)) for p in loaded}
-    return build_page(results, catalogue, loaded, load_conformance(folder), explained)
+    return build_page(results, catalogue, loaded, load_conformance(folder), explained, golden)

@@ -70,7 +70,7 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     if not no_reports:
         titles = {s.id: s.title for s in sequences}
         for path in write_reports(reports_dir, results, seq_ids, [p.name for p in inputs.predicates], titles,
-                                  catalogue=sequences, loaded=inputs.predicates):
+                                  catalogue=sequences, loaded=inputs.predicates, golden=golden):
             if not quiet:
                 click.echo(f"wrote {path}", err=True)
     own = sequences_dir.resolve() != Path("sequences").resolve()

@@ -20,6 +20,7 @@ import jinja2
 
 from bench.conform.report import RECORD_VERSION
 from bench.discovery import Loaded
+from bench.golden import Golden
 from bench.model import Sequence
 from bench.page.data import VERDICTS, page_data
 from bench.page.svg import bar_chart, heat_map
@@ -59,10 +60,11 @@ def _inline_script(text: str) -> str:
 
 def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Loaded],
                records: Mapping[str, Mapping[str, Any]] | None = None,
-               explained: Mapping[str, Mapping[str, str]] | None = None) -> str:
+               explained: Mapping[str, Mapping[str, str]] | None = None, golden: Golden | None = None) -> str:
     """The whole page as one HTML string. `records` maps a port's predicate name to its conformance
-    record, `explained` a predicate name to its ``CONFORMANCE_EXPLAINED`` mapping."""
-    data = page_data(results, sequences, predicates, records or {}, explained or {})
+    record, `explained` a predicate name to its ``CONFORMANCE_EXPLAINED`` mapping; `golden` (the
+    expected/ files) gives each reviewed cell's basis and note."""
+    data = page_data(results, sequences, predicates, records or {}, explained or {}, golden)
     rows: list[dict[str, Any]] = []
     last_group = last_tag = None
     names = [p["name"] for p in data["predicates"]]

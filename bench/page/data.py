@@ -14,6 +14,7 @@ from typing import Any
 
 from bench.conform.report import status_of
 from bench.discovery import Broken, Loaded
+from bench.golden import Golden
 from bench.model import Cell, Sequence, Turn
 from bench.page.citations import provenance_links, rule_links
 from bench.report import label
@@ -151,7 +152,7 @@ def _conformance(record: Mapping[str, Any] | None, explained: Mapping[str, str],
 
 
 def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
-              explained: Mapping[str, str]) -> dict[str, Any]:
+              explained: Mapping[str, str], golden: Golden | None = None) -> dict[str, Any]:
     c = r.cell
     out: dict[str, Any] = {
         "v": verdict(c), "label": label(c), "outcome": c.outcome, "reason": c.reason, "ok": c.ok, "n": c.n_steps,
@@ -165,6 +166,9 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
     }
     if r.mismatch is not None:
         out["mismatch"] = {"what": r.mismatch.what, "expected": r.mismatch.expected, "actual": r.mismatch.actual}
+    exp = golden.expectation(c.predicate, c.sequence) if golden is not None else None
+    if exp is not None:
+        out["expected"] = {"basis": exp.basis, "note": exp.note, "path": list(exp.path)}
     conf = _conformance(record, explained, c.sequence)
     if conf is not None:
         out["conformance"] = conf
@@ -205,10 +209,12 @@ def summary(cells: Mapping[str, Mapping[str, Any]], predicates: Seq[str]) -> dic
 
 
 def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Loaded],
-              records: Mapping[str, Mapping[str, Any]], explained: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+              records: Mapping[str, Mapping[str, Any]], explained: Mapping[str, Mapping[str, str]],
+              golden: Golden | None = None) -> dict[str, Any]:
     """Everything the page shows. `records` maps a predicate (port) name to its conformance record
     (``reports/conformance/<driver>.json``); `explained` a predicate name to its
-    ``CONFORMANCE_EXPLAINED``. Cells are keyed ``"<sequence>\\t<predicate>"``."""
+    ``CONFORMANCE_EXPLAINED``; `golden`, when given, adds each reviewed cell's basis, note and
+    decision path. Cells are keyed ``"<sequence>\\t<predicate>"``."""
     seqs = ordered_sequences(sequences)
     by_id = {s.id: s for s in seqs}
     names = [p.name for p in predicates]
@@ -216,7 +222,7 @@ def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Lo
     for r in results:
         p = r.cell.predicate
         cells[f"{r.cell.sequence}\t{p}"] = cell_data(r, by_id.get(r.cell.sequence), records.get(p),
-                                                     explained.get(p, {}))
+                                                     explained.get(p, {}), golden)
     return {
         "sequences": [sequence_data(s) for s in seqs],
         "predicates": [predicate_data(p, records.get(p.name)) for p in predicates],

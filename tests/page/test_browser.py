@@ -58,8 +58,9 @@ def no_browser(why: str) -> None:
 def shipped() -> dict[str, Any]:
     cat = load_catalogue(ROOT / "sequences")
     preds = discover(ROOT / "predicates", entry_points_too=False)
-    results = list(run(cat.sequences, preds, load_golden(ROOT / "expected")))
-    return {"catalogue": cat.sequences, "predicates": preds, "results": results}
+    golden = load_golden(ROOT / "expected")
+    results = list(run(cat.sequences, preds, golden))
+    return {"catalogue": cat.sequences, "predicates": preds, "results": results, "golden": golden}
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,7 @@ def page(shipped: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> P
     (folder / "conformance" / "pi.json").write_text(json.dumps(record), encoding="utf-8")
     written = write_reports(folder, shipped["results"], [s.id for s in shipped["catalogue"]],
                             [p.name for p in shipped["predicates"]], catalogue=shipped["catalogue"],
-                            loaded=shipped["predicates"])
+                            loaded=shipped["predicates"], golden=shipped["golden"])
     assert folder / "index.html" in written
     return folder / "index.html"
 
@@ -163,7 +164,7 @@ def test_the_page_loads_without_a_console_error_and_shows_every_sequence_and_pre
 
 
 def test_clicking_a_known_cell_opens_its_drill_down_with_rule_ids_and_citation_link(
-        fresh: Any, tmp_path: Path) -> None:
+        fresh: Any, shipped: dict[str, Any], tmp_path: Path) -> None:
     seq, pred = KNOWN
     fresh.find_element(by("ID"), f"cell-{seq}--{pred}").click()
     drill = fresh.find_element(by("ID"), "drill")
@@ -178,6 +179,8 @@ def test_clicking_a_known_cell_opens_its_drill_down_with_rule_ids_and_citation_l
     assert KNOWN_LINK in links
     assert "tool, tool, answer" in fresh.find_element(by("ID"), "drill-seq-title").text
     assert len(fresh.find_elements(by("CSS_SELECTOR"), "#drill-turns tbody tr")) == 3
+    basis = shipped["golden"].expectation(pred, seq).basis  # the input the page shows, read from expected/pi.yaml
+    assert fresh.find_element(by("ID"), "drill-basis").text.startswith(f"basis: {basis} (")
     screenshot(fresh, "drilldown.png", tmp_path)
     assert errors(fresh) == []
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 import json
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
 from bench import Continue, Remind, Resend, Stop, predicate
 from bench.catalogue import load_catalogue
 from bench.discovery import Broken, discover
-from bench.golden import Golden, Mismatch, load_golden
+from bench.golden import ExpectedCell, Golden, GoldenFile, Mismatch, load_golden
 from bench.model import Decision, Requirement, Sequence, Turn, TurnError
 from bench.page import build_page, embed_json, load_conformance
 from bench.page.citations import provenance_links, rule_links
@@ -156,6 +157,19 @@ def test_a_golden_mismatch_shows_the_first_differing_step_expected_and_got() -> 
     cell = data_of(res)["cells"]["a-tools\ttoy"]
     assert cell["golden"] == "mismatch"
     assert cell["mismatch"] == {"what": "step 2 (turn 1) differs", "expected": "stop done", "actual": "continue calls"}
+
+
+def test_a_reviewed_cell_carries_its_golden_basis_note_and_expected_path() -> None:
+    exp = ExpectedCell(basis="source", outcome="stopped", reason="done", ok=True, steps=3,
+                       tools_run=["read_file", "edit_file"], path=["continue calls x2", "stop done"],
+                       note="read at src/loop.py L10-20")
+    golden = Golden(Path("expected"), files={"toy": GoldenFile(predicate="toy", derived="by hand",
+                                                               cells={"a-tools": exp})})
+    data = page_data(list(run(SEQS, [TOY], golden)), SEQS, [TOY], {}, {}, golden)
+    assert data["cells"]["a-tools\ttoy"]["golden"] == "match"
+    assert data["cells"]["a-tools\ttoy"]["expected"] == {"basis": "source", "note": "read at src/loop.py L10-20",
+                                                         "path": ["continue calls x2", "stop done"]}
+    assert "expected" not in data["cells"]["b-trunc\ttoy"]
 
 
 def test_a_port_with_a_record_gets_each_sequences_conformance_status() -> None:

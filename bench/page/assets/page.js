@@ -260,9 +260,16 @@
     // golden
     append(b, h("h3", {}, "Golden file"));
     if (c.golden === "match") append(b, h("p", {}, "Matches its reviewed expectation in expected/" + pred + ".yaml."));
+    if (c.expected) {
+      const basis = { source: "read from the pinned source", observed: "observed by driving the original loop", rule: "the rule the loop states" };
+      append(b, h("p", { id: "drill-basis" }, "basis: ", h("b", {}, c.expected.basis), " (" + (basis[c.expected.basis] || "") + ")",
+        c.expected.note ? [h("br"), "note: " + c.expected.note] : null));
+    }
     else if (c.golden === "unreviewed") append(b, h("p", {}, "Unreviewed: no expectation in expected/" + pred + ".yaml (review with stopbench show " + seqId + " -p " + pred + ", then stopbench accept)."));
     else append(b, h("div", { id: "drill-mismatch" }, h("p", {}, h("b", {}, "Mismatch: " + c.mismatch.what)),
-      table(["expected", "got"], [[h("pre", {}, c.mismatch.expected), h("pre", {}, c.mismatch.actual)]])));
+      table(["expected", "got"], [[h("pre", {}, c.mismatch.expected), h("pre", {}, c.mismatch.actual)]]),
+      c.expected ? table(["expected path", "got path"], [[h("ol.mono", {}, c.expected.path.map((x) => h("li", {}, x))),
+        h("ol.mono", {}, pathOf(c).map((x) => h("li", {}, x)))]]) : null));
 
     // conformance
     if (c.conformance) {
