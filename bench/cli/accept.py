@@ -18,8 +18,9 @@ from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, folder_options, loa
 from bench.discovery import Broken
 from bench.errors import UnusableInput
 from bench.golden import BASES, Accepted, Basis, plan_accept
-from bench.replay import replay
+from bench.model import Cell
 from bench.report import label
+from bench.runner import cells as replay_cells
 
 
 @click.command("accept")
@@ -62,13 +63,17 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
         raise UnusableInput(f"{', '.join(broken)}: not accepted, it did not load (nothing written)")
     wanted = set(only_sequences) or None
     chosen = [s for s in inputs.catalogue.sequences if wanted is None or s.id in wanted]
+    loaded = [p for p in inputs.predicates if not isinstance(p, Broken)]
+    by_predicate: dict[str, list[Cell]] = {p.name: [] for p in loaded}
+    for row in replay_cells(chosen, list(loaded), safety_cap):  # each predicate sees the sequence untouched
+        for cell in row:
+            by_predicate[cell.predicate].append(cell)
     plans: list[tuple[str, Accepted, dict[str, str]]] = []
-    for pred in [p for p in inputs.predicates if not isinstance(p, Broken)]:
-        cells = [replay(seq, pred, safety_cap) for seq in chosen]
-        plan = plan_accept(expected_dir, pred.name, cells, derived=derived, replace_header=replace_header,
+    for name, cells in by_predicate.items():
+        plan = plan_accept(expected_dir, name, cells, derived=derived, replace_header=replace_header,
                            mode="all" if replace else "new", sequences=wanted, basis=basis,
                            keep_only=known if prune else None)
-        plans.append((pred.name, plan, {c.sequence: label(c) for c in cells}))
+        plans.append((name, plan, {c.sequence: label(c) for c in cells}))
     refused = False
     for name, plan, labels in plans:
         plan.write()

@@ -25,8 +25,8 @@ from bench.discovery import Broken
 from bench.golden import ExpectedCell, cell_data, compare, expected_of, load_golden, shown_value
 from bench.model import Cell, Requirement, Turn
 from bench.predicate import Predicate
-from bench.replay import replay
 from bench.report import label
+from bench.runner import cells as replay_cells
 from bench.yaml_write import dump
 
 MAX_STEPS_SHOWN = 30
@@ -142,12 +142,12 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
         echo(f"  require: {describe_requirement(seq.require)}")
     for i, turn in enumerate(seq.turns):
         echo(f"  turn {i}: {describe_turn(turn)}")
-    for pred in inputs.predicates:
+    row = next(replay_cells([seq], inputs.predicates, safety_cap))  # each predicate sees the sequence untouched
+    for pred, cell in zip(inputs.predicates, row, strict=True):
         echo("")
         if isinstance(pred, Broken):
             echo(f"{pred.name}: did not load: {pred.error}")
             continue
-        cell = replay(seq, pred, safety_cap)
         echo(f"{pred.name}: {label(cell)}")
         for s in cell.steps[:MAX_STEPS_SHOWN]:
             d = s.decision

@@ -269,3 +269,10 @@ def test_prune_removes_expectations_whose_sequence_is_gone(tmp_path: Path) -> No
     done = accept(tmp_path, "seed000_fixed", [], keep_only=keep)
     assert len(done.pruned) == n - 2
     assert sorted(read_golden_file(path).cells) == sorted(keep)
+
+
+def test_an_accepted_golden_file_gets_the_permissions_a_normal_write_gives(tmp_path: Path) -> None:
+    accept(tmp_path, "simple", [replay(seq(answer(), sid="one"), simple)], derived="by hand", basis="rule")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x", encoding="utf-8")
+    assert (tmp_path / "simple.yaml").stat().st_mode & 0o777 == plain.stat().st_mode & 0o777
