@@ -88,5 +88,6 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
             refused = True
         n = len(plan.added) + len(plan.replaced)
         what = f"{n} cell(s) written" + (f", {len(plan.pruned)} pruned" if plan.pruned else "")
+        what += ", header written" if plan.header else ""
         click.echo(f"{name}: {what} in {plan.path}" if plan.text is not None else f"{name}: {plan.path} unchanged")
     sys.exit(EXIT_MISMATCH if refused else 0)
