@@ -146,7 +146,8 @@ def _cell(sequence: Sequence, name: str, observed: list[Observed], result: Progr
         return _crashed(sequence, name, observed, bad)
     if not observed:  # nothing to judge: the program never reached the model (a crash, a wrong URL)
         why = f"made no model request and exited {status}"
-        return _crashed(sequence, name, observed, f"{why}: {stderr}" if stderr else why)
+        last = stderr.rsplit(" | ", 1)[-1]  # the last line on stderr: the error, in most languages
+        return _crashed(sequence, name, observed, f"{why}: {last}" if last else why)
     if result is not None:
         ok, reason = result.ok, result.reason
     else:
