@@ -192,6 +192,12 @@ def test_only_violations_hides_the_rows_with_no_violating_cell(fresh: Any, shipp
     assert sorted(visible_rows(fresh)) == sorted(violating)
     assert fresh.find_element(by("ID"), "f-count").text == f"{len(violating)} of {len(shipped['catalogue'])} sequences"
     fresh.find_element(by("ID"), "f-viol").click()
+    verdicts: dict[str, set[tuple[str, bool | None]]] = {}
+    for r in shipped["results"]:
+        verdicts.setdefault(r.cell.sequence, set()).add((r.cell.outcome, r.cell.ok))
+    fresh.find_element(by("ID"), "f-disagree").click()
+    assert sorted(visible_rows(fresh)) == sorted(s for s, v in verdicts.items() if len(v) > 1)
+    fresh.find_element(by("ID"), "f-disagree").click()
     fresh.find_element(by("ID"), "f-text").send_keys("seed000-tool")
     assert sorted(visible_rows(fresh)) == ["seed000-tool-call-with-text", "seed000-tool-tool-answer"]
     assert errors(fresh) == []
@@ -236,6 +242,14 @@ def test_the_conformance_marker_shows_for_a_port_with_a_record(fresh: Any) -> No
     assert "differs" in text and "stop:stop@1 ok []" in text and "step 2: the original had stopped" in text
     steps = fresh.find_elements(by("CSS_SELECTOR"), "#drill-conformance ol li")
     assert [li.text for li in steps] == ["continue tool-calls", "stop done"]  # pi: run the call, then answer
+
+
+def test_a_link_to_a_cell_opens_its_drill_down(driver: Any, page: Path) -> None:
+    seq, pred = KNOWN
+    driver.get(page.as_uri() + f"#cell-{seq}--{pred}")
+    assert driver.find_element(by("ID"), "drill").is_displayed()
+    assert driver.find_element(by("ID"), "drill-title").text == f"{seq} × {pred}"
+    assert errors(driver) == []
 
 
 def test_the_keyboard_moves_between_cells_and_opens_and_closes_the_drill_down(fresh: Any) -> None:

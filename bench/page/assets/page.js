@@ -141,8 +141,14 @@
   const drillTitle = document.getElementById("drill-title");
   let openTd = null;
 
+  // the open cell is named in the address (#cell-<sequence>--<loop>), so a link opens it again
+  function setHash(h) {
+    try { history.replaceState(null, "", h || location.pathname + location.search); } catch (e) { /* some browsers refuse on file: */ }
+  }
+
   function closeDrill() {
     drill.hidden = true;
+    setHash("");
     if (openTd) { openTd.classList.remove("selected"); focusCell(openTd); }
     openTd = null;
   }
@@ -306,6 +312,7 @@
     drill.hidden = false;
     drill.scrollTop = 0;
     drill.focus();
+    setHash("#" + td.id);
   }
 
   // ------------------------------------------------------------------ stepper
@@ -375,4 +382,10 @@
 
   applyFilters();
   setStepper(stSeq.value, 1);
+  function openLinked() {
+    const linked = location.hash.startsWith("#cell-") && document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    if (linked && linked.matches("td.cell")) { linked.scrollIntoView({ block: "center" }); focusCell(linked); openDrill(linked); }
+  }
+  window.addEventListener("hashchange", openLinked);
+  openLinked();
 })();
