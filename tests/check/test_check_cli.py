@@ -13,7 +13,9 @@ from click.testing import CliRunner, Result
 
 from bench.check import PROMPT, run_program
 from bench.check.program import DUMMY_KEY
+from bench.check.report import load_live
 from bench.cli import cli
+from bench.report import label
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
 from tests.helpers import ROOT
 
@@ -133,3 +135,17 @@ def test_the_node_example_loop_runs_under_check(catalogue: Path) -> None:
     assert "| call-then-answer | stop:no_tool_calls@2 ok [read_file] |" in r.stdout
     assert "| truncated | stop:no_tool_calls@1 ok [] ⚠ ok: false |" in r.stdout
     assert r.exit_code == 1
+
+
+def test_json_prints_one_object_per_cell_and_the_live_record_reads_back_as_judged_cells(catalogue: Path,
+                                                                                     tmp_path: Path) -> None:
+    r = check("--sequences", str(catalogue), "--reports", str(tmp_path), "--json", "--", *fake("exit", "0"))
+    objs = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [o["sequence"] for o in objs] == ["answer-once", "answer-repeat", "call-then-answer", "truncated"]
+    assert {o["golden"] for o in objs} == {"live"} and all(o["predicate"] == "fake_loop@live" for o in objs)
+    cells = load_live(tmp_path)["fake_loop@live"]
+    assert [c.sequence for c in cells] == [o["sequence"] for o in objs]
+    truncated = cells[3]
+    assert truncated.outcome == "stopped" and truncated.ok is True
+    assert [v.requirement for v in truncated.violations] == ["ok: false"]
+    assert label(truncated) == "stop:exit 0@1 ok []"
