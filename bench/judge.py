@@ -85,7 +85,7 @@ def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | Non
         handled = len(s.tools_run) + len(s.tools_failed)
         if handled < len(turn.tool_calls):
             return s.step, (f"step {s.step} ({d.action} {d.rule}): turn {s.turn} carried {len(turn.tool_calls)} "
-                            f"tool call(s) with finish {turn.finish} (raw {turn.finish_raw!r}); {handled} were "
+                            f"tool call(s) with finish {turn.finish} (raw {_raw(turn.finish_raw)}); {handled} were "
                             "run or failed")
     return None
 
@@ -105,5 +105,10 @@ def _is_json(arguments: str) -> bool:
 
 def _ending(cell: Cell) -> str:
     if cell.outcome == "stopped":
-        return f"stopped: {cell.reason}, ok={cell.ok}"
+        return f"stopped: {cell.reason}, ok={'true' if cell.ok else 'false'}"
     return cell.outcome
+
+
+def _raw(finish_raw: str | None) -> str:
+    """The provider's finish string as the catalogue writes it: double-quoted, or "none sent"."""
+    return "none sent" if finish_raw is None else json.dumps(finish_raw, ensure_ascii=False)

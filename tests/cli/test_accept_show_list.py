@@ -85,12 +85,13 @@ def test_show_prints_the_golden_difference_of_a_mismatching_cell(project: Path) 
 
 
 def test_show_writes_values_as_the_files_do_not_as_python_reprs(project: Path) -> None:
-    for name in ("chat-error-rate-limit", "chat-steer-with-tool-calls", "chat-dropped-calls-reasoning-only",
-                 "responses-end-turn-false"):
+    shown = ("chat-error-rate-limit", "chat-steer-with-tool-calls", "chat-dropped-calls-reasoning-only",
+             "responses-end-turn-false", "chat-finish-null-with-calls")
+    for name in shown:
         shutil.copy(ROOT / "sequences" / "constructed" / f"{name}.yaml", project / "sequences")
-    shutil.copy(ROOT / "predicates" / "reference.py", project / "predicates")
-    for name in ("seed000-talk-only", "seed000-truncated-max-tokens", "chat-error-rate-limit",
-                 "chat-steer-with-tool-calls", "chat-dropped-calls-reasoning-only", "responses-end-turn-false"):
+    for name in ("reference", "finish_only"):
+        shutil.copy(ROOT / "predicates" / f"{name}.py", project / "predicates")
+    for name in ("seed000-talk-only", "seed000-truncated-max-tokens", *shown):
         result = _show(name)
         assert result.exit_code == 0, result.output
         for leak in (r"\bNone\b", r"\bTrue\b", r"\bFalse\b", r"\('[^']*', '", r"\b(Requirement|ToolCall|Turn)\("):
