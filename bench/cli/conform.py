@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from bench.catalogue import load_catalogue
+from bench.cli._common import check_folder, predicates_option, reports_option, sequences_option
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
     DriverRun,
@@ -34,18 +35,16 @@ from bench.conform.runner import DRIVERS, ConformResult
                    "its npm prefix. Default: CONFORM_DIR/<driver>[/bin/python].")
 @click.option("--conform-dir", type=click.Path(path_type=Path), default=None,
               help=f"Where `make conformance` installs the loops [env CONFORM_DIR, else {DEFAULT_CONFORM_DIR}].")
-@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
-              show_default=True)
-@click.option("--predicates", "predicates_dir", type=click.Path(path_type=Path), default=Path("predicates"),
-              show_default=True, help="Where the ports (the drivers' predicates) are.")
-@click.option("--report", "report_dir", type=click.Path(path_type=Path), default=Path("reports"),
-              show_default=True, help="Writes conformance/<driver>.json and conformance.md here.")
-@click.option("--no-report", is_flag=True, help="Write no report.")
+@sequences_option
+@predicates_option
+@reports_option
+@click.option("--no-reports", "--no-report", "no_report", is_flag=True,
+              help="Write neither reports/conformance/<driver>.json nor reports/conformance.md.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds one run of an original loop may take.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per sequence.")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
-                sequences_dir: Path, predicates_dir: Path, report_dir: Path, no_report: bool, timeout: float,
+                sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
                 as_json: bool) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
@@ -59,6 +58,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     chosen, only = split_names(names, DRIVERS)
     the_plan = plan(chosen, run_all=run_all, loop=Path(python) if python is not None else None,
                     folder=conform_dir_of(conform_dir), drivers=DRIVERS)
+    check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
@@ -68,6 +68,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     if not the_plan.explicit:
         for name, why in the_plan.why_not.items():
             click.echo(f"{name}: not run: {why}", err=True)
+    check_folder(predicates_dir, "predicates_dir", "predicates")
     ports = load_ports(predicates_dir, the_plan.runnable, DRIVERS)
 
     def show(res: ConformResult) -> None:
@@ -97,7 +98,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
         if not as_json:
             click.echo(runs[-1].summary())
     if not no_report and runs:
-        md = write_reports(report_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS)
+        md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS)
         if not as_json:
             click.echo(f"wrote {md}")
     idle = nothing_run(the_plan, runs)

@@ -7,15 +7,25 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
-from bench.contain import DEFAULT_DECISION_TIMEOUT
+from bench.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_MISMATCH,
+    EXIT_OK,
+    check_folder,
+    decision_timeout_option,
+    no_entry_points_option,
+    only_predicates_option,
+    predicates_option,
+    reports_option,
+    safety_cap_option,
+    sequences_option,
+)
 from bench.discovery import discover
 from bench.files import write_atomically
-from bench.replay import DEFAULT_SAFETY_CAP
 
 
 @click.command("fuzz")
-@click.option("--predicate", "-p", "only", multiple=True, help="Only this predicate (repeatable).")
+@only_predicates_option
 @click.option("--property", "only_props", multiple=True,
               help="Only this property (repeatable); see reports/fuzz-findings.md for the list.")
 @click.option("--save", is_flag=True,
@@ -23,20 +33,15 @@ from bench.replay import DEFAULT_SAFETY_CAP
 @click.option("--max-examples", type=click.IntRange(min=1), default=100, show_default=True,
               help="Examples tried per property and predicate.")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every search (same seed, same findings).")
-@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
-              show_default=True, help="Catalogue folder; --save writes into its found/ sub-folder.")
-@click.option("--predicates", "predicates_dir", type=click.Path(path_type=Path), default=Path("predicates"),
-              show_default=True, help="Folder of predicate files.")
-@click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
-              show_default=True, help="Folder fuzz-findings.md is written to.")
-@click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
-              help="Requests after which the bench ends a replay as 'capped'.")
-@click.option("--no-entry-points", is_flag=True, help="Only the predicates folder, not installed packages.")
-@click.option("--decision-timeout", type=click.FloatRange(min=0, min_open=True), default=DEFAULT_DECISION_TIMEOUT,
-              show_default=True, help="Seconds one decision may take; a longer one breaks the property `ends`.")
+@sequences_option
+@predicates_option
+@reports_option
+@safety_cap_option
+@no_entry_points_option
+@decision_timeout_option
 def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max_examples: int, seed: int,
              sequences_dir: Path, predicates_dir: Path, reports_dir: Path, safety_cap: int,
-             no_entry_points: bool, decision_timeout: float) -> None:
+             no_entry_points: bool) -> None:
     """Search for sequences on which a predicate breaks a property, shrink them, report them.
 
     Properties for every predicate: the replay ends, never crashes, decisions are well formed with
@@ -55,7 +60,8 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
     if unknown:
         raise click.UsageError(f"no property named {', '.join(unknown)}; have {', '.join(fuzz.BY_NAME)}")
     props = tuple(p for p in fuzz.PROPERTIES if not only_props or p.name in only_props)
-    preds = discover(predicates_dir if predicates_dir.is_dir() else None, entry_points_too=not no_entry_points)
+    folder = predicates_dir if check_folder(predicates_dir, "predicates_dir", "predicates") else None
+    preds = discover(folder, entry_points_too=not no_entry_points)
     if only:
         names = {p.name for p in preds}
         missing = [n for n in only if n not in names]
@@ -71,7 +77,7 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
                    "here", err=True)
 
     run = fuzz.fuzz(preds, props=props, max_examples=max_examples, seed=seed, safety_cap=safety_cap,
-                    decision_timeout=decision_timeout, progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
+                    decision_timeout=None, progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
     if save:
         for path in fuzz.save(run, sequences_dir / "found"):
             click.echo(f"saved {path}", err=True)

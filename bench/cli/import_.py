@@ -109,11 +109,7 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     if existing and not force:
         click.echo(f"cannot import: {', '.join(map(str, existing))} already exist(s) (use --force)", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    try:
-        write_all(paths)
-    except OSError as exc:
-        click.echo(f"cannot import: cannot write {exc.filename or target}: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    write_all(paths)  # all or nothing; a target that cannot be written is one line and exit 2
     for (path, doc), run in zip(paths, result.runs(not single_run), strict=True):
         click.echo(f"wrote {path}: {len(run)} turn(s), {doc['dialect']}, finishes "
                    f"{', '.join(str(t.turn.finish_raw) for t in run)}")

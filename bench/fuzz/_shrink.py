@@ -120,10 +120,12 @@ def counterexample_sequence(pred: Predicate, prop: Property, ex: Example,
 
 
 def fuzz(preds: list[Loaded], *, props: tuple[Property, ...] = PROPERTIES, max_examples: int = 100,
-         seed: int = 0, safety_cap: int = DEFAULT_SAFETY_CAP, decision_timeout: float = DEFAULT_DECISION_TIMEOUT,
+         seed: int = 0, safety_cap: int = DEFAULT_SAFETY_CAP,
+         decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT,
          progress: Callable[[str], None] | None = None) -> FuzzRun:
     """Check every property on every predicate; each search starts from the same seed. A decision
-    that takes longer than `decision_timeout` seconds breaks the property `ends`."""
+    that takes longer than `decision_timeout` seconds breaks the property `ends` (None: the limit of
+    an enclosing :func:`bench.contain.decision_time_limit`, if any, as ``stopbench fuzz`` sets one)."""
     run = FuzzRun(seed=seed, max_examples=max_examples)
     with decision_time_limit(decision_timeout):
         for pred in preds:

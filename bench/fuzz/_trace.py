@@ -30,7 +30,7 @@ class Trace:
 
 
 def trace(seq: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY_CAP,
-          decision_timeout: float = DEFAULT_DECISION_TIMEOUT) -> Trace:
+          decision_timeout: float | None = DEFAULT_DECISION_TIMEOUT) -> Trace:
     """Replay `seq` through `pred`, recording exceptions, hangs and invalid decisions by property.
 
     Each decision gets `decision_timeout` seconds, unless a limit is already in force from an

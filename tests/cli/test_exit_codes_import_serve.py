@@ -38,7 +38,7 @@ def test_import_into_a_folder_that_cannot_be_made_exits_2_in_one_line(tmp_path: 
     result = _invoke("import", str(CAPTURE), "--out", str(tmp_path / "a-file" / "x.yaml"))
     assert result.exit_code == 2, result.output
     assert isinstance(result.exception, SystemExit), "no traceback"
-    assert result.stderr.startswith("cannot import: cannot write ") and len(result.stderr.splitlines()) == 1
+    assert len(result.stderr.splitlines()) == 1 and str(tmp_path / "a-file") in result.stderr
 
 
 def test_serve_an_unknown_sequence_exits_2(tmp_path: Path) -> None:

@@ -102,7 +102,7 @@ def test_an_unknown_sequence_id_or_an_empty_catalogue_cannot_be_run() -> None:
 def test_a_port_that_does_not_load_is_an_error_only_for_a_driver_about_to_run(tmp_path: Path) -> None:
     (tmp_path / "pyport.py").write_text("this is not python\n", encoding="utf-8")
     assert load_ports(tmp_path, [], DRIVERS)["py"].predicate is None
-    with pytest.raises(UnusableInput, match="pyport.py does not load"):
+    with pytest.raises(UnusableInput, match=r"pyport\.py does not load"):
         load_ports(tmp_path, ["py"], DRIVERS)
 
 
@@ -149,7 +149,7 @@ def _conform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, drivers: dict[str,
     return CliRunner().invoke(cli, ["conform", *args, "--conform-dir", str(tmp_path / "loops"),
                                     "--sequences", str(tmp_path / "sequences"),
                                     "--predicates", str(tmp_path / "predicates"),
-                                    "--report", str(tmp_path / "reports")])
+                                    "--reports", str(tmp_path / "reports")])
 
 
 def test_conform_with_no_loop_installed_exits_2_and_writes_nothing(tmp_path: Path,

@@ -167,7 +167,7 @@ def test_stopbench_conform_exits_0_only_when_every_difference_is_explained(
     monkeypatch.setattr(conform_cli, "DRIVERS", {"fake": Driver("fake", port, FAKE_SCRIPT, "openai-chat", "x")})
     out = CliRunner().invoke(conform_cli.conform_cmd, [
         "fake", "--python", sys.executable, "--sequences", str(tmp_path / "sequences"),
-        "--predicates", str(tmp_path / "predicates"), "--report", str(tmp_path / "reports")])
+        "--predicates", str(tmp_path / "predicates"), "--reports", str(tmp_path / "reports")])
     assert out.exit_code == code, out.output
     md = (tmp_path / "reports" / "conformance.md").read_text(encoding="utf-8")
     status = "explained: step 1" if code == 0 else "differs: step 1"

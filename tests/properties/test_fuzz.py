@@ -231,9 +231,12 @@ def test_fuzz_refuses_an_unknown_property(tmp_path: Path, monkeypatch: pytest.Mo
 
 def test_fuzz_without_any_predicate_is_unusable_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    result = CliRunner().invoke(cli, ["fuzz", "--no-entry-points", "--predicates", "no-such-folder"])
+    (tmp_path / "empty").mkdir()
+    result = CliRunner().invoke(cli, ["fuzz", "--no-entry-points", "--predicates", "empty"])
     assert result.exit_code == 2, result.output
-    assert result.output == "nothing to fuzz: no predicate under no-such-folder\n"
+    assert result.output == "nothing to fuzz: no predicate under empty\n"
+    mistyped = CliRunner().invoke(cli, ["fuzz", "--no-entry-points", "--predicates", "no-such-folder"])
+    assert mistyped.exit_code == 2 and mistyped.output == "--predicates no-such-folder: no such folder\n"
     assert not (tmp_path / "reports").exists(), "no report of an empty run"
 
 
