@@ -8,6 +8,7 @@ import re
 import shlex
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -66,7 +67,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
             and (not dialects or s.dialect in dialects)]
 
 
-@click.command("check", context_settings={"ignore_unknown_options": False})
+@click.command("check")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
 @click.option("-s", "--sequence", "ids", multiple=True, help="Only this sequence id (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only sequences with this tag (repeatable: any of them).")
@@ -116,7 +117,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     """
     from bench.catalogue import load_catalogue
     from bench.check.report import column, table, violation_lines, write_live
-    from bench.check.runner import run_all
+    from bench.check.runner import LiveRun, run_all
 
     loops = _loops(command, name, named)
     if fuzz_n is not None:
@@ -142,12 +143,12 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         sys.exit(EXIT_BAD_INPUT)
 
     started = time.monotonic()
-    runs = {}
+    runs: dict[str, list[LiveRun]] = {}
     total = len(seqs) * len(loops)
     done = [0]
 
-    def progress(name: str):  # type: ignore[no-untyped-def]
-        def show(run):  # type: ignore[no-untyped-def]
+    def progress(name: str) -> Callable[[LiveRun], None]:
+        def show(run: LiveRun) -> None:
             done[0] += 1
             click.echo(f"[{done[0]}/{total}] {column(name)} {run.sequence.id}: {run.cell.outcome} "
                        f"({run.seconds:.1f} s)", err=True)

@@ -25,7 +25,7 @@ from typing import Any, Literal, Protocol, TypeAlias
 import httpx
 
 from bench.dialects import canonical
-from bench.model import Dialect, Finish
+from bench.model import Finish
 
 Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
 APIS: tuple[Api, ...] = ("openai-chat", "anthropic", "openai-responses")
@@ -118,12 +118,11 @@ class Chat:
     api: Api = "openai-chat"
 
     def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
-                 system: str | None = None, dialect: Dialect = "openai-chat") -> None:
+                 system: str | None = None) -> None:
         import openai
         self.client = client.with_options(max_retries=0)
         self.errors = _errors(openai)
         self.model = model
-        self.dialect = dialect
         self.messages: list[dict[str, Any]] = ([{"role": "system", "content": system}] if system else [])
         self.messages.append({"role": "user", "content": prompt})
         self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
@@ -162,10 +161,7 @@ class Chat:
             return self._failed(_connection_error(exc), content, got_content, calls)
         text = "".join(content) if got_content else None
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
-        return Reply(finish, self._canonical(finish), text, made, raw=(text, made))
-
-    def _canonical(self, raw: str | None) -> Finish:
-        return canonical("openai-chat", raw)
+        return Reply(finish, canonical("openai-chat", finish), text, made, raw=(text, made))
 
     def _failed(self, err: ReplyError, content: list[str], got: bool, calls: dict[int, dict[str, str]]) -> Reply:
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
