@@ -13,7 +13,14 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, EXIT_OK
+from bench.cli._common import (
+    EXIT_BAD_INPUT,
+    EXIT_MISMATCH,
+    EXIT_OK,
+    check_folder,
+    reports_option,
+    sequences_option,
+)
 from bench.dialects import DIALECTS
 from bench.model import Sequence
 from bench.replay import DEFAULT_SAFETY_CAP
@@ -68,7 +75,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 
 
 @click.command("check")
-@click.argument("command", nargs=-1, type=click.UNPROCESSED)
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
 @click.option("-s", "--sequence", "ids", multiple=True, help="Only this sequence id (repeatable).")
 @click.option("--tag", "tags", multiple=True, help="Only sequences with this tag (repeatable: any of them).")
 @click.option("--dialect", "dialects", multiple=True, type=click.Choice(DIALECTS),
@@ -83,10 +90,8 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="Sequences run at the same time, each on its own server.")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the program is killed and its cell is 'capped'.")
-@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
-              show_default=True, help="Catalogue folder.")
-@click.option("--reports", "reports_dir", type=click.Path(path_type=Path), default=Path("reports"),
-              show_default=True, help="Writes live/<name>.json here.")
+@sequences_option
+@reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
 @click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
@@ -127,6 +132,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
                            safety_cap=safety_cap, shrink_time=shrink_time,
                            save_dir=save_dir or sequences_dir / "found"))
 
+    check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
