@@ -22,6 +22,7 @@ import shutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from bench.conform.report import (
     conformance_markdown,
@@ -29,13 +30,14 @@ from bench.conform.report import (
     make_record,
     port_module,
     read_record,
+    record_path,
+    record_text,
     unexplained,
-    write_record,
 )
 from bench.conform.runner import DRIVERS, ConformResult, Driver, run_conformance
 from bench.discovery import Broken, load_file
 from bench.errors import UnusableInput
-from bench.files import write_atomically
+from bench.files import write_all_or_nothing
 from bench.model import Sequence
 from bench.predicate import Predicate
 
@@ -190,15 +192,17 @@ def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequen
     run did not touch), then ``conformance.md`` rebuilt from every record. Returns the Markdown's path."""
     chosen = {s.id for s in seqs}
     keep = [s.id for s in catalogue if s.id not in chosen]
+    records: dict[str, dict[str, Any] | None] = {n: read_record(report_dir, n) for n in drivers}
+    files: dict[Path, str] = {}
     for run in runs:
-        previous = read_record(report_dir, run.driver.name)
-        write_record(report_dir, make_record(run.driver, run.results, run.not_run, previous, keep))
-    records = {n: read_record(report_dir, n) for n in drivers}
-    md = conformance_markdown([s.id for s in catalogue], list(drivers.values()), records,
-                              {n: dict(p.explained) for n, p in ports.items()},
-                              {n: f"not installed: {why}" for n, why in why_not.items()})
+        record = make_record(run.driver, run.results, run.not_run, records.get(run.driver.name), keep)
+        records[run.driver.name] = record
+        files[record_path(report_dir, run.driver.name)] = record_text(record)
     out = report_dir / "conformance.md"
-    write_atomically(out, md)
+    files[out] = conformance_markdown([s.id for s in catalogue], list(drivers.values()), records,
+                                      {n: dict(p.explained) for n, p in ports.items()},
+                                      {n: f"not installed: {why}" for n, why in why_not.items()})
+    write_all_or_nothing(files)  # the records and the Markdown, all or none
     return out
 
 

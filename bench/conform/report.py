@@ -84,10 +84,14 @@ def read_record(folder: Path, driver: str) -> dict[str, Any] | None:
     return data if isinstance(data, dict) and data.get("version") == RECORD_VERSION else None
 
 
+def record_text(record: Mapping[str, Any]) -> str:
+    """A record as its file's text (sorted keys: the same record, the same bytes)."""
+    return json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
 def write_record(folder: Path, record: Mapping[str, Any]) -> Path:
     path = record_path(folder, str(record["driver"]))
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write_atomically(path, json.dumps(record, indent=1, sort_keys=True, ensure_ascii=False) + "\n")
+    write_atomically(path, record_text(record))
     return path
 
 

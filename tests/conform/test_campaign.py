@@ -194,3 +194,12 @@ def test_conform_that_runs_and_matches_exits_0(tmp_path: Path, monkeypatch: pyte
     assert result.exit_code == 0, result.output
     assert "py: 1 sequence(s) run, 0 not run, 0 differ from the port, 0 of them explained; 0 unexplained" \
         in result.stdout
+
+
+def test_conform_writes_its_records_and_report_all_or_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path)
+    (project / "reports" / "conformance.md").mkdir(parents=True)  # a folder where the report should go
+    result = _conform(project, monkeypatch, {"py": PY}, "py", "--python", sys.executable)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and str(project / "reports" / "conformance.md") in result.stderr
+    assert not (project / "reports" / "conformance" / "py.json").exists(), "no record without its report"
