@@ -1,7 +1,7 @@
 """Options shared by the subcommands (declared once, here), and loading what they point at.
 
-Each option is a decorator; :func:`folder_options` is the set that ``run``, ``show``, ``accept``
-and ``list`` take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the command
+Each option is a decorator; :func:`folder_options` is the set that ``run``, ``show`` and ``accept``
+take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the command
 under that per-decision time limit (:mod:`bench.contain`); the user's Ctrl-C ends it with one
 line and exit 2, like pytest's "interrupted".
 
@@ -81,10 +81,10 @@ def decision_timeout_option(fn: F) -> F:
 
 
 def folder_options(fn: F) -> F:
-    """--sequences, --predicates, --expected, --reports, --safety-cap, --no-entry-points and
-    --decision-timeout (which runs the command under the time limit)."""
-    for opt in (decision_timeout_option, no_entry_points_option, safety_cap_option, reports_option,
-                expected_option, predicates_option, sequences_option):
+    """--sequences, --predicates, --expected, --safety-cap, --no-entry-points and --decision-timeout
+    (which runs the command under the time limit): what run, show and accept take (run adds --reports)."""
+    for opt in (decision_timeout_option, no_entry_points_option, safety_cap_option, expected_option,
+                predicates_option, sequences_option):
         fn = opt(fn)
     return fn
 

@@ -41,7 +41,7 @@ from bench.runner import cells as replay_cells
 @click.option("--prune", is_flag=True,
               help="Remove expectations whose sequence is no longer in the catalogue.")
 def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
-               reports_dir: Path, safety_cap: int, no_entry_points: bool, only_sequences: tuple[str, ...],
+               safety_cap: int, no_entry_points: bool, only_sequences: tuple[str, ...],
                replace: bool, basis: Basis | None, derived: str | None, replace_header: bool,
                prune: bool) -> None:
     """Write the current cells of PREDICATES as reviewed expectations.

@@ -16,6 +16,7 @@ from bench.cli._common import (
     load_inputs,
     only_predicates_option,
     quiet_option,
+    reports_option,
     verbose_option,
 )
 from bench.report import json_line, write_reports
@@ -25,6 +26,7 @@ from bench.summary import summarise
 
 @click.command("run")
 @folder_options
+@reports_option
 @click.option("--json", "as_json", is_flag=True,
               help="Also print one JSON object per cell on stdout (messages go to stderr).")
 @only_predicates_option

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_inputs
+from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_expected, load_inputs
 from bench.discovery import Broken
-from bench.golden import ExpectedCell, cell_data, compare, expected_of, load_golden, shown_value
+from bench.golden import ExpectedCell, cell_data, compare, expected_of, shown_value
 from bench.model import Cell, Requirement, Turn
 from bench.predicate import Predicate
 from bench.report import label
@@ -121,7 +121,7 @@ def golden_lines(cell: Cell, exp: ExpectedCell | None, golden_path: Path) -> lis
 @click.argument("sequence")
 @folder_options
 @click.option("--predicate", "-p", "only", multiple=True, help="Only this predicate (repeatable).")
-def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_dir: Path, reports_dir: Path,
+def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
              safety_cap: int, no_entry_points: bool, only: tuple[str, ...]) -> None:
     """Step through SEQUENCE (its id, the file's stem): each turn, then each predicate's
     decisions with their rules (cited in full), the cell, and how it compares with its
@@ -131,7 +131,7 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
     if seq is None:
         click.echo(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    golden = load_golden(expected_dir)
+    golden = load_expected(expected_dir)
     width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
     echo: Callable[[str], None] = click.echo
     echo(f"{seq.id}: {seq.title}")
