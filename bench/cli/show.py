@@ -20,7 +20,7 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_expected, load_inputs
+from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_expected, load_inputs, only_predicates_option
 from bench.discovery import Broken
 from bench.golden import ExpectedCell, cell_data, compare, expected_of, shown_value
 from bench.model import Cell, Requirement, Turn
@@ -120,7 +120,7 @@ def golden_lines(cell: Cell, exp: ExpectedCell | None, golden_path: Path) -> lis
 @click.command("show")
 @click.argument("sequence")
 @folder_options
-@click.option("--predicate", "-p", "only", multiple=True, help="Only this predicate (repeatable).")
+@only_predicates_option
 def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
              safety_cap: int, no_entry_points: bool, only: tuple[str, ...]) -> None:
     """Step through SEQUENCE (its id, the file's stem): each turn, then each predicate's
