@@ -8,7 +8,9 @@ through every predicate, printing:
   turns in a bare loop that only keeps the state a predicate reads (goal: at most 2), and the
   same ratio with the requirement judging that ``stopbench run`` adds on top;
 * peak traced memory while cells are streamed to a JSON-lines file, for N and 4N sequences
-  (goal: the same, since nothing but the current cell is held).
+  (goal: the same, since nothing but the current cell is held);
+* first, the loading figures of :mod:`bench.perf_load`: a 100,000-turn sequence file's load
+  time and peak memory, and the time to refuse a YAML alias bomb.
 
 Each timing is the median of several rounds in one process; the machines are shared and noisy,
 so compare ratios from one run rather than absolute figures across runs.
@@ -29,6 +31,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
+from bench import perf_load
 from bench.discovery import discover
 from bench.model import Requirement, Sequence, ToolCall, Turn, Usage
 from bench.predicate import Predicate, State
@@ -150,10 +153,16 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-turns", type=int, default=300, help="turns per sequence at most (default 300)")
     parser.add_argument("--rounds", type=int, default=5, help="timing rounds per predicate; the median is shown")
     parser.add_argument("--predicates", type=Path, default=Path("predicates"))
+    parser.add_argument("--load-turns", type=int, default=100_000,
+                        help="turns of the generated sequence file whose loading is measured (default 100000)")
+    parser.add_argument("--load-only", action="store_true", help="only the loading figures, no replay")
     args = parser.parse_args(argv)
 
-    preds = [p for p in discover(args.predicates, entry_points_too=False) if isinstance(p, Predicate)]
     seqs = generate(args.sequences, args.max_turns)
+    perf_load.report(args.load_turns, seqs)
+    if args.load_only:
+        return
+    preds = [p for p in discover(args.predicates, entry_points_too=False) if isinstance(p, Predicate)]
     n_turns = sum(len(s.turns) for s in seqs)
     print(f"catalogue: {len(seqs)} generated sequences, {n_turns} turns "
           f"(longest {max(len(s.turns) for s in seqs)}); {len(preds)} predicates; median of {args.rounds} rounds")
