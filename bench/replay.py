@@ -66,7 +66,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     run: tuple[int, ...]
     failed: tuple[int, ...]
 
-    WATCH.steps = steps  # the time limit's watchdog sees this list grow, one step per decision
+    outer_steps, WATCH.steps = WATCH.steps, steps  # the time limit's watchdog sees this list grow
     try:
         while True:
             if step >= safety_cap:
@@ -153,7 +153,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     except DecisionTimeout as exc:  # between two decisions: still the predicate's step that hung
         outcome, error = "crashed", str(exc)
     finally:
-        WATCH.steps = None
+        WATCH.steps = outer_steps  # None, unless this replay runs inside another one's decide
 
     stopped = outcome == "stopped" and decision is not None
     return Cell(
