@@ -99,3 +99,13 @@ def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)
     return mask
+
+
+def test_accept_into_a_folder_that_is_a_file_is_one_line_and_exit_2(project: Path) -> None:
+    (project / "taken").write_text("a file\n", encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "bench", "accept", "seed000_fixed", "--no-entry-points",
+                           "--basis", "rule", "--derived", "a header", "--expected", "taken/expected"],
+                          cwd=project, capture_output=True, timeout=120, check=False)
+    stderr = proc.stderr.decode("utf-8", "replace")
+    assert proc.returncode == 2
+    assert_one_clean_line(stderr, "taken: is a file, not a folder (cannot write taken/expected/seed000_fixed.yaml)")

@@ -56,3 +56,23 @@ def test_imported_text_with_nel_ls_ps_or_cr_reads_back_unchanged() -> None:
 
     for text in ("a\x85b", "line\u2028sep", "para\u2029sep", "cr\rlf\nnext", "two\nlines\x85"):
         assert load_yaml(dump({"content": text}))["content"] == text
+
+
+def test_every_catalogue_turn_written_by_the_importer_loads_back_unchanged(tmp_path: Path) -> None:
+    """The importer writes through the same sequence writer as everything else, so no field of a
+    turn (``steer`` among them, which its own writer used to drop) is lost on the way."""
+    from bench.catalogue import load_catalogue, load_sequence
+    from bench.importers import ImportedTurn, ImportResult
+    from bench.importers.sequence import Options, build_sequences, write_all
+    from tests.helpers import ROOT
+
+    catalogue = load_catalogue(ROOT / "sequences")
+    assert any(t.steer for s in catalogue.sequences for t in s.turns), "no catalogue turn has a steer to keep"
+    for seq in catalogue.sequences:
+        result = ImportResult(file=f"{seq.id}.json", format=seq.dialect,
+                              turns=[ImportedTurn(t, seq.dialect) for t in seq.turns])
+        docs = build_sequences(result, seq.id, Options(then=seq.then, split_runs=False))
+        write_all([(tmp_path / f"{seq_id}.yaml", doc) for seq_id, doc in docs])
+        (seq_id, _), = docs
+        back = load_sequence(tmp_path / f"{seq_id}.yaml")
+        assert back.turns == seq.turns, seq.id

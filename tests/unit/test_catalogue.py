@@ -103,3 +103,41 @@ def test_the_same_id_in_two_folders_is_an_error(tmp_path: Path) -> None:
     cat = load_catalogue(tmp_path)
     assert len(cat.sequences) == 1
     assert "already used" in cat.problems[0].message
+
+
+
+LONG_HEAD = "title: long\nkind: constructed\ndialect: openai-chat\nsource: test\nturns:\n"
+
+
+def _tool_turns(n: int) -> str:
+    return "".join(f"  - finish: tool_calls\n    tool_calls: [{{id: c{i}, name: grep}}]\n" for i in range(n))
+
+
+def test_a_long_file_loads_every_turn(tmp_path: Path) -> None:
+    s = load_sequence(write(tmp_path, "long.yaml", LONG_HEAD + _tool_turns(3000) + "  - finish: stop\n"))
+    assert len(s.turns) == 3001
+    assert s.turns[2999].tool_calls[0].id == "c2999" and s.turns[-1].finish == "stop"
+
+
+def test_a_problem_deep_in_a_long_file_names_its_turn_and_counts_the_others(tmp_path: Path) -> None:
+    body = _tool_turns(3000).replace("id: c2500,", "id: 7,").replace("id: c2990,", "id: 8,")
+    msg = error_of(tmp_path, LONG_HEAD + body)
+    assert msg == "turns[2500].tool_calls[0].id: Input should be a valid string, got 7 (and 1 more problem)"
+
+
+def test_a_schema_problem_comes_before_a_finish_that_contradicts_its_raw_string(tmp_path: Path) -> None:
+    text = (LONG_HEAD + "  - finish: stop\n    finish_raw: length\n" + _tool_turns(3)
+            + "  - finish: done\n")
+    assert error_of(tmp_path, text).startswith("turns[4].finish: expected one of 'stop'")
+    assert error_of(tmp_path, LONG_HEAD + "  - finish: stop\n    finish_raw: length\n").startswith(
+        "turns[0].finish_raw: 'length' maps to 'length'")
+
+
+def test_an_unhashable_key_is_one_line_with_line_and_column(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, GOOD + "? [a, b]\n: 1\n")
+    assert msg == "not valid YAML: line 8, column 3: a mapping key must be a plain value, not a list"
+
+
+def test_an_alias_is_refused(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, GOOD.replace("content: hi", "content: &x hi\n  - finish: stop\n    content: *x"))
+    assert msg == "not valid YAML: line 9, column 14: alias *x: aliases are not allowed here (write the value out)"
