@@ -14,6 +14,7 @@ program is replaced by code the caller runs between entering and :meth:`Served.c
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -67,8 +68,9 @@ class Served:
         return self.server.url
 
     def env(self, result: Path | None = None) -> dict[str, str]:
-        """The variables ``stopbench check`` gives a program (for a subprocess the test starts)."""
-        return program_env(self.sequence, self.url, result or Path("/dev/null"), base={})
+        """This process's environment plus the variables ``stopbench check`` gives a program, for a
+        loop the test starts as a subprocess (`result`: where it may write its result file)."""
+        return program_env(self.sequence, self.url, result or Path(os.devnull))
 
     def observed(self) -> list[Observed]:
         return self.session.observed()

@@ -128,6 +128,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     if fuzz_n is not None:
         if len(loops) != 1:
             raise click.UsageError("--fuzz runs one command")
+        if ids or tags:
+            raise click.UsageError("--fuzz generates its sequences: -s and --tag do not apply (--dialect does)")
         sys.exit(fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
                            safety_cap=safety_cap, shrink_time=shrink_time,
                            save_dir=save_dir or sequences_dir / "found"))

@@ -127,3 +127,22 @@ def test_x(stopbench_sequence):
     assert result.ret == pytest.ExitCode.INTERRUPTED  # a collection error
     out = result.stdout.str()
     assert f"stopbench_catalogue: no sequence no-such in {catalogue}" in out and "Traceback" not in out
+
+
+def test_a_loop_started_as_a_subprocess_gets_the_check_variables_from_env(pytester: pytest.Pytester,
+                                                                         catalogue: Path) -> None:
+    ini(pytester, catalogue)
+    pytester.makepyfile(test_sub=f'''
+import json, subprocess, sys
+import pytest
+
+@pytest.mark.stopbench_catalogue(ids=["answer-once"])
+def test_sub(stopbench_live, tmp_path):
+    out = tmp_path / "result.json"
+    subprocess.run([sys.executable, {str(ROOT / "tests/check/programs/fake_loop.py")!r}, "answer"],
+                   env=stopbench_live.env(out), check=True)
+    result = json.loads(out.read_text())
+    cell = stopbench_live.assert_meets_requirements(ok=result["ok"], reason=result["reason"])
+    assert (cell.outcome, cell.reason, cell.n_steps) == ("stopped", "answered", 1)
+''')
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
