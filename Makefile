@@ -34,6 +34,12 @@ perf: $(STAMP)
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q tests/properties
 
+## make mutate: the mutation check (every port's mutants against the golden files); prints caught/made and
+## survivors, fails on a survivor bench/mutate.py's NOTES does not explain
+.PHONY: mutate
+mutate: $(STAMP)
+	$(BIN)/python -m bench.mutate
+
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
 

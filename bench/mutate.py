@@ -7,12 +7,12 @@ condition negated (``if``, ``while``, a conditional expression, a comprehension 
 returned decision swapped (a stop's ``ok`` inverted; continue, resend and remind exchanged). Each
 mutant replays the shipped catalogue and is compared with the shipped golden files
 (:func:`bench.golden.compare`): it is *caught* when at least one reviewed cell no longer matches. A
-mutant that survives is either equivalent (listed in :data:`EQUIVALENT` with the reason) or a rule
-the catalogue does not pin down (a coverage gap: a sequence is missing).
+mutant that survives is either equivalent or a rule the catalogue does not pin down (a coverage gap);
+:data:`NOTES` says which, line by line, and why.
 
 ``python -m bench.mutate`` (``make mutate``) prints, per port, mutants caught out of made, each
 survivor as ``file:line``, its change and the line, and the time taken. It exits 1 when a mutant
-survives that :data:`EQUIVALENT` does not explain, so CI can run it.
+survives that :data:`NOTES` does not explain, so CI can run it.
 """
 
 from __future__ import annotations
@@ -56,10 +56,164 @@ _OP_TEXT: dict[type[ast.cmpop], str] = {
 }
 _DECISIONS = ("Continue", "Resend", "Remind", "Stop")
 
-EQUIVALENT: dict[tuple[str, str, str], str] = {}
-"""Surviving mutants that change nothing a replay can observe, keyed by (port, the source line,
-stripped, the change as printed), with the reason. Keyed by text, not line number, so that edits
-elsewhere in a file do not invalidate the list."""
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Why mutants of one source line survive: `equivalent` (no replay can tell the mutant from
+    the port) or a coverage gap (a replay could, but no sequence does; `why` says why none is added).
+
+    `line` is a piece of the source line, `changes` the changes it explains as :func:`mutants`
+    prints them (empty: every change on that line), `next` a piece of the line after it (to tell
+    identical lines apart). Keyed by text, not line number, so that edits
+    elsewhere in a file do not invalidate the list.
+    """
+
+    port: str
+    line: str
+    why: str
+    changes: tuple[str, ...] = ()
+    equivalent: bool = True
+    next: str = ""
+
+    def explains(self, mutant: Mutant) -> bool:
+        return (mutant.port == self.port and self.line in mutant.line_text
+                and (not self.changes or mutant.change in self.changes) and self.next in mutant.next_text)
+
+
+_499 = ("only HTTP status 499 tells the mutant apart; no provider API returns 499 (nginx's "
+        "client-closed-request code), so no sequence carries it")
+_BEFORE_STOP = "a reset just before the loop stops: nothing reads the memo after a stop"
+_DEFAULT_BELOW = ("the default is read only before the key is first set, and -1, 0 and 1 all pass "
+                  "the first test (< 2)")
+_RESET_AFTER_SUCCESS = ("a counter reset after a good response: only a second burst of the same "
+                        "failure later in one run, reaching the budget, tells it apart; no sequence has one")
+
+NOTES: tuple[Note, ...] = (
+    # every port with an HTTP status test
+    *(Note(port, line, _499, ("500 -> 499",), equivalent=False) for port, line in (
+        ("codex", "err.status >= 500:"), ("codex", "400 <= err.status < 500 and err.status != 408"),
+        ("corecoder", "return s in (408, 409, 429) or s >= 500"), ("corecoder", "status == 429 or status >= 500"),
+        ("learn_claude_code_s01", "err.status >= 500"), ("learn_claude_code_s01_openai", "err.status >= 500"),
+        ("openai_agents", "err.status >= 500"), ("opencode", "status in (408, 409, 429) or status >= 500"),
+        ("reference", "err.status >= 500"), ("hermes", "status is None or status == 400 or status >= 500"),
+        ("hermes", "(400 <= status < 500 and status not in (402, 408, 429))"),
+        ("hermes", "status in (500, 502) and any(p in msg for p in _VALIDATION)"))),
+    Note("codex", "400 <= err.status < 500 and err.status != 408",
+         "status 500 is taken by the >= 500 test on the line before and never reaches this one",
+         ("< -> <=", "500 -> 501")),
+    Note("codex", "400 <= err.status < 500 and err.status != 408", "there is no HTTP status 399", ("400 -> 399",)),
+    Note("hermes", "(400 <= status < 500 and status not in (402, 408, 429))", "there is no HTTP status 399",
+         ("400 -> 399",)),
+    # corecoder
+    Note("corecoder", "status = err.status or 0",
+         "only an error without a status gets the fallback, and 0, 1 and -1 fail every later status "
+         "test alike (== 400, == 429, >= 500)"),
+    Note("corecoder", "s = err.status or 0",
+         "only an error without a status gets the fallback, and 0, 1 and -1 fail `in (408, 409, 429)` "
+         "and `>= 500` alike"),
+    Note("corecoder", 'memo.get("sdk", 0) < SDK_RETRIES', _DEFAULT_BELOW),
+    Note("corecoder", 'memo.get("attempt", 0) < CALL_ATTEMPTS - 1', _DEFAULT_BELOW),
+    Note("corecoder", "memo.update(phase=1, attempt=0)",
+         "any non-zero phase means the fallback was used: only `phase == 0` is tested", ("1 -> 2",)),
+    Note("corecoder", "memo.update(phase=1, attempt=0)",
+         "the call retries left after the 400 fallback: only a retryable error right after a 400 tells "
+         "it apart; no sequence has one", ("0 -> 1", "0 -> -1"), equivalent=False),
+    Note("corecoder", 'if status == 400 and memo.get("phase", 0) == 0:',
+         "the default matters only for a 400 before any good response; no sequence starts with a 400",
+         ("0 -> 1", "0 -> -1"), equivalent=False),
+    Note("corecoder", "memo.update(sdk=0, attempt=0, phase=0)", _BEFORE_STOP, next="return Stop("),
+    Note("corecoder", "memo.update(sdk=0, attempt=0, phase=0)", _RESET_AFTER_SUCCESS, equivalent=False,
+         next="if not turn.tool_calls:"),
+    # learn-claude-code, openai-agents: the SDK retry counter
+    *(Note(port, 'memo["sdk"] = 0', _BEFORE_STOP, next="return Stop(")
+      for port in ("learn_claude_code_s01", "learn_claude_code_s01_openai", "openai_agents")),
+    *(Note(port, 'memo.get("sdk", 0) < SDK_RETRIES', _DEFAULT_BELOW)
+      for port in ("learn_claude_code_s01", "learn_claude_code_s01_openai", "openai_agents")),
+    Note("openai_agents", 'raw.split("/", 1)[0]',
+         "no raw finish string has a second slash, so maxsplit 1 and 2 give the same first part"),
+    Note("openai_agents", "run=ALL if not failed and len(fresh) == len(turn.tool_calls) else",
+         "`ALL` and the tuple of every call's index select the same calls"),
+    Note("openai_agents", 'raw == "failed" or (err is not None and raw != "completed")',
+         "a Responses turn carrying an error without a status (a stream error event) reaches this "
+         "test; no sequence has one", equivalent=False),
+    # opencode
+    Note("opencode", 'return "tool-calls" if has_calls else "other"',
+         "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence "
+         "has one", equivalent=False),
+    Note("opencode", 'return Remind("compaction-summary"',
+         "a compaction whose summary request succeeds: every overflow sequence overflows again",
+         equivalent=False),
+    Note("opencode", 'if status == 413 or error_type == "context_length_exceeded":',
+         "no sequence answers HTTP 413", equivalent=False),
+    Note("opencode", "return status in (408, 409, 429) or status >= 500 or _matches(message)",
+         "the catalogue's 408, 409 and 429 messages also match OpenCode's retryable-message patterns, "
+         "so the status list is redundant for them", ("408 -> 409", "408 -> 407", "409 -> 410", "409 -> 408",
+                                                      "429 -> 430", "429 -> 428"), equivalent=False),
+    Note("opencode", 'is_retryable("", 500), "responses-failed"', "501 is as retryable as 500 (>= 500)"),
+    # pi
+    Note("pi", 'return Remind("truncated-calls", steer, failed=ALL)',
+         "a length turn with calls that also carries a steer; no sequence has one", equivalent=False),
+    # reference
+    Note("reference", 'memo["reminders"] = memo.get("reminders", 0) + 1',
+         "the default is read only before the first reset of the count (every tool round resets it): "
+         "only a run that spends its reminders before any tool round tells it apart; none does",
+         equivalent=False),
+    Note("reference", 'memo["same"] = memo.get("same", 0) + 1 if memo.get("signature") == signature else 1',
+         "the default is read only when this call set equals the previous one, and by then the count "
+         "has been set"),
+    # opencode's retry counter
+    Note("opencode", 'memo["retries"] = 0', _BEFORE_STOP, next="return Stop("),
+    Note("opencode", 'memo["retries"] = 0', "the retry count reset by a context overflow: only retryable "
+         "errors after a compaction tell it apart; no sequence has them", equivalent=False,
+         next='memo["compacting"] = True'),
+    Note("opencode", 'memo["retries"] = 0', _RESET_AFTER_SUCCESS, equivalent=False),
+    # hermes
+    *(Note("hermes", line, _BEFORE_STOP, next="return Stop(") for line in (
+        'm["codex_inc"] = 0', 'm["inv_json"] = 0', 'm["inv_tool"] = 0')),
+    *(Note("hermes", line, _BEFORE_STOP, next=nxt) for line, nxt in (
+        ('m["empty"] = 0', "return Stop("), ('m["ack"] = 0', 'm["length"] = 0'),
+        ('m["length"] = 0', "label = "))),
+    *(Note("hermes", line, "api_mode() is consulted only when State.dialect is not one of the four "
+           "dialects, and the catalogue's sequences always name one")
+      for line in ("if raw is None:", "if raw in _ANTHROPIC_RAWS:", "if raw in _GEMINI_RAWS:",
+                   'if raw in _RESPONSES_STATUS or raw.startswith("incomplete"):')),
+    Note("hermes", "len(text) > 1200", "no intent-ack candidate text is near 1,200 characters",
+         equivalent=False),
+    Note("hermes", "retry=0,", "the outer iteration sets retry to 0 before it is read"),
+    Note("hermes", 'm["summary"] = 2', "only `summary == 1` is tested; any other non-zero value means "
+         "the summary retry was made", ("2 -> 3",)),
+    Note("hermes", 'last5 = (m["last5"] + list(roles))[-5:]',
+         "a tool message exactly five messages back; no sequence places one there", equivalent=False),
+    *(Note("hermes", line, _RESET_AFTER_SUCCESS, equivalent=False) for line in (
+        'm["stream"] = 0', 'm["scratch"] = 0', 'm["trunc_tools"] = 0', 'm["retry"] = 0  # the outer loop',
+        "inv_json=0, inv_tool=0, codex_inc=0, scratch=0, ack=0")),
+    *(Note("hermes", line, _RESET_AFTER_SUCCESS, equivalent=False) for line in (
+        'm["codex_inc"] = 0', 'm["inv_tool"] = 0', 'm["inv_json"] = 0', 'm["prefill"] = 0', 'm["empty"] = 0')),
+    *(Note("hermes", line, "the invalid-tool budget (3 blank-name turns in a row): chat-tool-call-blank-name "
+           "has one such turn, and its other ports' cells wait for their ports to model unknown names",
+           equivalent=False) for line in (
+        'm["inv_tool"] += 1', 'if m["inv_tool"] >= 3:', 'return Stop("invalid_tool_call"')),
+    Note("hermes", "if not all_hk:", "a housekeeping-only tool turn with text, then a substantive tool turn, "
+         "then an empty reply; no sequence has that order", equivalent=False),
+    Note("hermes", 'if m["prefill_tail"]:', "a thinking prefill followed by a tool turn and then an empty "
+         "reply; no sequence has that order", equivalent=False),
+    Note("hermes", 'if (not structured or m["prefill"] >= 2) and m["empty"] < 3:',
+         "with reasoning and fewer than 2 prefills the prefill branch above returns first, so `>= 1` "
+         "and `>= 2` agree wherever this line is reached", ("2 -> 1",)),
+    Note("hermes", "if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):",
+         "no sequence answers HTTP 413 or an overflow message with a 5xx status", equivalent=False),
+    Note("hermes", "(400 <= status < 500 and status not in (402, 408, 429))",
+         "no sequence answers 401, 402 or 403", ("402 -> 403", "402 -> 401"), equivalent=False),
+    Note("hermes", "status in (500, 502) and any(p in msg for p in _VALIDATION)",
+         "no 5xx answer names an unknown parameter (the request-validation bodies some proxies send)",
+         equivalent=False),
+    *(Note("hermes", line, "the codex-incomplete path without text is declared unreachable (see the "
+           "predicate); with text both branches remind codex-incomplete-continue and only the message, "
+           "which no golden cell records, differs") for line in (
+        "if has_text:", 'if m["last5"][-1] == "assistant":',
+        'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
+        'return Resend("codex-incomplete-resend")')),
+)
+"""Surviving mutants that are explained: equivalent, or a coverage gap said out loud."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +227,7 @@ class Mutant:
     change: str
     line_text: str
     source: str
-
-    @property
-    def key(self) -> tuple[str, str, str]:
-        """What :data:`EQUIVALENT` is keyed by."""
-        return (self.port, self.line_text, self.change)
+    next_text: str = ""
 
     def where(self) -> str:
         return f"{self.path.parent.name}/{self.path.name}:{self.line}"
@@ -194,7 +344,13 @@ def mutants(port: str, path: Path) -> Iterator[Mutant]:
         ast.fix_missing_locations(fresh)
         yield Mutant(port=port, path=path, line=line, kind=site.kind, change=change,
                      line_text=lines[line - 1].strip() if 0 < line <= len(lines) else "",
-                     source=ast.unparse(fresh))
+                     source=ast.unparse(fresh),
+                     next_text=lines[line].strip() if 0 < line < len(lines) else "")
+
+
+def explain(mutant: Mutant) -> Note | None:
+    """The note that explains why `mutant` survives, if any."""
+    return next((n for n in NOTES if n.explains(mutant)), None)
 
 
 # ---------------------------------------------------------------- checking mutants
@@ -298,10 +454,17 @@ def main(argv: list[str] | None = None) -> int:
             if v.caught:
                 continue
             m = v.mutant
-            why = EQUIVALENT.get(m.key)
-            unexplained += why is None
-            label = f"equivalent: {why}" if why else "SURVIVED"
+            note = explain(m)
+            unexplained += note is None
+            label = "SURVIVED" if note is None else ("equivalent" if note.equivalent else "gap")
             print(f"  {label}: {m.where()} [{m.kind}] {m.change}: {_short(m.line_text, 90)}")
+            if note is not None:
+                print(f"      {note.why}")
+    if not args.port:
+        survivors = [v.mutant for vs in by_port.values() for v in vs if not v.caught]
+        for note in NOTES:
+            if not any(note.explains(m) for m in survivors):
+                print(f"note explains no survivor any more (remove it): {note.port}: {note.line}")
     total = sum(len(v) for v in by_port.values())
     caught = sum(v.caught for vs in by_port.values() for v in vs)
     print(f"total: {caught}/{total} mutants caught, {unexplained} unexplained survivor(s), "
