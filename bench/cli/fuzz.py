@@ -21,7 +21,7 @@ from bench.cli._common import (
     sequences_option,
 )
 from bench.discovery import discover
-from bench.files import write_atomically
+from bench.files import write_all_or_nothing
 
 
 @click.command("fuzz")
@@ -78,11 +78,11 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
 
     run = fuzz.fuzz(preds, props=props, max_examples=max_examples, seed=seed, safety_cap=safety_cap,
                     decision_timeout=None, progress=lambda msg: click.echo(f"fuzzing {msg}", err=True))
-    if save:
-        for path in fuzz.save(run, sequences_dir / "found"):
-            click.echo(f"saved {path}", err=True)
+    found = fuzz.found_files(run, sequences_dir / "found") if save else {}
     out = reports_dir / "fuzz-findings.md"
-    write_atomically(out, fuzz.report(run))
+    write_all_or_nothing({**found, out: fuzz.report(run)})  # the finds and the report, all or none
+    for path in found:
+        click.echo(f"saved {path}", err=True)
     click.echo(f"wrote {out}", err=True)
 
     for b in run.broken:

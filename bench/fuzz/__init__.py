@@ -26,7 +26,7 @@ from bench.fuzz._properties import (
     failures,
     properties,
 )
-from bench.fuzz._report import found_sequence, report, save, short_hash
+from bench.fuzz._report import found_files, found_sequence, report, save, short_hash
 from bench.fuzz._shrink import Finding, FuzzRun, counterexample_sequence, fuzz, fuzz_settings, shrink
 from bench.fuzz._trace import Trace, trace
 
@@ -44,6 +44,7 @@ __all__ = [
     "counterexample_sequence",
     "examples",
     "failures",
+    "found_files",
     "found_sequence",
     "fuzz",
     "fuzz_settings",

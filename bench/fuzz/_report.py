@@ -7,10 +7,11 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
+from bench.files import write_all_or_nothing
 from bench.fuzz._properties import PROPERTIES, REFERENCE
 from bench.fuzz._shrink import Finding, FuzzRun
 from bench.model import Requirement, Sequence
-from bench.sequence_io import dump_sequence, sequence_to_yaml
+from bench.sequence_io import sequence_to_yaml
 
 
 def short_hash(seq: Sequence) -> str:
@@ -33,17 +34,25 @@ def found_sequence(finding: Finding, seed: int) -> Sequence | None:
                    path="")
 
 
-def save(run: FuzzRun, folder: Path) -> list[Path]:
-    """Write each finding as ``folder/found-<predicate>-<property>-<hash>.yaml``; return the paths."""
-    written: list[Path] = []
+def found_files(run: FuzzRun, folder: Path) -> dict[Path, str]:
+    """Each finding as the text of ``folder/found-<predicate>-<property>-<hash>.yaml``, by path;
+    each finding of `run` is marked as saved there (the report says where)."""
+    files: dict[Path, str] = {}
     for key, finding in sorted(run.results.items()):
         seq = found_sequence(finding, run.seed) if finding is not None else None
         if finding is None or seq is None:
             continue
-        path = dump_sequence(seq, folder / f"{seq.id}.yaml")
+        path = folder / f"{seq.id}.yaml"
         run.results[key] = replace(finding, saved=str(path))
-        written.append(path)
-    return written
+        files[path] = sequence_to_yaml(seq)
+    return files
+
+
+def save(run: FuzzRun, folder: Path) -> list[Path]:
+    """Write every finding's sequence (:func:`found_files`), all or none; return the paths."""
+    files = found_files(run, folder)
+    write_all_or_nothing(files)
+    return list(files)
 
 
 def report(run: FuzzRun) -> str:

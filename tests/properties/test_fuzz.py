@@ -251,3 +251,12 @@ def test_fuzz_a_predicate_that_hangs_breaks_ends_and_the_run_goes_on(tmp_path: P
     assert code == 1, output  # `ends` is meant to hold for every predicate
     assert re.search(r"FAILS spins breaks ends: the replay did not end: no decision after 0\.3 s at step \d", output)
     assert "finding wrong breaks no-false-ok" in output, "the other predicate was still fuzzed"
+
+
+def test_fuzz_save_writes_the_finds_and_the_report_all_or_nothing(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(_project(tmp_path, "wrong"))
+    (tmp_path / "reports" / "fuzz-findings.md").mkdir(parents=True)  # a folder where the report should go
+    code, output = _fuzz("--save")
+    assert code == 2 and "Traceback" not in output and "fuzz-findings.md" in output
+    assert not list((tmp_path / "sequences").rglob("*.yaml")), "no saved find without its report"
