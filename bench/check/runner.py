@@ -41,6 +41,10 @@ DEFAULT_TIMEOUT = 60.0
 _POLL = 0.02
 
 
+class Cancelled(Exception):
+    """The run was cancelled (another worker was interrupted); its program was killed."""
+
+
 @dataclass(frozen=True, slots=True)
 class LiveRun:
     """One sequence served to the program: the judged observed cell and what the program said."""
@@ -83,19 +87,21 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 
 def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
-                env: dict[str, str] | None = None, server: BackgroundServer | None = None) -> LiveRun:
+                env: dict[str, str] | None = None, server: BackgroundServer | None = None,
+                cancel: threading.Event | None = None) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
-    against it, judge the cell.
+    against it, judge the cell. Setting `cancel` kills the program and raises :class:`Cancelled`.
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(Session(sequence)))
-        return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env)
+        return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
+                    cancel=cancel)
 
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
-         safety_cap: int, cwd: Path | None, env: dict[str, str] | None) -> LiveRun:
+         safety_cap: int, cwd: Path | None, env: dict[str, str] | None, cancel: threading.Event | None) -> LiveRun:
     session = srv.session
     run = session.start(sequence)
     started = time.monotonic()
@@ -107,15 +113,21 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
             proc = subprocess.Popen(list(command), cwd=cwd, env=program_env(sequence, srv.url, result_path, env),
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
             ended_by: str | None = None
-            while proc.poll() is None:
-                if run.answered > safety_cap:
-                    ended_by = "cap"
-                elif time.monotonic() - started > timeout:
-                    ended_by = "timeout"
-                if ended_by:
-                    _kill(proc)
-                    break
-                time.sleep(_POLL)
+            try:
+                while proc.poll() is None:
+                    if run.answered > safety_cap:
+                        ended_by = "cap"
+                    elif time.monotonic() - started > timeout:
+                        ended_by = "timeout"
+                    elif cancel is not None and cancel.is_set():
+                        raise Cancelled
+                    if ended_by:
+                        _kill(proc)
+                        break
+                    time.sleep(_POLL)
+            except BaseException:  # Ctrl-C or a cancelled run: the program goes with it
+                _kill(proc)
+                raise
         seconds = time.monotonic() - started
         observed = tuple(session.observed(run))
         stderr = _tail(err_path)
@@ -174,6 +186,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
     if not seqs:
         return []
     local = threading.local()
+    cancel = threading.Event()
     with ExitStack() as stack:
         lock = threading.Lock()
 
@@ -183,7 +196,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(Session(seq)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                              server=srv)
+                              server=srv, cancel=cancel)
             if run.exit_status is None:  # killed: a request it had in flight must not reach the next run
                 srv.stop()
                 local.server = None
@@ -194,4 +207,9 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
         if jobs <= 1:
             return [one(s) for s in seqs]
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
-            return list(pool.map(one, seqs))
+            try:
+                return list(pool.map(one, seqs))
+            except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
+                cancel.set()
+                pool.shutdown(wait=True, cancel_futures=True)
+                raise

@@ -15,6 +15,7 @@ import click
 
 from bench.cli._common import (
     EXIT_BAD_INPUT,
+    EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_OK,
     check_folder,
@@ -170,6 +171,10 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         except OSError as exc:
             click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
+        except KeyboardInterrupt:
+            click.echo(f"interrupted after {done[0]} of {total} run(s): the programs were ended; no verdict, "
+                       "no report written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
     wall = time.monotonic() - started
 
     names = [n for n, _ in loops]

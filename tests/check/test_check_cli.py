@@ -4,8 +4,12 @@ requests, its cell judged; exit 0 clean, 1 a requirement broken or no verdict, 2
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -149,3 +153,25 @@ def test_json_prints_one_object_per_cell_and_the_live_record_reads_back_as_judge
     assert truncated.outcome == "stopped" and truncated.ok is True
     assert [v.requirement for v in truncated.violations] == ["ok: false"]
     assert label(truncated) == "stop:exit 0@1 ok []"
+
+
+def test_ctrl_c_ends_every_running_program_and_exits_2_without_a_report(catalogue: Path, tmp_path: Path) -> None:
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "check", "--sequences", str(catalogue), "--reports",
+                             str(tmp_path / "r"), "-j", "2", "--", *fake("sleep")], cwd=ROOT,
+                            env={**os.environ, "FAKE_PID_DIR": str(pids)}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    started = [int(p.name) for p in pids.iterdir()]
+    assert len(started) == 2
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert "interrupted after 0 of 4 run(s)" in err and "Traceback" not in err
+    assert not (tmp_path / "r").exists()
+    for pid in started:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)

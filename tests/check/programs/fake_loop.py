@@ -44,6 +44,8 @@ elif mode == "forever":
     while True:
         ask()
 elif mode == "sleep":
+    if os.environ.get("FAKE_PID_DIR"):  # so a test can see that the program was ended
+        open(os.path.join(os.environ["FAKE_PID_DIR"], str(os.getpid())), "w").close()
     time.sleep(600)
 elif mode == "bad":
     result({"ok": "yes", "reason": "?"})
