@@ -21,7 +21,6 @@ import argparse
 import ast
 import copy
 import shutil
-import signal
 import sys
 import tempfile
 import time
@@ -29,10 +28,10 @@ from collections.abc import Callable, Iterator
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 from typing import Literal
 
 from bench.catalogue import load_catalogue
+from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.discovery import load_file
 from bench.golden import Golden, compare, load_golden
 from bench.model import Sequence
@@ -44,9 +43,6 @@ KINDS: tuple[Kind, ...] = ("constant", "comparison", "negation", "decision")
 
 REFERENCE = "reference"
 """The reference loop is ours (source "constructed") but its golden cells guard its rules too."""
-
-MUTANT_TIMEOUT = 20.0
-"""Seconds one mutant may take over the whole catalogue; a mutant that hangs counts as caught."""
 
 _FLIP: dict[type[ast.cmpop], type[ast.cmpop]] = {
     ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
@@ -356,34 +352,25 @@ def explain(mutant: Mutant) -> Note | None:
 # ---------------------------------------------------------------- checking mutants
 
 
-class _Hang(Exception):
-    pass
-
-
-def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    raise _Hang
-
-
 def check(mutant: Mutant, sequences: Seq[Sequence], golden: Golden, workdir: Path,
-          timeout: float = MUTANT_TIMEOUT) -> Verdict:
+          timeout: float = DEFAULT_DECISION_TIMEOUT) -> Verdict:
     """Load the mutant from `workdir`, replay every sequence with a reviewed cell, stop at the
-    first cell that no longer matches its golden cell."""
+    first cell that no longer matches its golden cell. A decision (or the import) that takes more
+    than `timeout` seconds crashes its cell (:mod:`bench.contain`), which is a difference too."""
     target = workdir / f"{mutant.port}.py"
     target.write_text(mutant.source, encoding="utf-8")
     module = f"stopbench_predicates.{mutant.port}"
     saved = sys.modules.get(module)
-    try:
-        loaded = load_file(target)
-    finally:
-        if saved is not None:
-            sys.modules[module] = saved
-        else:
-            sys.modules.pop(module, None)
-    if not isinstance(loaded, Predicate):
-        return Verdict(mutant, True, f"does not load: {loaded.error}")
-    old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
-    try:
+    with decision_time_limit(timeout):
+        try:
+            loaded = load_file(target)
+        finally:
+            if saved is not None:
+                sys.modules[module] = saved
+            else:
+                sys.modules.pop(module, None)
+        if not isinstance(loaded, Predicate):
+            return Verdict(mutant, True, f"does not load: {loaded.error}")
         for seq in sequences:
             exp = golden.expectation(mutant.port, seq.id)
             if exp is None:
@@ -391,11 +378,6 @@ def check(mutant: Mutant, sequences: Seq[Sequence], golden: Golden, workdir: Pat
             diff = compare(replay(seq, loaded, judged=False), exp)
             if diff is not None:
                 return Verdict(mutant, True, f"{seq.id}: {diff.what}")
-    except _Hang:
-        return Verdict(mutant, True, f"no result within {timeout:g} s")
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
     return Verdict(mutant, False, "every reviewed cell still matches")
 
 

@@ -105,3 +105,15 @@ def test_an_unchanged_port_is_not_caught(shipped: tuple[list[Sequence], object, 
     same = Mutant(port="hermes", path=path, line=0, kind="constant", change="none", line_text="",
                   source=path.read_text(encoding="utf-8"))
     assert not check(same, sequences, golden, tmp_path).caught  # type: ignore[arg-type]
+
+
+def test_a_mutant_that_hangs_is_caught_not_waited_for(
+        shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]], tmp_path: Path) -> None:
+    sequences, golden, _ = shipped
+    path = ROOT / "predicates" / "pi.py"
+    source = path.read_text(encoding="utf-8").replace(
+        "    steer = turn.steer\n", "    steer = turn.steer\n    while True:\n        pass\n", 1)
+    assert "while True" in source
+    hang = Mutant(port="pi", path=path, line=0, kind="negation", change="hang", line_text="", source=source)
+    verdict = check(hang, sequences, golden, tmp_path, timeout=0.5)  # type: ignore[arg-type]
+    assert verdict.caught
