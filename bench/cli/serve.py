@@ -16,7 +16,7 @@ from bench.errors import UnusableInput
 from bench.files import write_atomically
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.render import WIRES
-from bench.serve.server import DEFAULT_HOST, BackgroundServer
+from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
 
 
 @click.command("serve")
@@ -65,6 +65,10 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
                       ok_marker=ok_marker, max_body=max_body, read_timeout=read_timeout,
                       write_timeout=write_timeout)
+    unbindable = bind_problem(host, port)
+    if unbindable is not None:
+        click.echo(f"cannot serve on {host}:{port}: {unbindable}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     srv = BackgroundServer(session, host=host, port=port)
     try:
         srv.start()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 import threading
 import time
 from types import TracebackType
@@ -18,6 +19,26 @@ def config(session: Session, host: str = DEFAULT_HOST, port: int = 0) -> uvicorn
     return uvicorn.Config(create_app(session), host=host, port=port, log_level="warning", lifespan="off",
                           timeout_keep_alive=5, timeout_graceful_shutdown=2, access_log=False,
                           h11_max_incomplete_event_size=64 * 1024)
+
+
+def bind_problem(host: str, port: int) -> str | None:
+    """Why the server could not listen on `host`:`port` (the OS's words), or None. Checked before
+    starting, so that a port in use is one line from the bench rather than uvicorn's log and a
+    thread that exits."""
+    if port == 0:
+        return None
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as exc:
+        return str(exc.strerror or exc)
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            return str(exc.strerror or exc)
+    return None
 
 
 class BackgroundServer:

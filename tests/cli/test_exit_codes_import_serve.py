@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 from click.testing import CliRunner, Result
@@ -53,3 +54,14 @@ def test_serve_refuses_an_observed_file_in_a_missing_folder_before_serving(tmp_p
     result = _invoke("serve", "one-answer", "--sequences", str(tmp_path), "--port", "0", "--observed", str(target))
     assert result.exit_code == 2
     assert result.stderr == f"cannot write {target}: no folder {target.parent}\n"
+
+
+def test_serve_on_a_port_already_taken_exits_2_in_one_line(tmp_path: Path) -> None:
+    (tmp_path / "one-answer.yaml").write_text(SEQ, encoding="utf-8")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = _invoke("serve", "one-answer", "--sequences", str(tmp_path), "--port", str(port))
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert result.stderr == f"cannot serve on 127.0.0.1:{port}: Address already in use\n"
