@@ -175,3 +175,11 @@ def test_ctrl_c_ends_every_running_program_and_exits_2_without_a_report(catalogu
     for pid in started:
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_the_example_python_loop_on_the_openai_client_runs_under_check() -> None:
+    r = check("--no-report", "--sequences", str(ROOT / "sequences"), "-s", "chat-tool-rounds",
+              "-s", "chat-length-text-cut", "--", sys.executable, str(ROOT / "examples" / "openai_loop.py"))
+    assert "| chat-tool-rounds | stop:no_tool_calls@4 ok [read_file,edit_file,run_tests] |" in r.stdout
+    assert "| chat-length-text-cut | stop:no_tool_calls@2 ok [read_file] ⚠ ok: false |" in r.stdout
+    assert r.exit_code == 1

@@ -127,10 +127,12 @@ def test_a_failing_tool_is_an_error_result_and_the_loop_goes_on(api: Api) -> Non
     assert cell.steps[0].tools_failed == ("read_file",) and cell.steps[0].tools_run == ()
 
 
-def test_the_program_form_runs_under_stopbench_check() -> None:
+@pytest.mark.parametrize("sid", ["chat-steer-mid-run", "anthropic-max-tokens-partial-tool-use",
+                                 "responses-end-turn-false"])
+def test_the_program_form_takes_the_predicates_steps_under_stopbench_check(sid: str) -> None:
     from bench.check import run_program
-    seq = CATALOGUE.by_id("chat-length-cut-json-args")
+    seq = CATALOGUE.by_id(sid)
     assert seq is not None
     live = run_program(seq, [sys.executable, "-m", "bench.loops", "reference"], name="reference@live", cwd=ROOT)
-    assert compare_cells(replay(seq, PREDICATE), live.cell) is None
-    assert live.result is not None and live.result.reason == "no_tool_calls"
+    assert compare_cells(replay(seq, PREDICATE), live.cell) is None, live.stderr
+    assert live.result is not None and live.exit_status == (0 if live.result.ok else 1)
