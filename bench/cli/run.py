@@ -19,6 +19,8 @@ from bench.cli._common import (
     reports_option,
     verbose_option,
 )
+from bench.coverage import rule_coverage, summary_lines
+from bench.predicate import Predicate
 from bench.report import json_line, write_reports
 from bench.runner import Result, run
 from bench.summary import summarise
@@ -77,7 +79,11 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
                 click.echo(f"wrote {path}", err=True)
     own = sequences_dir.resolve() != Path("sequences").resolve()
     summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None)
-    # Rule coverage (bench.coverage) belongs to the summary too: add its lines here, before the verdict.
-    for line in summary.lines(verbose=verbose, quiet=quiet):
+    lines = summary.lines(verbose=verbose, quiet=quiet)
+    if not quiet:  # rule coverage (bench.coverage), before the verdict line
+        loaded = [p for p in inputs.predicates if isinstance(p, Predicate)]
+        coverage = rule_coverage(loaded, [r.cell for r in results])
+        lines[-1:-1] = ["rule coverage:", *("  " + c for c in summary_lines(coverage))]
+    for line in lines:
         click.echo(line, err=True)
     sys.exit(summary.exit_status(strict=strict, fail_on_violations=fail_on_violations))

@@ -115,3 +115,19 @@ def test_the_decision_table_report_carries_the_rule_coverage_section(tmp_path: P
     text = (tmp_path / "decision-table.md").read_text(encoding="utf-8")
     assert "## Rule coverage" in text
     assert "| toy | 4 | 2 | `cap` | `filter` |" in text.splitlines()
+
+
+def test_stopbench_run_prints_rule_coverage_before_the_verdict() -> None:
+    from click.testing import CliRunner
+
+    from bench.cli.run import run_cmd
+
+    result = CliRunner().invoke(run_cmd, [
+        "--sequences", str(ROOT / "sequences" / "seed000"), "--predicates", str(ROOT / "predicates"),
+        "--expected", str(ROOT / "expected"), "--no-reports", "--no-entry-points", "-p", "seed000_fixed"])
+    lines = result.output.splitlines()
+    assert "rule coverage:" in lines
+    at = lines.index("rule coverage:")
+    # seed 000's four sequences reach three of the fixed loop's rules: not its cap, not the filter
+    assert lines[at + 1] == "  seed000_fixed 3/5 rules fire; never: cap, content-filter"
+    assert lines[at + 2].startswith("4 cells: ")
