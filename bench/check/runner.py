@@ -128,6 +128,8 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
             except BaseException:  # Ctrl-C or a cancelled run: the program goes with it
                 _kill(proc)
                 raise
+        if ended_by is None and run.answered > safety_cap:
+            ended_by = "cap"  # it went past the cap between two polls and ended by itself: still capped
         seconds = time.monotonic() - started
         observed = tuple(session.observed(run))
         stderr = _tail(err_path)
@@ -136,7 +138,7 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
             result = read_result(result_path) if ended_by is None else None
         except BadResult as exc:
             result, bad = None, str(exc)
-    status = proc.returncode if ended_by is None else None
+    status = proc.returncode if ended_by is None or proc.returncode >= 0 else None
     cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr)
     return LiveRun(sequence, cell.with_violations(judge(sequence, cell)), result, status, observed, seconds, stderr)
 
@@ -151,7 +153,9 @@ def _cell(sequence: Sequence, name: str, observed: list[Observed], result: Progr
                        tools_run=tuple(n for s in kept for n in s.tools_run),
                        tools_failed=tuple(n for s in kept for n in s.tools_failed),
                        reminders=sum(1 for s in kept if s.decision.action == "remind"),
-                       resends=sum(1 for s in kept if s.decision.action == "resend"))
+                       resends=sum(1 for s in kept if s.decision.action == "resend"),
+                       tokens=sum(u.input_tokens + u.output_tokens for s in kept
+                                  if (u := sequence.turns[s.turn].usage) is not None))
     if ended_by == "timeout":
         return _crashed(sequence, name, observed, f"still running after {timeout:g} s; killed")
     if bad is not None:
