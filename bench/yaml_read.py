@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -102,16 +103,36 @@ def parse_yaml(data: str | bytes, *, aliases: bool = False) -> Any:
     for what is refused. An empty document is None."""
     if isinstance(data, bytes):
         _check_utf8(data)
-    loader = LOADER(data)
+    loader = None
     try:
+        loader = LOADER(data)
         with paused_gc():
             return _build(loader, aliases)
     except _Refusal as exc:
         raise YamlError(f"not valid YAML: {where(exc.mark)}: {exc.problem}") from None
+    except (yaml.reader.ReaderError, UnicodeEncodeError) as exc:  # a character offset at best, not a line
+        raise YamlError(f"not valid YAML: {_unprintable(data, exc)}") from None
     except yaml.YAMLError as exc:
         raise YamlError(f"not valid YAML: {yaml_error_line(exc)}") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
+
+
+_UNPRINTABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""A character YAML 1.1 does not allow in a stream (control characters, lone surrogates, U+FFFE/FFFF)."""
+
+
+def _unprintable(data: str | bytes, exc: Exception) -> str:
+    """``line L, column C: ...`` for the first character the reader refused."""
+    text = data.decode("utf-8") if isinstance(data, bytes) else data
+    found = _UNPRINTABLE.search(text)
+    if found is None:
+        return str(exc).splitlines()[0]
+    start = found.start()
+    line = text.count("\n", 0, start) + 1
+    column = start - (text.rfind("\n", 0, start) + 1) + 1
+    return f"line {line}, column {column}: the character U+{ord(found.group()):04X} is not allowed in YAML"
 
 
 @contextlib.contextmanager
@@ -164,6 +185,7 @@ class _Open:
 
 
 _NO_KEY: Any = object()
+_UNSEEN: Any = object()
 
 
 def _build(loader: Any, aliases: bool) -> Any:
@@ -172,8 +194,26 @@ def _build(loader: Any, aliases: bool) -> Any:
     resolve = loader.resolve
     constructors: dict[str, Callable[[Any, ScalarNode], Any]] = loader.yaml_constructors
     bool_values: dict[str, bool] = loader.bool_values
-    plain_tags: dict[str, str] = {}  # plain scalar -> its resolved tag (most repeat: keys, finishes)
-    shared: dict[str, str] = {}  # short plain strings, one object each (keys repeat in every turn)
+    plain: dict[str, Any] = {}  # short plain scalar -> its value, one object each (keys repeat in every turn)
+
+    def scalar(value: str, tag: str, event: Any) -> Any:
+        """The value of a scalar with a known tag; anything but plain data is refused."""
+        if tag == _STR:
+            return value
+        if tag == _NULL:
+            return None
+        if tag == _BOOL:
+            return bool_values[value.lower()]
+        if tag == _INT or tag in _OTHER_SCALARS:
+            try:
+                node = ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
+                return constructors[tag](loader, node)
+            except Exception:  # any failure of PyYAML's constructor is this one problem
+                raise _Refusal(event.start_mark, f"{value!r} is not a valid {_short(tag)}") from None
+        if tag == _MERGE:
+            raise _Refusal(event.start_mark, "merge keys (<<) are not allowed: write the keys out")
+        raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
+
     anchored: dict[str, tuple[Any, int]] = {}  # anchor -> (value, how many values it stands for)
     stack: list[_Open] = []
     size = 0  # values built so far, aliases counted as the values they repeat
@@ -186,37 +226,19 @@ def _build(loader: Any, aliases: bool) -> Any:
     while cls is not ev.StreamEndEvent:
         if cls is ev.ScalarEvent:
             value = event.value
-            tag = event.tag
-            if tag is None or tag == "!":
-                if event.implicit[0]:
-                    tag = plain_tags.get(value)
-                    if tag is None:
-                        tag = plain_tags[value] = resolve(ScalarNode, value, event.implicit)
-                    if tag == _STR and len(value) <= _SHARED_LENGTH:
-                        value = shared.setdefault(value, value)
-                else:
-                    tag = _STR
-            if tag == _STR:
-                pass
-            elif tag == _NULL:
-                value = None
-            elif tag == _BOOL:
-                value = bool_values[value.lower()]
-            elif tag == _INT and value.isdigit() and value.isascii() and (value[0] != "0" or value == "0"):
-                value = int(value)
-            elif tag == _INT or tag in _OTHER_SCALARS:
-                try:
-                    value = constructors[tag](loader, ScalarNode(tag, value, event.start_mark, event.end_mark,
-                                                                 event.style))
-                except Exception:  # any failure of PyYAML's constructor is this one problem
-                    raise _Refusal(event.start_mark, f"{value!r} is not a valid {_short(tag)}") from None
-            elif tag == _MERGE:
-                raise _Refusal(event.start_mark, "merge keys (<<) are not allowed: write the keys out")
-            else:
-                raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
-            size += 1
-            if event.anchor is not None:
-                anchored[event.anchor] = (value, 1)
+            if event.tag is None and event.implicit[0]:  # plain and untagged: its text decides its type
+                known = plain.get(value, _UNSEEN)
+                if known is _UNSEEN:
+                    known = scalar(value, resolve(ScalarNode, value, event.implicit), event)
+                    if len(value) <= _SHARED_LENGTH:
+                        plain[value] = known
+                value = known
+            elif event.tag is not None and event.tag != "!":
+                value = scalar(value, event.tag, event)
+            if aliases:
+                size += 1
+                if event.anchor is not None:
+                    anchored[event.anchor] = (value, 1)
         elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
             tag = event.tag
             mapping = cls is ev.MappingStartEvent

@@ -155,3 +155,12 @@ def test_a_file_that_cannot_be_read_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(YamlError) as info:
         read_yaml(tmp_path / "missing.yaml", shown="missing.yaml")
     assert str(info.value) == "missing.yaml: cannot be read: No such file or directory"
+
+
+@pytest.mark.parametrize("data", ["title: t\nkind: b\x07c\n", b"title: t\nkind: b\x07c\n"])
+def test_a_control_character_names_its_line_and_column(data: str | bytes) -> None:
+    assert refusal(data) == "not valid YAML: line 2, column 8: the character U+0007 is not allowed in YAML"
+
+
+def test_a_lone_surrogate_in_text_is_one_line() -> None:
+    assert refusal("a: b\ud800\n") == "not valid YAML: line 1, column 5: the character U+D800 is not allowed in YAML"
