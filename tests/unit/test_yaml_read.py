@@ -164,3 +164,13 @@ def test_a_control_character_names_its_line_and_column(data: str | bytes) -> Non
 
 def test_a_lone_surrogate_in_text_is_one_line() -> None:
     assert refusal("a: b\ud800\n") == "not valid YAML: line 1, column 5: the character U+D800 is not allowed in YAML"
+
+
+@given(st.one_of(st.binary(max_size=120),
+                 st.text(alphabet=st.sampled_from(list("ab:-?[]{},&*!|>'\"#%@`\t\n \x07\x85\ufeff<=~0.")),
+                         max_size=80)))
+def test_any_input_is_data_or_one_yaml_error_never_another_exception(data: str | bytes) -> None:
+    try:
+        parse_yaml(data, aliases=True)
+    except YamlError as exc:
+        assert "\n" not in str(exc)
