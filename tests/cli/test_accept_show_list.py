@@ -199,3 +199,20 @@ def test_an_unusable_golden_file_is_one_line_and_exit_2(project: Path, command: 
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert f"expected/seed000_fixed.yaml: {message}" in result.stderr
     assert (project / "expected" / "seed000_fixed.yaml").read_bytes() == content
+
+
+MUTATES = ('"""Changes the turn it is handed."""\nfrom bench import Stop, predicate\n\n'
+           "@predicate()\ndef decide(turn, state):\n"
+           "    object.__setattr__(turn, 'content', '')\n    object.__setattr__(turn, 'tool_calls', ())\n"
+           "    return Stop('done', ok=True, rule='first')\n")
+
+
+def test_a_predicate_that_changes_a_turn_cannot_change_what_accept_writes_for_another(project: Path) -> None:
+    (project / "predicates" / "mutator.py").write_text(MUTATES, encoding="utf-8")
+    assert accept("mutator", "--derived", "by hand").exit_code == 1  # its cells crash: an empty file
+    before = _golden_bytes(project)
+    result = accept("mutator", "seed000_content", "--replace", "--basis", "rule")
+    assert result.exit_code == 1, result.output
+    assert "seed000-talk-only x mutator: crashed, not accepted: " in result.stderr
+    assert "seed000_content: expected/seed000_content.yaml unchanged" in result.output
+    assert _golden_bytes(project) == before
