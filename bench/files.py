@@ -126,18 +126,27 @@ def _stage(path: Path, text: str) -> tuple[Path, Path, int]:
 
 
 def _commit(staged: list[tuple[Path, Path, int]]) -> None:
-    """Rename every temporary file over its target; on a failure put the old targets back."""
-    backups: list[tuple[Path, Path | None]] = []  # (target, its old contents or None if it was new)
+    """Rename every temporary file over its target; on a failure put the old targets back.
+
+    Before a target of a set is replaced, its old contents get a second name (:func:`_backup`),
+    so the targets replaced before a failing rename can be restored. A single file needs none:
+    its one rename happens whole or not at all."""
+    replaced: list[tuple[Path, Path | None]] = []  # (target, its old contents; None: it was new)
     current = staged[0][0] if staged else Path()
+    old: Path | None = None
     try:
         for current, tmp, _ in staged:
-            backups.append((current, _backup(current)))
+            old = _backup(current) if len(staged) > 1 else None
             os.replace(tmp, current)
+            replaced.append((current, old))
+            old = None
     except BaseException as exc:
-        for path, old in reversed(backups):
+        if old is not None:  # the failing target's second name: the target itself is untouched
+            old.unlink(missing_ok=True)
+        for path, previous in reversed(replaced):
             with contextlib.suppress(OSError):
-                if old is not None:
-                    os.replace(old, path)
+                if previous is not None:
+                    os.replace(previous, path)
                 else:
                     path.unlink(missing_ok=True)
         for _, tmp, _ in staged:
@@ -145,9 +154,9 @@ def _commit(staged: list[tuple[Path, Path, int]]) -> None:
         if isinstance(exc, OSError):
             raise _unwritable(current, exc) from None
         raise
-    for _, old in backups:
-        if old is not None:
-            old.unlink(missing_ok=True)
+    for _, previous in replaced:
+        if previous is not None:
+            previous.unlink(missing_ok=True)
     for folder in dict.fromkeys(path.parent for path, _, _ in staged):
         _fsync_folder(folder)
 

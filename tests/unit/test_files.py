@@ -116,3 +116,18 @@ def test_a_folder_where_a_file_should_be_is_named_and_nothing_is_written(
     assert str(info.value) == "reports/cells.csv: is a folder, not a file; cannot write it"
     assert not Path("reports/decision-table.md").exists()
     assert leftovers(Path("reports")) == []
+
+
+def test_a_single_file_whose_rename_fails_keeps_its_old_contents(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "golden.yaml"
+    path.write_text("old\n", encoding="utf-8")
+
+    def failing_replace(src: str | Path, dst: str | Path) -> None:
+        raise PermissionError(1, "Operation not permitted", str(dst))
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(UnwritableOutput):
+        write_atomically(path, "new\n")
+    assert path.read_text(encoding="utf-8") == "old\n"
+    assert leftovers(tmp_path) == []
