@@ -18,6 +18,7 @@ from bench.model import Decision, Requirement, Sequence, Turn, TurnError
 from bench.page import build_page, embed_json, load_conformance
 from bench.page.citations import provenance_links, rule_links
 from bench.page.data import after_unusable, page_data
+from bench.page.svg import bar_chart, heat_map
 from bench.predicate import Predicate, State
 from bench.replay import replay
 from bench.runner import Result, run
@@ -292,3 +293,23 @@ def test_the_shipped_catalogue_gives_a_page_under_3_mb_with_every_sequence_and_p
     assert {f"row-{s.id}" for s in cat.sequences} <= page.ids
     assert {f"cell-{s.id}--{p.name}" for s in cat.sequences for p in preds} <= page.ids
     assert html == build_page(list(res), list(cat.sequences), list(preds), dict(records))
+
+
+def test_the_bar_chart_lists_loops_by_violations_with_each_count_written_out() -> None:
+    svg = bar_chart([{"predicate": "a", "violations": 2}, {"predicate": "b", "violations": 9},
+                     {"predicate": "c", "violations": 2}])
+    names = re.findall(r'class="lbl">([^<]+)</text>', svg)
+    values = re.findall(r'class="val">(\d+)</text>', svg)
+    assert (names, values) == (["b", "a", "c"], ["9", "2", "2"])
+    widths = [float(w) for w in re.findall(r'<rect [^>]*width="([\d.]+)"', svg)]
+    assert widths[0] == 360 and widths[1] == widths[2] == 80  # 360 * 2 / 9
+
+
+def test_the_heat_map_writes_each_nonzero_count_in_its_square_and_leaves_zero_squares_blank() -> None:
+    rows = [{"predicate": "p", "by_kind": {"ok": 3, "stops_within": 0}},
+            {"predicate": "q", "by_kind": {"ok": 1, "stops_within": 6}}]
+    svg = heat_map(["ok", "stops_within"], rows)
+    assert re.findall(r"<title>([^<]+)</title></rect>", svg) == ["p, ok: 3", "q, ok: 1", "p, stops_within: 0",
+                                                                 "q, stops_within: 6"]
+    assert re.findall(r'class="num(?: dark)?">(\d+)</text>', svg) == ["3", "1", "6"]
+    assert 'class="h0"' in svg and 'class="h5"' in svg
