@@ -12,7 +12,8 @@ mutant that survives is either equivalent or a rule the catalogue does not pin d
 
 ``python -m bench.mutate`` (``make mutate``) prints, per port, mutants caught out of made, each
 survivor as ``file:line``, its change and the line, and the time taken. It exits 1 when a mutant
-survives that :data:`NOTES` does not explain, so CI can run it.
+survives that :data:`NOTES` does not explain, so CI can run it, and 2 (one line each) when a sequence or
+golden file is unusable or there is no predicate file.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from typing import Literal
 from bench.catalogue import load_catalogue
 from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.discovery import load_file
+from bench.errors import UnusableInput
 from bench.golden import Golden, compare, load_golden
 from bench.model import Sequence
 from bench.predicate import Predicate
@@ -427,6 +429,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sequences", type=Path, default=Path("sequences"))
     parser.add_argument("--expected", type=Path, default=Path("expected"))
     args = parser.parse_args(argv)
+    # unusable input is one line each and exit 2, before any mutant is made
+    try:
+        problems = [*load_catalogue(args.sequences).problems, *load_golden(args.expected).problems]
+    except UnusableInput as exc:
+        problems = [str(exc)]
+    if not args.predicates.is_dir() or not any(args.predicates.glob("*.py")):
+        problems.append(f"{args.predicates}: no predicate files")
+    if problems:
+        for line in problems:
+            print(line, file=sys.stderr)
+        return 2
     started = time.perf_counter()
     by_port: dict[str, list[Verdict]] = {}
     for verdict in sweep(args.predicates, args.sequences, args.expected, args.port):

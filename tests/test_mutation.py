@@ -118,3 +118,14 @@ def test_a_mutant_that_hangs_is_caught_not_waited_for(
     hang = Mutant(port="pi", path=path, line=0, kind="negation", change="hang", line_text="", source=source)
     verdict = check(hang, sequences, golden, tmp_path, timeout=0.5)  # type: ignore[arg-type]
     assert verdict.caught
+
+
+def test_make_mutate_with_an_unusable_sequence_file_says_so_and_exits_2(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench.mutate import main
+
+    (tmp_path / "x.yaml").write_text("title: x\nkind: nope\n", encoding="utf-8")
+    assert main(["--sequences", str(tmp_path), "--predicates", str(ROOT / "predicates"),
+                 "--expected", str(ROOT / "expected"), "pi"]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"{tmp_path / 'x.yaml'}: kind:")
