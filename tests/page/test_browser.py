@@ -22,7 +22,7 @@ import pytest
 
 from bench.catalogue import load_catalogue
 from bench.discovery import discover
-from bench.golden import load_golden
+from bench.golden import load_golden, path_of
 from bench.report import label, write_reports
 from bench.runner import Result, run
 from tests.helpers import ROOT
@@ -160,6 +160,13 @@ def test_the_page_loads_without_a_console_error_and_shows_every_sequence_and_pre
     assert heads == [p.name for p in shipped["predicates"]]
     cells = fresh.find_elements(by("CSS_SELECTOR"), "td.cell")
     assert len(cells) == len(shipped["catalogue"]) * len(shipped["predicates"])
+    golden = shipped["golden"]
+    reviewed = [(r.cell, golden.expectation(r.cell.predicate, r.cell.sequence)) for r in shipped["results"]]
+    reviewed = [(c, e) for c, e in reviewed if e is not None]
+    same = sum(path_of(c) == list(e.path) for c, e in reviewed)
+    assert fresh.find_element(by("ID"), "live-check").text == (
+        f"Checked in this browser: {len(cells)} cells drawn as their verdicts; {same} of {len(reviewed)} reviewed "
+        "cells follow the decision path expected/ gives them.")
     screenshot(fresh, "matrix.png", tmp_path)
 
 

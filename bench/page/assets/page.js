@@ -380,8 +380,29 @@
   window.addEventListener("resize", barHeight);
   barHeight();
 
+  // Checked here, in the reader's browser, from the embedded data alone: each reviewed cell's decision
+  // path against the path its golden file expects, and each matrix cell's glyph against its verdict.
+  function liveCheck() {
+    let reviewed = 0, same = 0, shown = 0;
+    const odd = [];
+    for (const td of document.querySelectorAll("td.cell[data-v]")) {
+      const c = cellOf(td.dataset.seq, td.dataset.pred);
+      if (!c || td.querySelector(".glyph").textContent !== GLYPH[c.v]) { odd.push(td.id); continue; }
+      shown++;
+      if (!c.expected) continue;
+      reviewed++;
+      if (pathOf(c).join("|") === c.expected.path.join("|")) same++;
+      else if (c.golden === "match") odd.push(td.id);
+    }
+    const el = document.getElementById("live-check");
+    el.textContent = "Checked in this browser: " + shown + " cells drawn as their verdicts; " + same + " of " + reviewed
+      + " reviewed cells follow the decision path expected/ gives them" + (odd.length ? "; INCONSISTENT: " + odd.join(", ") : ".");
+    el.classList.toggle("bad", odd.length > 0);
+  }
+
   applyFilters();
   setStepper(stSeq.value, 1);
+  liveCheck();
   function openLinked() {
     const linked = location.hash.startsWith("#cell-") && document.getElementById(decodeURIComponent(location.hash.slice(1)));
     if (linked && linked.matches("td.cell")) { linked.scrollIntoView({ block: "center" }); focusCell(linked); openDrill(linked); }
