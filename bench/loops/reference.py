@@ -26,7 +26,7 @@ which are failed; the same calls a 3rd time in a row are failed with a reminder,
 call or a call left as text gets 2 reminders, then ``dropped_tool_call``; an unknown finish is
 ``unknown_finish``; a user message that arrived meanwhile is sent; an empty reply gets 2 reminders,
 then ``empty_response``; a non-empty reply without calls is the answer; 50 requests are
-``max_steps``, an error. ``tests/loops`` runs this code against every sequence of the catalogue
+``max_steps``, an error. ``tests/check/test_reference_library_loop.py`` runs this code against the catalogue
 and requires the same steps as the predicate.
 """
 
