@@ -226,6 +226,11 @@ class Messages:
                                                "json": "", "start": start}
                     elif block.type == "text":
                         blocks[event.index] = {"type": "text", "text": block.text or ""}
+                    elif block.type == "thinking":
+                        blocks[event.index] = {"type": "thinking", "thinking": block.thinking or "",
+                                               "signature": block.signature or ""}
+                    elif block.type == "redacted_thinking":
+                        blocks[event.index] = {"type": "redacted_thinking", "data": block.data}
                 elif kind == "content_block_delta":
                     slot = blocks.get(event.index)
                     delta = event.delta
@@ -235,6 +240,10 @@ class Messages:
                         slot["text"] = slot.get("text", "") + delta.text
                     elif delta.type == "input_json_delta":
                         slot["json"] += delta.partial_json
+                    elif delta.type == "thinking_delta":
+                        slot["thinking"] += delta.thinking
+                    elif delta.type == "signature_delta":
+                        slot["signature"] += delta.signature
                 elif kind == "message_delta" and event.delta.stop_reason is not None:
                     stop = event.delta.stop_reason
         except connection_error as exc:
@@ -256,6 +265,8 @@ class Messages:
         for b in reply.raw:
             if b["type"] == "text":
                 content.append({"type": "text", "text": b["text"]})
+            elif b["type"] in ("thinking", "redacted_thinking"):  # the API wants them back with tool use
+                content.append(dict(b))
             else:
                 content.append({"type": "tool_use", "id": b["id"], "name": b["name"],
                                 "input": _object(b["json"] or b["start"])})
