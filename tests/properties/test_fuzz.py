@@ -260,3 +260,15 @@ def test_fuzz_save_writes_the_finds_and_the_report_all_or_nothing(tmp_path: Path
     code, output = _fuzz("--save")
     assert code == 2 and "Traceback" not in output and "fuzz-findings.md" in output
     assert not list((tmp_path / "sequences").rglob("*.yaml")), "no saved find without its report"
+
+
+def test_fuzz_with_a_predicate_that_does_not_load_fails_and_fuzzes_the_others(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path, "wrong")
+    (project / "predicates" / "broken.py").write_text("def decide(turn, state)\n", encoding="utf-8")
+    monkeypatch.chdir(project)
+    code, output = _fuzz()
+    assert code == 1, output
+    assert "BROKEN broken: " in output and "SyntaxError" in output
+    assert "finding wrong breaks no-false-ok" in output
+    assert "| broken | does not load: " in (project / "reports" / "fuzz-findings.md").read_text(encoding="utf-8")
