@@ -13,7 +13,7 @@ from bench.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.judge import judge
 from bench.model import ACTIONS, Cell, Decision, Sequence, Step
 from bench.predicate import Predicate, State
-from bench.validate import ALL_CALLS, InvalidDecision, check_decision
+from bench.validate import ALL_CALLS, InvalidDecision, check_calls, check_decision
 
 __all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "replay"]
 
@@ -43,6 +43,9 @@ def crashed_cell(sequence: str, predicate: str, error: str) -> Cell:
 
 
 _ACTIONS = frozenset(ACTIONS)
+_NONE: tuple[int, ...] = ()
+"""The empty selection. CPython has one empty tuple, so ``x is _NONE`` is the cheap exact test for
+it; any other empty sequence fails it and goes to the validator."""
 
 
 def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
@@ -86,23 +89,26 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
             try:
                 decision = decide(turn, state)
                 # The common shapes are accepted inline; everything else is decided (and explained)
-                # by the one validator. The inline test accepts nothing check_decision refuses.
-                if (type(decision) is Decision and type(action := decision.action) is str
-                        and action in _ACTIONS and type(rule := decision.rule) is str
-                        and (rule in rules if rules is not None else rule != "")
-                        and (action != "stop" or (type(decision.ok) is bool
-                                                  and type(reason := decision.reason) is str
-                                                  and (reason in reasons if reasons is not None
-                                                       else reason != "")))
-                        and decision.failed == ()):
-                    sel_run = decision.run
-                    failed = ()
-                    if sel_run == ():
-                        run = ()
-                    elif sel_run == "all" and len(calls) < 64:
-                        run = ALL_CALLS[len(calls)]
+                # by the one validator. The inline test accepts nothing check_decision refuses (a
+                # test pins this); an unhashable field makes it raise TypeError: the validator's turn.
+                try:
+                    fast = (type(decision) is Decision and (action := decision.action) in _ACTIONS
+                            and ((rule := decision.rule) in rules if rules is not None
+                                 else (type(rule := decision.rule) is str and rule != ""))
+                            and (action != "stop"
+                                 or (type(decision.ok) is bool
+                                     and ((reason := decision.reason) in reasons if reasons is not None
+                                          else (type(reason := decision.reason) is str and reason != "")))))
+                except TypeError:
+                    fast = False
+                if fast:
+                    sel_run, sel_failed = decision.run, decision.failed
+                    if sel_failed is _NONE and sel_run is _NONE:
+                        run = failed = _NONE
+                    elif sel_failed is _NONE and sel_run == "all" and len(calls) < 64:
+                        run, failed = ALL_CALLS[len(calls)], _NONE
                     else:
-                        run, failed = check_decision(decision, len(calls), rules, reasons)
+                        run, failed = check_calls(sel_run, sel_failed, len(calls))
                 else:
                     run, failed = check_decision(decision, len(calls), rules, reasons)
             except InvalidDecision as exc:

@@ -65,24 +65,36 @@ def check_decision(decision: object, n_calls: int, rules: Collection[str] | None
         if reasons is not None and reason not in reasons:
             raise InvalidDecision(f"stop reason {reason!r} is not declared by the predicate "
                                   f"(declared: {', '.join(sorted(reasons))})", "declared-reasons")
-    run = _calls(decision.run, n_calls, "run")
-    failed = _calls(decision.failed, n_calls, "failed")
-    both = set(run) & set(failed)
-    if both:
-        raise InvalidDecision(f"call(s) {sorted(both)} both run and failed")
-    return run, failed
+    return check_calls(decision.run, decision.failed, n_calls)
+
+
+def check_calls(run: object, failed: object, n_calls: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The part of :func:`check_decision` about tool calls: a decision's `run` and `failed` as
+    call indices of a turn carrying `n_calls` calls, or :class:`InvalidDecision`. (The replay
+    checks a decision's other fields inline and calls this for selections other than ``()`` and
+    ``"all"``.)"""
+    run_calls = _calls(run, n_calls, "run")
+    failed_calls = _calls(failed, n_calls, "failed")
+    if run_calls and failed_calls:
+        both = set(run_calls) & set(failed_calls)
+        if both:
+            raise InvalidDecision(f"call(s) {sorted(both)} both run and failed")
+    return run_calls, failed_calls
 
 
 def _calls(selection: object, n: int, what: str) -> tuple[int, ...]:
     """A decision's `run` or `failed` as call indices of a turn with `n` calls."""
     if isinstance(selection, str) and selection == "all":
         return ALL_CALLS[n] if n < 64 else tuple(range(n))
-    if type(selection) is not tuple or not all(type(i) is int for i in selection):
+    if type(selection) is not tuple:
         raise InvalidDecision(f"{what} must be 'all' or a tuple of call indices (ints), not {selection!r:.40}")
-    outside = [i for i in selection if not 0 <= i < n]
-    if outside:
-        raise InvalidDecision(f"{what} names call(s) {outside}, but the turn carries {n} tool call(s)",
-                              "no-phantom-tools")
-    if len(set(selection)) != len(selection):
+    for i in selection:
+        if type(i) is not int:
+            raise InvalidDecision(f"{what} must be 'all' or a tuple of call indices (ints), not {selection!r:.40}")
+    for i in selection:
+        if not 0 <= i < n:
+            raise InvalidDecision(f"{what} names call(s) {[i for i in selection if not 0 <= i < n]}, but the turn "
+                                  f"carries {n} tool call(s)", "no-phantom-tools")
+    if len(selection) > 1 and len(set(selection)) != len(selection):
         raise InvalidDecision(f"{what} names a call twice: {selection}")
     return selection
