@@ -220,12 +220,16 @@ def _build(loader: Any, aliases: bool) -> Any:
     size = 0  # values built so far, aliases counted as the values they repeat
     extra = 0  # values added by aliases
     root: Any = None
+    top: _Open | None = None  # stack[-1], kept at hand
     documents = 0
+    scalar_event, alias_event, stream_end = ev.ScalarEvent, ev.AliasEvent, ev.StreamEndEvent
+    mapping_start, sequence_start = ev.MappingStartEvent, ev.SequenceStartEvent
+    mapping_end, sequence_end = ev.MappingEndEvent, ev.SequenceEndEvent
 
     event = get_event()
     cls = type(event)
-    while cls is not ev.StreamEndEvent:
-        if cls is ev.ScalarEvent:
+    while cls is not stream_end:
+        if cls is scalar_event:
             value = event.value
             if event.tag is None and event.implicit[0]:  # plain and untagged: its text decides its type
                 known = plain.get(value, _UNSEEN)
@@ -240,27 +244,29 @@ def _build(loader: Any, aliases: bool) -> Any:
                 size += 1
                 if event.anchor is not None:
                     anchored[event.anchor] = (value, 1)
-        elif cls is ev.MappingStartEvent or cls is ev.SequenceStartEvent:
+        elif cls is mapping_start or cls is sequence_start:
             tag = event.tag
-            mapping = cls is ev.MappingStartEvent
+            mapping = cls is mapping_start
             if tag is not None and tag != "!" and tag != (_MAP if mapping else _SEQ):
                 raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
-            if stack and stack[-1].key is _NO_KEY and type(stack[-1].value) is dict:
+            if top is not None and top.key is _NO_KEY and type(top.value) is dict:
                 raise _Refusal(event.start_mark, f"a mapping key must be a plain value, not a "
                                                  f"{'mapping' if mapping else 'list'}")
             if len(stack) >= MAX_DEPTH:
                 raise _Refusal(event.start_mark, f"nested more than {MAX_DEPTH} levels deep")
-            stack.append(_Open({} if mapping else [], event.anchor, size))
+            top = _Open({} if mapping else [], event.anchor, size)
+            stack.append(top)
             size += 1
             event = get_event()
             cls = type(event)
             continue
-        elif cls is ev.MappingEndEvent or cls is ev.SequenceEndEvent:
+        elif cls is mapping_end or cls is sequence_end:
             done = stack.pop()
+            top = stack[-1] if stack else None
             value = done.value
             if done.anchor is not None:
                 anchored[done.anchor] = (value, size - done.size_at_start)
-        elif cls is ev.AliasEvent:
+        elif cls is alias_event:
             if not aliases:
                 raise _Refusal(event.start_mark, f"alias *{event.anchor}: aliases are not allowed here "
                                                  "(write the value out)")
@@ -284,10 +290,9 @@ def _build(loader: Any, aliases: bool) -> Any:
             continue
 
         # `value` is complete: put it into its parent, or it is the document.
-        if not stack:
+        if top is None:
             root = value
         else:
-            top = stack[-1]
             container = top.value
             if type(container) is list:
                 container.append(value)
