@@ -174,3 +174,22 @@ def test_any_input_is_data_or_one_yaml_error_never_another_exception(data: str |
         parse_yaml(data, aliases=True)
     except YamlError as exc:
         assert "\n" not in str(exc)
+
+
+def test_every_shipped_yaml_file_reads_as_pyyaml_safe_load_reads_it() -> None:
+    from tests.helpers import ROOT
+
+    paths = sorted([*(ROOT / "sequences").rglob("*.yaml"), *(ROOT / "expected").glob("*.yaml")])
+    assert len(paths) > 50
+    for path in paths:
+        assert read_yaml(path) == yaml.safe_load(path.read_text(encoding="utf-8")), path
+
+
+def test_the_garbage_collector_runs_again_after_a_read_and_after_a_refusal() -> None:
+    import gc
+
+    assert gc.isenabled()
+    parse_yaml("a: [1, 2]\n")
+    assert gc.isenabled()
+    refusal("a: 1\na: 2\n")
+    assert gc.isenabled()
