@@ -1,7 +1,9 @@
 """The conformance report: each original loop's observed cells beside its port's, per sequence.
 
 A run of one driver is kept as a *record* (``reports/conformance/<driver>.json``): per sequence the
-port's cell label, the original's (``<port>@original``), the first difference (None: the same)
+port's cell label, the original's (``<port>@original``), the original's observed steps
+(``original_steps``: turn, action, tools run and failed as the server inferred them; a record
+written before they were kept has none, and still loads), the first difference (None: the same)
 and the driver's error, or why the sequence was not run. ``reports/conformance.md`` is rebuilt
 from every record there, so running one loop leaves the others' columns as their last run wrote
 them. A difference is *explained* when the port's file says why in a module-level mapping
@@ -23,10 +25,42 @@ from tabulate import tabulate
 
 from bench.conform.runner import ConformResult, Driver
 from bench.files import write_atomically
+from bench.model import Cell
 from bench.report import label
 
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
 RECORD_VERSION = 1
+"""Still 1 with ``original_steps``: the key is optional, so records written before it stay readable."""
+
+
+def steps_json(cell: Cell) -> list[dict[str, Any]]:
+    """A cell's steps as a record keeps them: turn, action, tool names run and failed, and on a stop
+    its reason and ok. The page compares the port's steps with the original's in this form."""
+    out: list[dict[str, Any]] = []
+    for s in cell.steps:
+        d = s.decision
+        step: dict[str, Any] = {"turn": s.turn, "action": d.action, "run": list(s.tools_run),
+                                "failed": list(s.tools_failed)}
+        if d.action == "stop":
+            step["reason"] = d.reason
+            step["ok"] = d.ok
+        out.append(step)
+    return out
+
+
+def first_step_difference(port: Sequence[Mapping[str, Any]], original: Sequence[Mapping[str, Any]]) -> int | None:
+    """The index of the first step where the port and the original differ, as
+    :func:`bench.conform.runner.compare_cells` compares them (turn, action, tools run and failed;
+    only turn and action on the port's final stop, whose tools a server cannot see); the index of
+    the first extra step when one made more requests; None when the steps agree."""
+    for i, (p, o) in enumerate(zip(port, original, strict=False)):
+        last = i == len(port) - 1 and p.get("action") == "stop"
+        keys = ("turn", "action") if last else ("turn", "action", "run", "failed")
+        if any(p.get(k) != o.get(k) for k in keys):
+            return i
+    if len(port) != len(original):
+        return min(len(port), len(original))
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,18 +72,21 @@ class Row:
     difference: str | None = None
     driver_error: str | None = None
     not_run: str | None = None
+    original_steps: list[dict[str, Any]] | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in (("port", self.port), ("original", self.original),
+                                  ("original_steps", self.original_steps),
                                   ("difference", self.difference), ("driver_error", self.driver_error),
                                   ("not_run", self.not_run)) if v is not None}
 
 
 def row_of(res: ConformResult) -> Row:
     driver_error = res.result.get("error") if res.result.get("reason") == "driver_failed" else None
+    steps = steps_json(res.observed)
     if res.port is None:
-        return Row(None, label(res.observed), None, driver_error, "no port to compare with")
-    return Row(label(res.port), label(res.observed), res.difference, driver_error)
+        return Row(None, label(res.observed), None, driver_error, "no port to compare with", steps)
+    return Row(label(res.port), label(res.observed), res.difference, driver_error, original_steps=steps)
 
 
 def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mapping[str, str],

@@ -12,9 +12,11 @@ from bench import Continue, Stop, predicate
 from bench.cli import conform as conform_cli
 from bench.conform.report import (
     conformance_markdown,
+    first_step_difference,
     make_record,
     read_record,
     status_of,
+    steps_json,
     unexplained,
     write_record,
 )
@@ -129,6 +131,42 @@ def test_the_report_is_the_same_text_for_the_same_records(tmp_path: Path) -> Non
     assert make_record(FAKE, again, {}) == read_record(tmp_path, "fake")
     args = (["two-steps", "one-step"], [FAKE], {"fake": read_record(tmp_path, "fake")}, {"fake": {}})
     assert conformance_markdown(*args) == conformance_markdown(*args)
+
+
+def test_a_record_keeps_the_original_loops_observed_steps_and_reads_back(tmp_path: Path) -> None:
+    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+    write_record(tmp_path, make_record(FAKE, [res], {}))
+    rec = read_record(tmp_path, "fake")
+    assert rec is not None
+    steps = rec["sequences"]["two-steps"]["original_steps"]
+    # the fake loop runs the read_file call of turn 0, then stops on turn 1's answer
+    assert [(s["turn"], s["action"], s["run"], s["failed"]) for s in steps] == [
+        (0, "continue", ["read_file"], []), (1, "stop", [], [])]
+    assert steps[1]["ok"] is True
+    # the port stops at once: the steps differ at the first one
+    assert first_step_difference(steps_json(replay(TWO, stops_at_once)), steps) == 0
+    assert first_step_difference(steps_json(replay(TWO, like_fake)), steps) is None
+
+
+def test_the_first_step_difference_follows_the_conformance_comparison() -> None:
+    def step(turn: int, action: str, run: list[str] | None = None) -> dict[str, object]:
+        return {"turn": turn, "action": action, "run": run or [], "failed": []}
+
+    original = [step(0, "continue", ["a"]), step(1, "stop")]
+    # the port's final stop is compared by turn and action only (a server cannot see its tools)
+    assert first_step_difference([step(0, "continue", ["a"]), step(1, "stop", ["b"])], original) is None
+    assert first_step_difference([step(0, "continue", ["b"]), step(1, "stop")], original) == 0
+    assert first_step_difference([step(0, "continue", ["a"]), step(1, "continue"), step(2, "stop")], original) == 1
+    assert first_step_difference([step(0, "continue", ["a"])], original) == 1
+
+
+def test_a_record_written_before_steps_were_kept_still_loads(tmp_path: Path) -> None:
+    old = {"version": 1, "driver": "fake", "port": "fakeport", "install": "pip install nothing",
+           "sequences": {"two-steps": {"port": "stop:done@2 ok [read_file]", "original": "stop:done@2 ok []"}}}
+    write_record(tmp_path, old)
+    assert read_record(tmp_path, "fake") == old
+    md = conformance_markdown(["two-steps"], [FAKE], {"fake": read_record(tmp_path, "fake")}, {"fake": {}})
+    assert "| two-steps " in md and "same" in md
 
 
 PORT_FILE = '''"""A port that stops at once."""
