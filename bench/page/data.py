@@ -12,7 +12,7 @@ from collections.abc import Sequence as Seq
 from pathlib import PurePosixPath
 from typing import Any
 
-from bench.conform.report import status_of
+from bench.conform.report import first_step_difference, status_of, steps_json
 from bench.discovery import Broken, Loaded
 from bench.golden import Golden
 from bench.model import Cell, Sequence, Turn
@@ -137,15 +137,31 @@ def predicate_data(p: Loaded, record: Mapping[str, Any] | None) -> dict[str, Any
             "conformance": conf}
 
 
-def _conformance(record: Mapping[str, Any] | None, explained: Mapping[str, str], seq: str) -> dict[str, Any] | None:
+def _recorded_step(step: Mapping[str, Any]) -> dict[str, Any]:
+    out = {"turn": step.get("turn"), "action": step.get("action"), "run": list(step.get("run") or []),
+           "failed": list(step.get("failed") or [])}
+    if step.get("action") == "stop":
+        out["reason"], out["ok"] = step.get("reason"), step.get("ok")
+    return out
+
+
+def _conformance(record: Mapping[str, Any] | None, explained: Mapping[str, str], cell: Cell) -> dict[str, Any] | None:
+    """The cell's row of its port's conformance record, with its status; when the record keeps the
+    original's steps (``original_steps``), those steps and ``first_step``: the index of the first
+    step where the port's steps now and the original's differ (None: they agree)."""
     if record is None:
         return None
+    seq = cell.sequence
     row = record.get("sequences", {}).get(seq)
     out: dict[str, Any] = {"status": status_of(row, explained, seq)}
     if isinstance(row, Mapping):
         for key in ("port", "original", "difference", "driver_error", "not_run"):
             if row.get(key) is not None:
                 out[key] = row[key]
+        steps = row.get("original_steps")
+        if isinstance(steps, list) and all(isinstance(s, Mapping) for s in steps):
+            out["original_steps"] = [_recorded_step(s) for s in steps]
+            out["first_step"] = first_step_difference(steps_json(cell), steps)
     if out["status"] == "explained":
         out["why"] = explained[seq]
     return out
@@ -169,7 +185,7 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
     exp = golden.expectation(c.predicate, c.sequence) if golden is not None else None
     if exp is not None:
         out["expected"] = {"basis": exp.basis, "note": exp.note, "path": list(exp.path)}
-    conf = _conformance(record, explained, c.sequence)
+    conf = _conformance(record, explained, c)
     if conf is not None:
         out["conformance"] = conf
     return out

@@ -66,15 +66,19 @@ def shipped() -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def page(shipped: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
     """``index.html`` as ``write_reports`` writes it, beside a conformance record for ``pi``: the
-    original agrees on seed000-talk-only and differs on seed000-tool-call-with-text."""
+    original agrees on seed000-talk-only (a row written before records kept steps) and differs on
+    seed000-tool-call-with-text, where it stopped on the first turn (its steps recorded)."""
     folder = tmp_path_factory.mktemp("reports")
     by_key: dict[tuple[str, str], Result] = {(r.cell.sequence, r.cell.predicate): r for r in shipped["results"]}
     same = label(by_key[("seed000-talk-only", "pi")].cell)
     port = label(by_key[("seed000-tool-call-with-text", "pi")].cell)
     record = {"version": 1, "driver": "pi", "port": "pi", "install": "npm install pi@test",
               "sequences": {"seed000-talk-only": {"port": same, "original": same},
-                            "seed000-tool-call-with-text": {"port": port, "original": "stop:stop@1 ok []",
-                                                            "difference": "step 2: the original had stopped"}}}
+                            "seed000-tool-call-with-text": {
+                                "port": port, "original": "stop:stop@1 ok []",
+                                "original_steps": [{"turn": 0, "action": "stop", "run": [], "failed": [],
+                                                    "reason": "stop", "ok": True}],
+                                "difference": "step 2: the original had stopped"}}}
     (folder / "conformance").mkdir()
     (folder / "conformance" / "pi.json").write_text(json.dumps(record), encoding="utf-8")
     written = write_reports(folder, shipped["results"], [s.id for s in shipped["catalogue"]],
@@ -247,8 +251,17 @@ def test_the_conformance_marker_shows_for_a_port_with_a_record(fresh: Any) -> No
     fresh.find_element(by("ID"), "cell-seed000-tool-call-with-text--pi").click()
     text = fresh.find_element(by("ID"), "drill-conformance").text
     assert "differs" in text and "stop:stop@1 ok []" in text and "step 2: the original had stopped" in text
-    steps = fresh.find_elements(by("CSS_SELECTOR"), "#drill-conformance ol li")
-    assert [li.text for li in steps] == ["continue tool-calls", "stop done"]  # pi: run the call, then answer
+    rows = fresh.find_elements(by("CSS_SELECTOR"), "#drill-conf-steps tbody tr")
+    # pi runs the call, then answers; the original stopped at once: they differ at step 1
+    cells = [[td.text for td in tr.find_elements(by("CSS_SELECTOR"), "td")] for tr in rows]
+    assert [c[:3] for c in cells] == [["1 ≠ first difference", "0", "continue tool-calls"], ["2", "1", "stop done"]]
+    assert cells[0][4:6] == ["0", "stop (stop, ok=true)"] and cells[1][4] == "(no request)"
+    marked = fresh.find_elements(by("CSS_SELECTOR"), "#drill-conf-steps tr.firstdiff")
+    assert [tr.get_attribute("data-first-diff") for tr in marked] == ["true"]
+    fresh.find_element(by("ID"), "drill-close").click()
+    fresh.find_element(by("ID"), "cell-seed000-talk-only--pi").click()
+    assert fresh.find_element(by("ID"), "drill-conf-steps").text.startswith("Steps not recorded")
+    assert errors(fresh) == []
 
 
 def test_a_link_to_a_cell_opens_its_drill_down(driver: Any, page: Path) -> None:

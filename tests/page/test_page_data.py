@@ -187,6 +187,29 @@ def test_a_port_with_a_record_gets_each_sequences_conformance_status() -> None:
     assert "conformance" not in data_of(res)["cells"]["a-tools\ttoy"]
 
 
+def test_a_record_with_the_originals_steps_gives_them_and_the_first_step_that_differs() -> None:
+    def step(turn: int, action: str, run: list[str], failed: list[str]) -> dict[str, Any]:
+        return {"turn": turn, "action": action, "run": run, "failed": failed}
+
+    stop = {**step(2, "stop", [], []), "reason": "done", "ok": True}
+    # toy on a-tools: read_file (turn 0), edit_file (turn 1), then stop on the answer (turn 2)
+    agrees = [step(0, "continue", ["read_file"], []), step(1, "continue", ["edit_file"], []), stop]
+    edit_failed = [step(0, "continue", ["read_file"], []), step(1, "continue", [], ["edit_file"]), stop]
+    record = {"version": 1, "driver": "toyloop", "port": "toy", "install": "pip install toy==1",
+              "sequences": {"a-tools": {"port": "x", "original": "x", "original_steps": agrees},
+                            "b-trunc": {"port": "x", "original": "x"}}}
+    conf = data_of(results(), {"toy": record})["cells"]["a-tools\ttoy"]["conformance"]
+    assert conf["original_steps"] == agrees and conf["first_step"] is None
+    record["sequences"]["a-tools"]["original_steps"] = edit_failed
+    conf = data_of(results(), {"toy": record})["cells"]["a-tools\ttoy"]["conformance"]
+    assert conf["first_step"] == 1
+    record["sequences"]["a-tools"]["original_steps"] = agrees[:2]
+    assert data_of(results(), {"toy": record})["cells"]["a-tools\ttoy"]["conformance"]["first_step"] == 2
+    # a record written before steps were kept: no steps, nothing compared (the page says so)
+    old = data_of(results(), {"toy": record})["cells"]["b-trunc\ttoy"]["conformance"]
+    assert "original_steps" not in old and "first_step" not in old
+
+
 def test_the_summary_counts_verdicts_violations_by_kind_wasted_requests_and_tokens() -> None:
     row = data_of(results())["summary"]["rows"][0]
     assert row["verdicts"] == {"ok": 2, "not-ok": 0, "running": 0, "capped": 0, "crashed": 0}

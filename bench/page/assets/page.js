@@ -215,6 +215,32 @@
     return out.map((x) => x.n > 1 ? x.key + " x" + x.n : x.key);
   }
 
+  // the port's steps now beside the original's recorded ones, the first differing step marked
+  function confSteps(c, k, pred) {
+    if (!k.original_steps) {
+      return h("p", { id: "drill-conf-steps" }, "Steps not recorded: this record was written before records kept the original's steps (run stopbench conform again); the port's steps are above.");
+    }
+    const orig = k.original_steps, n = Math.max(c.steps.length, orig.length);
+    const tools = (run, failed) => (run.length ? "run " + run.join(", ") : "") + (failed.length ? (run.length ? "; " : "") + "failed " + failed.join(", ") : "");
+    const port = (st) => st ? [h("td", {}, String(st[0])), h("td", {}, st[1] + " ", h("code.rule-id", {}, st[2])), h("td", {}, tools(st[5], st[6]))]
+      : [h("td", { colspan: 3 }, "(no request)")];
+    const original = (o) => o ? [h("td", {}, String(o.turn)), h("td", {}, o.action + (o.action === "stop" ? " (" + show(o.reason) + ", ok=" + show(o.ok) + ")" : "")), h("td", {}, tools(o.run, o.failed))]
+      : [h("td", { colspan: 3 }, "(no request)")];
+    const body = [];
+    for (let i = 0; i < n; i++) {
+      const first = i === k.first_step;
+      body.push(h("tr" + (first ? ".firstdiff" : ""), first ? { "data-first-diff": "true" } : {},
+        h("td", {}, String(i + 1), first ? h("b.diffmark", {}, " ≠ first difference") : null), port(c.steps[i]), original(orig[i])));
+    }
+    return h("div", { id: "drill-conf-steps" },
+      h("p", {}, k.first_step === null ? "The port's steps and the original's agree (turn, action, tools run and failed; the final stop by turn and action)."
+        : "The steps first differ at step " + (k.first_step + 1) + " (marked ≠)."),
+      h("table", {}, h("thead", {},
+        h("tr", {}, h("th", { scope: "col", rowspan: 2 }, "step"), h("th", { scope: "colgroup", colspan: 3 }, pred + ", the port now"), h("th", { scope: "colgroup", colspan: 3 }, pred + "@original, as recorded")),
+        h("tr", {}, ["turn", "decision, rule", "tools", "turn", "action", "tools"].map((x) => h("th", { scope: "col" }, x)))),
+        h("tbody", {}, body)));
+  }
+
   function openDrill(td) {
     const seqId = td.dataset.seq, pred = td.dataset.pred;
     const c = cellOf(seqId, pred), s = SEQS.get(seqId), p = PREDS.get(pred);
@@ -284,10 +310,9 @@
       append(b, h("div", { id: "drill-conformance" }, h("p", {}, "status: ", h("span.badge", {}, k.status),
         p.conformance ? [" — driver ", h("code", {}, p.conformance.driver), ", ", h("span.mono", {}, p.conformance.install)] : null),
         k.status === "not run" ? h("p", {}, "not run: " + (k.not_run || "the record has no row for this sequence")) : h("div.side", {},
-          h("div", {}, h("b", {}, pred + ", the port (recorded)"), h("pre", {}, show(k.port)),
-            h("small", {}, "its steps now:"), h("ol.mono", {}, pathOf(c).map((x) => h("li", {}, x)))),
-          h("div", {}, h("b", {}, pred + "@original, observed by the server"), h("pre", {}, show(k.original)),
-            h("small", {}, "The record keeps the original's cell, not its steps; the first difference, if any, is below."))),
+          h("div", {}, h("b", {}, pred + ", the port (recorded)"), h("pre", {}, show(k.port))),
+          h("div", {}, h("b", {}, pred + "@original, observed by the server"), h("pre", {}, show(k.original)))),
+        k.status === "not run" ? null : confSteps(c, k, pred),
         k.port && k.port !== c.label ? h("p", {}, "The port's cell has changed since the record: now ", h("span.mono", {}, c.label), " (run stopbench conform " + (p.conformance ? p.conformance.driver : pred) + " again).") : null,
         k.difference ? h("p", {}, "first difference: ", h("span.mono", {}, k.difference)) : null,
         k.why ? h("p", {}, "explained: " + k.why) : null,
