@@ -75,6 +75,10 @@ FIN = f"{PIN} agent/turn_finalizer.py"
 MAX_ITERATIONS = 90  # agent_init.py L287, run_agent.py L434
 API_MAX_RETRIES = 3  # agent_init.py L1586-1594, hermes_cli/config.py L1042
 MAX_COMPRESSION_ATTEMPTS = 3  # conversation_loop.py L1219
+DEFAULT_CONTEXT = 256_000  # model_metadata.py L179-189 DEFAULT_FALLBACK_CONTEXT: the served model is unknown
+# context_compressor.py L3353-3356: protect_first_n (3, L1310) + 3 tail + 1; `messages` has no system
+# prompt (conversation_loop.py L962 prepends it to api_messages only)
+COMPRESS_MIN_MESSAGES = 3 + 3 + 1
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly "
@@ -388,11 +392,16 @@ RULES = {
                        "and context overflow; 5xx request-validation bodies, error_classifier.py "
                        "L1074-1091): no fallback, return failed at once",
     "context-compress": f"{LOOP}:L3780-3826, L4387-4405 - context overflow: compress and re-run "
-                        "the request (the iteration is refunded), at most 3 compressions",
-    "context-uncompressible": f"{LOOP}:L3798-3840 - context overflow before any assistant message: the "
-                              "conversation is the prompt alone, compression shrinks neither the message count "
-                              "nor the tokens, so 'Context length exceeded (N tokens). Cannot compress further.' "
-                              "is returned at once (found by conformance; L3546-3608 do the same for a 413)",
+                        "the request (the iteration is refunded), at most 3 compressions; a compression "
+                        "counts as done when the error reports a window below the current one (L3738-3760, "
+                        "L3815; model_metadata.py L1238-1285, the window starts at 256,000, L179-189) or the "
+                        "conversation has more than 7 messages to summarise (context_compressor.py L3353-3356; "
+                        "the summary's own request is not modelled)",
+    "context-uncompressible": f"{LOOP}:L3798-3840 - context overflow that compression cannot shrink: at most 7 "
+                              "messages (context_compressor.py L3353-3356: protect_first_n 3 + 3 tail + 1 "
+                              "returns them unchanged) and no window below the current one in the error, so "
+                              "'Context length exceeded (N tokens). Cannot compress further.' is returned "
+                              "(found by conformance; L3546-3608 do the same for a 413, which reports no window)",
     "context-exhausted": f"{LOOP}:L3780-3796 - a 4th overflow: return failed 'Context length "
                          "exceeded: max compression attempts (3) reached'",
     "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2094-2143 - the "
@@ -429,14 +438,14 @@ def _memo(state: State) -> dict[str, Any]:
             any_tool=False,   # a tool message anywhere in this turn's messages
             summary=0,        # summary requests made after the loop ended
             stream=0,         # stream retries of the current API call (HERMES_STREAM_RETRIES)
-            history=False,    # an assistant message was appended: something for compression to shrink
+            messages=1,       # len(messages): the prompt, then each appended message
+            ctx=DEFAULT_CONTEXT,  # compressor.context_length, lowered by a provider-reported limit
         )
     return m
 
 
 def _append(m: dict[str, Any], *roles: str) -> None:
-    if "assistant" in roles:
-        m["history"] = True
+    m["messages"] += len(roles)
     last5 = (m["last5"] + list(roles))[-5:]
     m["last5"] = last5
     if "tool" in roles:
@@ -670,6 +679,30 @@ def _invalid_response(m: dict[str, Any]) -> Decision:
     return Resend("invalid-response-retry")
 
 
+_CONTEXT_LIMIT = tuple(re.compile(p) for p in (
+    r"max_model_len\s*(?:is\s*)?[:=(]?\s*(\d{4,})",
+    r"maximum model length\s*(?:is\s*)?[:=(]?\s*(\d{4,})",
+    r"(?:max(?:imum)?|limit)\s*(?:context\s*)?(?:length|size|window)?\s*(?:is|of|:)?\s*(\d{4,})",
+    r"context\s*(?:length|size|window)\s*(?:is|of|:)?\s*(\d{4,})",
+    r"(\d{4,})\s*(?:token)?\s*(?:context|limit)",
+    r">\s*(\d{4,})\s*(?:max|limit|token)",
+    r"(\d{4,})\s*(?:max(?:imum)?)\b",
+))
+
+
+def context_limit(message: str) -> int | None:
+    """The context window an overflow error reports, as Hermes reads it (model_metadata.py L1238-1265,
+    ``parse_context_limit_from_error``: the first pattern that matches, 1,024 to 10,000,000 tokens)."""
+    text = message.lower()
+    for pattern in _CONTEXT_LIMIT:
+        found = pattern.search(text)
+        if found:
+            limit = int(found.group(1))
+            if 1024 <= limit <= 10_000_000:
+                return limit
+    return None
+
+
 def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
     err = turn.error
     assert err is not None
@@ -678,11 +711,14 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
     kind = (err.type or "").lower()
     overflow = any(p in msg for p in _OVERFLOW) or "context" in kind
     if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):
-        if not m["history"]:
-            return Stop("context_length_exceeded", ok=False, rule="context-uncompressible")
         m["compress"] += 1
         if m["compress"] > MAX_COMPRESSION_ATTEMPTS:
             return Stop("context_length_exceeded", ok=False, rule="context-exhausted")
+        limit = None if status == 413 else context_limit(err.message or "")
+        if limit is not None and limit < m["ctx"]:
+            m["ctx"] = limit  # L3738-3760: the compressor takes the provider's lower window
+        elif m["messages"] <= COMPRESS_MIN_MESSAGES:
+            return Stop("context_length_exceeded", ok=False, rule="context-uncompressible")
         m["inner"] = True
         m["retry"] = 0  # the outer loop restarts (L4387-4405), retry_count is set again at L1216
         return Resend("context-compress")
