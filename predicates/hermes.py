@@ -117,6 +117,25 @@ CONFORMANCE_EXPLAINED = {
         "or result, so the server infers 'continue with the assistant echo only' and then 'resend'. "
         "The request count (91) and the stop (max_iterations_reached(90/90), summary request) agree "
         "with the port."),
+    "chat-reasoning-only-after-tools-repeat": (
+        "The server cannot see the second thinking prefill. Hermes appends each reasoning-only reply "
+        "as an interim assistant message with no text (conversation_loop.py L5307-5325), so the second "
+        "one follows the first directly. The server's reduction merges consecutive assistant items "
+        "(bench/serve/observe.py L13-17, _grown_echo L194-217), and an echo that adds neither calls "
+        "nor text is a resend there. Steps (8), outcome, reason and ok agree with the port."),
+    "chat-todo-then-empty": (
+        "The server cannot see the todo call run. 'todo' is one of Hermes' own agent tools: it is "
+        "answered by Hermes' todo store, not by the driver's stub in the registry "
+        "(agent/tool_executor.py L1247-1262, agent/agent_runtime_helpers.py L2439-2449). Its result "
+        "lacks the stub's STOPBENCH-OK marker, so the server counts the call as failed (docs/serve.md, "
+        "--ok-marker). The call ran; the next step, the stop and its reason agree with the port."),
+    "chat-tool-call-id-reused-per-round": (
+        "The server cannot see the second round's call run. Both rounds call search_web with the id "
+        "'search_web:0'. Hermes runs the second call and appends its result, but its pre-call sanitizer "
+        "drops a tool call id already seen in an earlier assistant message, and a later tool result "
+        "with an already-seen id (agent/agent_runtime_helpers.py L2804-2848). So the next request "
+        "carries no new call or result: 'continue with the assistant echo only'. Steps, outcome and "
+        "reason agree with the port."),
     "rec-gemini-compat-empty-tool-id": (
         "The server cannot match the tool result to the served call. The call's id is '' (Gemini's "
         "OpenAI-compatible endpoint). When Hermes builds the assistant message it gives an empty id a "
@@ -404,6 +423,10 @@ RULES = {
                               "(found by conformance; L3546-3608 do the same for a 413, which reports no window)",
     "context-exhausted": f"{LOOP}:L3780-3796 - a 4th overflow: return failed 'Context length "
                          "exceeded: max compression attempts (3) reached'",
+    "max-iterations-summary-request": f"{LOOP}:L721 and {PIN} agent/chat_completion_helpers.py:L1903-1912 - "
+                                      "the 90th iteration continues the loop, which then ends; the next request "
+                                      "asks for a summary: the tool results and a new user message (found by "
+                                      "conformance)",
     "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2094-2143 - the "
                                     "summary came back with empty content: one more toolless request",
     "max-iterations": f"{LOOP}:L721 loop exits after {MAX_ITERATIONS} iterations; {FIN}:L94-135 "
@@ -480,7 +503,13 @@ def decide(turn: Turn, state: State) -> Decision:
         m["retry"] = 0
     m["inner"] = False
     mode = _MODE_OF_DIALECT.get(getattr(state, "dialect", ""), "") or api_mode(turn.finish_raw)
-    return _body(turn, m, mode)
+    decision = _body(turn, m, mode)
+    if decision.action == "continue" and not m["inner"] and m["api"] >= MAX_ITERATIONS:
+        # the 90th iteration goes on, so the while condition fails (L721) and the next request is
+        # the summary request: the tool results and a new user message (chat_completion_helpers.py L1912)
+        m["summary"] = 1
+        return Remind("max-iterations-summary-request", SUMMARY_REQUEST, run=decision.run, failed=decision.failed)
+    return decision
 
 
 def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
