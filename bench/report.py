@@ -7,6 +7,7 @@ predicates give byte-identical files.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +17,11 @@ from tabulate import tabulate
 
 from bench.coverage import markdown_section, rule_coverage
 from bench.discovery import Loaded
+from bench.errors import UnusableInput
 from bench.files import write_all_or_nothing
 from bench.golden import Golden, path_of
-from bench.model import Cell
+from bench.judge import judge
+from bench.model import ACTIONS, OUTCOMES, Cell
 from bench.model import Sequence as SequenceModel
 from bench.predicate import Predicate
 from bench.runner import Result
@@ -92,12 +95,13 @@ GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "cras
 
 SHORT_ACTIONS = {"stopped": "stop", "running": "run", "capped": "cap", "crashed": "crash"}
 
-MARKS = {"match": "", "mismatch": " ≠", "unreviewed": " ?"}
+MARKS = {"match": "", "mismatch": " ≠", "unreviewed": " ?", "live": ""}
 
 
 def short_label(result: Result) -> str:
     """A cell in a few characters: glyph, ``action@steps``, then ⚠ (breaks a requirement), ≠ (golden
-    mismatch) or ? (unreviewed), e.g. ``✗stop@2 ⚠ ?``. The full cell is on the page and in cells.csv."""
+    mismatch) or ? (unreviewed), e.g. ``✗stop@2 ⚠ ?``; a live cell has no golden mark (its column,
+    ``<name>@live``, says it was observed). The full cell is on the page and in cells.csv."""
     c = result.cell
     v = ("ok" if c.ok else "not-ok") if c.outcome == "stopped" else c.outcome
     viol = " ⚠" if c.violations else ""
@@ -109,6 +113,12 @@ LEGEND = ("Cells: ✓ stopped with success, ✗ stopped with an error, ↻ still
           "made). ⚠ the cell breaks its sequence's requirements, ≠ it differs from its golden cell, ? it has no "
           "golden cell (unreviewed). Each cell's reason, tools, decision path and rules are in "
           "`index.html` (open it in a browser) and in `cells.csv`.")
+
+LIVE_LEGEND = ("Columns named `<name>@live` were observed live: a program run against the replay server by "
+               "`stopbench check` (its record is `reports/live/<name>.json`), each step inferred from its "
+               "requests. They are judged against each sequence's `require:` as it is now, but never replayed "
+               "and never compared with a golden file: they have no golden status, and they do not change the "
+               "exit status of `stopbench run` (`stopbench check` gives their verdict).")
 
 
 def violations_summary(results: list[Result], predicates: list[str]) -> tuple[list[str], list[list[Any]]]:
@@ -140,8 +150,11 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
             r = by_key.get((seq, pred))
             row.append("" if r is None else short_label(r))
         rows.append(row)
+    live = {r.cell.predicate for r in results if r.status == "live"}
     out = ["# stopbench decision table", "",
            "One row per sequence, one column per predicate. " + LEGEND, ""]
+    if live:
+        out[-1:-1] = ["", LIVE_LEGEND]
     out.append(tabulate(rows, headers=["sequence", *predicates], tablefmt="github"))
     out += ["", "## Requirement violations", ""]
     total = sum(len(r.cell.violations) for r in results)
@@ -156,6 +169,8 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
     out += ["", "## Golden status", ""]
     status_rows = []
     for pred in predicates:
+        if pred in live:
+            continue  # observed live: no golden status (the legend says so)
         counts = {"match": 0, "mismatch": 0, "unreviewed": 0}
         crashed = violations = 0
         for r in results:
@@ -166,6 +181,11 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
         status_rows.append([pred, counts["match"], counts["mismatch"], counts["unreviewed"], crashed, violations])
     out.append(tabulate(status_rows, headers=["predicate", "match", "mismatch", "unreviewed", "crashed",
                                               "cells with violations"], tablefmt="github"))
+    if live:
+        out += ["", "Live columns (observed, no golden status): " + "; ".join(
+            f"`{col}` {sum(r.cell.predicate == col for r in results)} cells, "
+            f"{sum(r.cell.predicate == col and bool(r.cell.violations) for r in results)} with violations"
+            for col in predicates if col in live) + "."]
     for section in sections:
         out += ["", section.rstrip("\n")]
     if titles:
@@ -233,3 +253,117 @@ def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceM
 
     explained = {p.name: explanations(port_module(p.name)) for p in loaded}
     return build_page(results, catalogue, loaded, load_conformance(folder), explained, golden)
+
+
+LIVE_SUFFIX = "@live"
+
+_LIVE_ACTIONS = (*ACTIONS, "unknown")
+"""A live step's action: a decision, or ``unknown`` where the server could not tell what the program did."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveColumns:
+    """The ``<name>@live`` columns a run shows after its predicates (:func:`live_columns`)."""
+
+    columns: list[str]
+    """Column names, in the order of their files' names."""
+    results: list[Result]
+    """Column by column, each in catalogue order; every status ``live``."""
+    notes: list[str]
+    """One line per record with cells the run leaves out (a sequence gone, or changed since)."""
+
+
+def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumns:
+    """The live records of ``folder/live/`` (``stopbench check``) as extra columns for the
+    sequences of `sequences`, each cell judged again against its sequence's ``require:`` as it is now.
+
+    A cell for a sequence not in `sequences`, or whose steps answer turns the sequence no longer
+    has, is left out and noted. A record that is not one (bad JSON, a missing or mistyped field, a
+    column not named ``<name>@live``, two cells for one sequence) raises :class:`UnusableInput`
+    naming the file and the field."""
+    # imported here: bench.check.report reads this module's labels
+    from bench.check.report import LIVE, load_live
+
+    by_id = {s.id: s for s in sequences}
+    order = {s.id: i for i, s in enumerate(sequences)}
+    columns: list[str] = []
+    results: list[Result] = []
+    notes: list[str] = []
+    for col, cells in load_live(folder).items():
+        path = folder / LIVE / f"{col.removesuffix(LIVE_SUFFIX)}.json"
+        if not col.endswith(LIVE_SUFFIX) or col == LIVE_SUFFIX:
+            raise UnusableInput(f"{path}: column: {col!r} is not named <name>{LIVE_SUFFIX}")
+        kept: dict[str, Cell] = {}
+        gone: list[str] = []
+        changed: list[str] = []
+        for i, cell in enumerate(cells):
+            _check_live_cell(cell, col, f"{path}: cells[{i}]")
+            if cell.sequence in kept:
+                raise UnusableInput(f"{path}: cells[{i}].sequence: a second cell for {cell.sequence!r}")
+            seq = by_id.get(cell.sequence)
+            if seq is None:
+                gone.append(cell.sequence)
+            elif any(not 0 <= s.turn < len(seq.turns) for s in cell.steps):
+                changed.append(cell.sequence)
+            else:
+                kept[cell.sequence] = cell.with_violations(judge(seq, cell))
+        if gone:
+            notes.append(f"note: {path}: {len(gone)} cell(s) for sequences not in the catalogue, left out: "
+                         + ", ".join(sorted(gone)))
+        if changed:
+            notes.append(f"note: {path}: {len(changed)} cell(s) answer turns their sequence no longer has "
+                         "(changed since the check; run stopbench check again), left out: "
+                         + ", ".join(sorted(changed)))
+        if kept:
+            columns.append(col)
+            results += [Result(kept[sid], "live") for sid in sorted(kept, key=order.__getitem__)]
+    return LiveColumns(columns, results, notes)
+
+
+def live_summary_lines(live: LiveColumns) -> list[str]:
+    """What ``stopbench run`` says about its live columns, before its verdict line."""
+    out = []
+    for col in live.columns:
+        mine = [r.cell for r in live.results if r.cell.predicate == col]
+        out.append(f"{col}: {len(mine)} cell(s) observed live, {sum(bool(c.violations) for c in mine)} breaking "
+                   "requirements (no golden file; not part of this verdict: stopbench check gives theirs)")
+    return out
+
+
+def _check_live_cell(cell: Cell, column: str, where: str) -> None:
+    """Refuse a loaded live cell whose fields the reports cannot show (a record edited by hand, or
+    written by something else)."""
+    def bad(field: str, why: str) -> UnusableInput:
+        return UnusableInput(f"{where}.{field}: {why}")
+
+    def text(v: object) -> bool:
+        return isinstance(v, str)
+
+    def count(v: object) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+    if cell.predicate != column:
+        raise bad("predicate", f"{cell.predicate!r}, not the record's column {column!r}")
+    checks: list[tuple[str, bool, str]] = [
+        ("sequence", text(cell.sequence) and bool(cell.sequence), "not a sequence id"),
+        ("outcome", cell.outcome in OUTCOMES, f"{cell.outcome!r} is not one of {', '.join(OUTCOMES)}"),
+        ("reason", cell.reason is None or text(cell.reason), "not a string or null"),
+        ("ok", cell.ok is None or isinstance(cell.ok, bool), "not true, false or null"),
+        ("error", cell.error is None or text(cell.error), "not a string or null"),
+        ("tools_run", all(map(text, cell.tools_run)), "not a list of tool names"),
+        ("tools_failed", all(map(text, cell.tools_failed)), "not a list of tool names"),
+        ("reminders", count(cell.reminders), "not a count"),
+        ("resends", count(cell.resends), "not a count"),
+        ("tokens", count(cell.tokens), "not a count"),
+    ]
+    for field, fine, why in checks:
+        if not fine:
+            raise bad(field, why)
+    for j, st in enumerate(cell.steps):
+        d = st.decision
+        if not (isinstance(st.turn, int) and not isinstance(st.turn, bool)):
+            raise bad(f"decisions[{j}].turn", "not a turn index")
+        if d.action not in _LIVE_ACTIONS:
+            raise bad(f"decisions[{j}].action", f"{d.action!r} is not one of {', '.join(_LIVE_ACTIONS)}")
+        if not text(d.rule) or not all(map(text, (*st.tools_run, *st.tools_failed))):
+            raise bad(f"decisions[{j}]", "rule or tool names are not strings")

@@ -25,12 +25,16 @@ from bench.golden import Golden, Mismatch, compare
 from bench.model import Cell, Sequence, ToolCall, Turn, TurnError, Usage
 from bench.replay import DEFAULT_SAFETY_CAP, crashed_cell, replay
 
-Status = Literal["match", "mismatch", "unreviewed"]
+Status = Literal["match", "mismatch", "unreviewed", "live"]
 
 
 @dataclass(frozen=True, slots=True)
 class Result:
-    """A cell with its golden status (and the first difference when it mismatches)."""
+    """A cell with its golden status (and the first difference when it mismatches).
+
+    ``live`` is the status of a cell observed from a program by ``stopbench check`` (a
+    ``<name>@live`` column, :func:`bench.report.live_columns`): never replayed, never compared with
+    a golden file."""
 
     cell: Cell
     status: Status

@@ -21,7 +21,7 @@ from bench.cli._common import (
 )
 from bench.coverage import rule_coverage, summary_lines
 from bench.predicate import Predicate
-from bench.report import json_line, write_reports
+from bench.report import json_line, live_columns, live_summary_lines, write_reports
 from bench.runner import Result, run
 from bench.summary import summarise
 
@@ -43,10 +43,15 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
             no_reports: bool, strict: bool, fail_on_violations: bool, quiet: bool, verbose: bool) -> None:
     """Replay every sequence through every predicate and compare with expected/.
 
+    Live records in REPORTS/live/ (written by stopbench check) are shown as <name>@live columns
+    after the predicates: judged against each sequence's require:, never compared with a golden
+    file, and not part of the exit status.
+
     Exit status: 0 when every reviewed cell matches its expectation and none crashed; 1 on a
     mismatch or a crashed cell (with --strict also an unreviewed cell, with --fail-on-violations
     also a requirement violation); 2 when an input is unusable (a sequence or golden file, a
-    folder given that is missing or empty), and then the reports are left as they were.
+    folder given that is missing or empty, a malformed live record), and then the reports are left
+    as they were.
     """
     inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
     if inputs.catalogue.problems:
@@ -56,6 +61,9 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     golden = load_expected(expected_dir)
 
     sequences = inputs.catalogue.sequences
+    live = live_columns(reports_dir, sequences)  # <name>@live columns (stopbench check), after the predicates
+    for note in live.notes:
+        click.echo(note, err=True)
     results: list[Result] = []
     out = Output() if as_json else None
     progress = Progress(len(sequences) * len(inputs.predicates), "replaying", quiet=quiet)
@@ -68,12 +76,15 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     finally:
         progress.close()
     if out is not None:
+        for result in live.results:
+            out.write(json_line(result))
         out.flush()
 
     seq_ids = [s.id for s in sequences]
     if not no_reports:
         titles = {s.id: s.title for s in sequences}
-        for path in write_reports(reports_dir, results, seq_ids, [p.name for p in inputs.predicates], titles,
+        for path in write_reports(reports_dir, results + live.results, seq_ids,
+                                  [p.name for p in inputs.predicates] + live.columns, titles,
                                   catalogue=sequences, loaded=inputs.predicates, golden=golden):
             if not quiet:
                 click.echo(f"wrote {path}", err=True)
@@ -83,7 +94,7 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     if not quiet:  # rule coverage (bench.coverage), before the verdict line
         loaded = [p for p in inputs.predicates if isinstance(p, Predicate)]
         coverage = rule_coverage(loaded, [r.cell for r in results])
-        lines[-1:-1] = ["rule coverage:", *("  " + c for c in summary_lines(coverage))]
+        lines[-1:-1] = ["rule coverage:", *("  " + c for c in summary_lines(coverage)), *live_summary_lines(live)]
     for line in lines:
         click.echo(line, err=True)
     sys.exit(summary.exit_status(strict=strict, fail_on_violations=fail_on_violations))

@@ -91,6 +91,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
         "crashed": sum(c["v"] == "crashed" for c in data["cells"].values()),
         "violations": sum(len(c["violations"]) for c in data["cells"].values()),
         "cells_violating": sum(bool(c["violations"]) for c in data["cells"].values()),
+        "live": sum(bool(p.get("live")) for p in data["predicates"]),
     }
     facets = {
         "dialects": sorted({s["dialect"] for s in data["sequences"]}),

@@ -123,18 +123,29 @@ def predicate_data(p: Loaded, record: Mapping[str, Any] | None) -> dict[str, Any
     the conformance driver whose record covers it."""
     conf = None if record is None else {"driver": record.get("driver"), "install": record.get("install")}
     if isinstance(p, Broken):
-        return {"name": p.name, "broken": p.error, "description": "", "source": p.origin, "links": [],
+        return {"name": p.name, "live": False, "broken": p.error, "description": "", "source": p.origin, "links": [],
                 "rules": [], "max_steps": None, "cap": None, "conformance": conf}
     rules = [{"id": rid, "text": text, "links": [link.as_json() for link in rule_links(text)]}
              for rid, text in p.rules.items()]
     if p.max_steps is not None and p.cap.rule not in p.rules:
         rules.append({"id": p.cap.rule, "text": f"the loop's own cap: {p.max_steps} requests, then stop "
                       f"{p.cap.reason} (ok={str(p.cap.ok).lower()})", "links": []})
-    return {"name": p.name, "broken": None, "description": p.description, "source": p.source,
+    return {"name": p.name, "live": False, "broken": None, "description": p.description, "source": p.source,
             "links": [link.as_json() for link in rule_links(p.source)], "rules": rules,
             "max_steps": p.max_steps, "cap_note": p.cap_note,
             "cap": None if p.max_steps is None else {"reason": p.cap.reason, "ok": p.cap.ok, "rule": p.cap.rule},
             "conformance": conf}
+
+
+def live_predicate_data(column: str) -> dict[str, Any]:
+    """A ``<name>@live`` column (:func:`bench.report.live_columns`): a program observed by
+    ``stopbench check``, with no rules, source or golden file of its own."""
+    return {"name": column, "live": True, "broken": None,
+            "description": "observed live: a program run against the replay server by stopbench check, each "
+                           "step inferred from its requests; judged against each sequence's require:, never "
+                           "replayed and never compared with a golden file",
+            "source": f"reports/live/{column.rsplit('@', 1)[0]}.json", "links": [], "rules": [],
+            "max_steps": None, "cap_note": None, "cap": None, "conformance": None}
 
 
 def _recorded_step(step: Mapping[str, Any]) -> dict[str, Any]:
@@ -212,6 +223,7 @@ def summary(cells: Mapping[str, Mapping[str, Any]], predicates: Seq[str]) -> dic
             "predicate": p,
             "verdicts": {v: sum(c["v"] == v for c in mine) for v in VERDICTS},
             "golden": {g: sum(c["golden"] == g for c in mine) for g in ("match", "mismatch", "unreviewed")},
+            "live": bool(mine) and all(c["golden"] == "live" for c in mine),
             "cells_violating": sum(bool(c["violations"]) for c in mine),
             "violations": sum(len(c["violations"]) for c in mine),
             "by_kind": by_kind,
@@ -230,10 +242,12 @@ def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Lo
     """Everything the page shows. `records` maps a predicate (port) name to its conformance record
     (``reports/conformance/<driver>.json``); `explained` a predicate name to its
     ``CONFORMANCE_EXPLAINED``; `golden`, when given, adds each reviewed cell's basis, note and
-    decision path. Cells are keyed ``"<sequence>\\t<predicate>"``."""
+    decision path. Results with status ``live`` are ``<name>@live`` columns after the predicates, in
+    the order they first appear. Cells are keyed ``"<sequence>\\t<predicate>"``."""
     seqs = ordered_sequences(sequences)
     by_id = {s.id: s for s in seqs}
-    names = [p.name for p in predicates]
+    live = list(dict.fromkeys(r.cell.predicate for r in results if r.status == "live"))
+    names = [p.name for p in predicates] + live
     cells: dict[str, dict[str, Any]] = {}
     for r in results:
         p = r.cell.predicate
@@ -241,7 +255,8 @@ def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Lo
                                                      explained.get(p, {}), golden)
     return {
         "sequences": [sequence_data(s) for s in seqs],
-        "predicates": [predicate_data(p, records.get(p.name)) for p in predicates],
+        "predicates": [predicate_data(p, records.get(p.name)) for p in predicates]
+                      + [live_predicate_data(col) for col in live],
         "cells": cells,
         "summary": summary(cells, names),
     }

@@ -308,3 +308,31 @@ def test_a_loops_name_opens_its_rules_and_a_sequence_opens_the_stepper(fresh: An
     assert fresh.find_element(by("ID"), "st-seq").get_attribute("value") == "seed000-talk-only"
     assert fresh.find_element(by("ID"), "st-pos").text.startswith("step 1 of ")
     assert errors(fresh) == []
+
+
+def test_a_live_column_shows_marked_live_and_its_drill_down_says_it_has_no_golden_file(
+        driver: Any, shipped: dict[str, Any], tmp_path: Path) -> None:
+    from bench.check.report import write_live
+    from bench.check.runner import LiveRun
+    from bench.model import Cell, Decision, Step
+    from bench.report import live_columns
+
+    # a live program that stops at once on the tool round of seed000-tool-call-with-text (drops its call)
+    seq = next(s for s in shipped["catalogue"] if s.id == "seed000-tool-call-with-text")
+    cell = Cell(seq.id, "mine@live", "stopped", (Step(1, 0, Decision("stop", "observed", reason="exit 0", ok=True)),),
+                reason="exit 0", ok=True)
+    write_live(tmp_path, "mine", ["mine"], [LiveRun(seq, cell, None, 0, (), 0.0)])
+    live = live_columns(tmp_path, shipped["catalogue"])
+    write_reports(tmp_path, shipped["results"] + live.results, [s.id for s in shipped["catalogue"]],
+                  [p.name for p in shipped["predicates"]] + live.columns, catalogue=shipped["catalogue"],
+                  loaded=shipped["predicates"], golden=shipped["golden"])
+    driver.get((tmp_path / "index.html").as_uri())
+    head = driver.find_element(by("CSS_SELECTOR"), 'th.predcol[data-pred="mine@live"]')
+    assert "livecol" in head.get_attribute("class") and "◉" in head.text
+    td = driver.find_element(by("ID"), "cell-seed000-tool-call-with-text--mine@live")
+    assert td.get_attribute("data-golden") == "live" and td.find_elements(by("CSS_SELECTOR"), ".mk-viol")
+    td.click()
+    assert driver.find_element(by("ID"), "drill-live").text.startswith("None: observed live.")
+    assert "no_dropped_calls" in driver.find_element(by("ID"), "drill-violations").text
+    assert errors(driver) == []
+    screenshot(driver, "live-drilldown.png", tmp_path)

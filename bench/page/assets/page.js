@@ -275,7 +275,8 @@
     const used = [];
     for (const st of c.steps) if (used.indexOf(st[2]) < 0) used.push(st[2]);
     append(b, h("h3", {}, "Rules that decided, with their sources"));
-    append(b, h("ul", { id: "drill-rules" }, used.map((id) => {
+    if (p.live) append(b, h("p", { id: "drill-rules" }, "A live program declares no rules: every step is \"observed\", as the server inferred it."));
+    else append(b, h("ul", { id: "drill-rules" }, used.map((id) => {
       const r = ruleOf(pred, id);
       return h("li", { "data-rule": id }, h("code.rule-id", {}, id), r ? [h("div.ruletext", {}, r.text),
         r.links.length ? h("ul.cites", {}, r.links.map((l) => h("li", {}, link(l)))) : h("div.ruletext", {}, "(no link: this citation names no git commit or tag with a file; its text above is the source)")]
@@ -291,12 +292,15 @@
 
     // golden
     append(b, h("h3", {}, "Golden file"));
-    if (c.golden === "match") append(b, h("p", {}, "Matches its reviewed expectation in expected/" + pred + ".yaml."));
+    if (c.golden === "live") append(b, h("p", { id: "drill-live" }, "None: observed live. A program was run against the replay server by stopbench check ("
+      + p.source + "); the server inferred each step from its requests. The cell is judged against the sequence's requirements, never replayed and never compared with a golden file."));
+    else if (c.golden === "match") append(b, h("p", {}, "Matches its reviewed expectation in expected/" + pred + ".yaml."));
     if (c.expected) {
       const basis = { source: "read from the pinned source", observed: "observed by driving the original loop", rule: "the rule the loop states" };
       append(b, h("p", { id: "drill-basis" }, "basis: ", h("b", {}, c.expected.basis), " (" + (basis[c.expected.basis] || "") + ")",
         c.expected.note ? [h("br"), "note: " + c.expected.note] : null));
     }
+    else if (c.golden === "live") { /* said above */ }
     else if (c.golden === "unreviewed") append(b, h("p", {}, "Unreviewed: no expectation in expected/" + pred + ".yaml (review with stopbench show " + seqId + " -p " + pred + ", then stopbench accept)."));
     else append(b, h("div", { id: "drill-mismatch" }, h("p", {}, h("b", {}, "Mismatch: " + c.mismatch.what)),
       table(["expected", "got"], [[h("pre", {}, c.mismatch.expected), h("pre", {}, c.mismatch.actual)]]),
