@@ -44,6 +44,21 @@ MAX_ROUNDS = 50  # agent.py L28 `max_rounds: int = 50`
 SDK_RETRIES = 2  # openai/_constants.py L8
 CALL_ATTEMPTS = 3  # llm.py L193 `max_retries: int = 3`
 
+CONFORMANCE_EXPLAINED = {
+    "chat-network-flaky-after-tools": (
+        "The server cannot make a client time out. Turn 2 is a timeout raised by the client itself "
+        "(openai's APITimeoutError): the port has the client retry it (openai/_base_client.py "
+        "L1182-1218). The server answers a turn whose error has no status and names no broken "
+        "connection with the output streamed and then an in-stream error event (bench/serve/render.py "
+        "error_mode L80-99), which the SDK raises while CoreCoder iterates the stream (openai/_streaming.py "
+        "L79-90, llm.py L141), outside every retry: a stream_error stop at step 2. A real timeout would "
+        "need the server to stay silent past the client's timeout, 600 s by default "
+        "(openai/_constants.py L7; llm.py L93 sets none). openai_agents and hermes, on the same sequence, "
+        "agree with their ports."),
+}
+"""Differences between this port and corecoder 0.4.0 run by `stopbench conform corecoder` that come
+from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
+
 _STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
 _CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
 
