@@ -635,7 +635,7 @@ def _tools(turn: Turn, m: dict[str, Any]) -> Decision:
             return Resend("invalid-json-retry")
         m["inv_json"] = 0
         _append(m, "assistant", *(["tool"] * n))
-        return Remind("invalid-json-recover", "error tool results: invalid JSON arguments", failed=ALL)
+        return Continue("invalid-json-recover", run=(), failed=ALL)  # L4873-4894: tool results only
     m["inv_json"] = 0
 
     seen: set[tuple[str, str]] = set()
