@@ -60,6 +60,27 @@ def test_violations_are_counted_per_predicate_and_requirement_kind() -> None:
     assert rows == [["p", 1, 2, 3], ["q", 0, 0, 0]]
 
 
+def test_a_live_column_has_no_golden_status_row_and_the_legend_says_why() -> None:
+    @predicate()
+    def simple(turn: Turn, state: State) -> Decision:
+        return Stop("done", ok=True, rule="done")
+
+    replayed = replay(seq(answer(), sid="a"), simple.named("p", "t"))
+    observed = replay(seq(answer(), sid="a"), simple.named("mine@live", "t")).with_violations(
+        (Violation("ok: false", 1, "x"),))
+    plain = decision_table([Result(replayed, "match")], ["a"], ["p"])
+    table = decision_table([Result(replayed, "match"), Result(observed, "live")], ["a"], ["p", "mine@live"])
+    assert "observed live" not in plain and "observed live" in table.split("| sequence", 1)[0]
+    row = next(line for line in table.splitlines() if line.startswith("| a "))
+    assert [c.strip() for c in row.strip("|").split("|")] == ["a", "✓stop@1", "✓stop@1 ⚠"]
+    golden = table.split("## Golden status", 1)[1]
+    assert [line.split("|")[1].strip() for line in golden.splitlines() if line.startswith("| ")] == ["predicate", "p"]
+    assert "`mine@live` 1 cells, 1 with violations" in golden
+    counted = table.split("## Requirement violations", 1)[1].split("## Golden status")[0]
+    assert [[c.strip() for c in line.strip("|").split("|")] for line in counted.splitlines()
+            if line.startswith("| ")][1:] == [["p", "0", "0"], ["mine@live", "1", "1"]]
+
+
 def test_the_shipped_decision_table_has_a_median_row_under_350_characters() -> None:
     cat = load_catalogue(ROOT / "sequences")
     preds = discover(ROOT / "predicates", entry_points_too=False)
