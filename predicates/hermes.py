@@ -389,7 +389,13 @@ RULES = {
     "scratchpad-stop": f"{LOOP}:L4556-4572 - the 3rd unclosed scratchpad: return partial",
     "codex-incomplete-continue": f"{LOOP}:L4578-4691 - codex_responses status incomplete "
                                  "(max_output_tokens): keep the interim message (if it has text) "
-                                 "and continue while _codex_incomplete_retries < 3",
+                                 "and continue while _codex_incomplete_retries < 3; with visible text "
+                                 "nothing else is added (a continue), with reasoning only a nudge "
+                                 "follows it (a remind, L4630-4647)",
+    "codex-incomplete-duplicate": f"{LOOP}:L4591-4622 - the same branch when the interim has the same "
+                                  "visible text as the interim message just before: it replaces that "
+                                  "message in place, so the request is sent again as is (found by "
+                                  "conformance)",
     "codex-incomplete-resend": f"{LOOP}:L4578-4691 - the same branch when the interim message has "
                                "no text: nothing is appended (no nudge either: the last message "
                                "is not an assistant message), so the request is sent again as is",
@@ -463,6 +469,7 @@ def _memo(state: State) -> dict[str, Any]:
             stream=0,         # stream retries of the current API call (HERMES_STREAM_RETRIES)
             messages=1,       # len(messages): the prompt, then each appended message
             ctx=DEFAULT_CONTEXT,  # compressor.context_length, lowered by a provider-reported limit
+            interim=None,     # visible output of the last message, when it is a Codex incomplete interim
         )
     return m
 
@@ -474,6 +481,7 @@ def _append(m: dict[str, Any], *roles: str) -> None:
     if "tool" in roles:
         m["any_tool"] = True
     m["prefill_tail"] = False
+    m["interim"] = None
 
 
 @predicate(
@@ -584,12 +592,22 @@ def _length(turn: Turn, m: dict[str, Any], stub: bool = False) -> Decision:
 
 def _codex_incomplete(turn: Turn, m: dict[str, Any]) -> Decision:
     m["codex_inc"] += 1
-    has_text = bool((turn.content or "").strip() or (turn.reasoning or "").strip())
+    content = (turn.content or "").strip()
+    has_text = bool(content or (turn.reasoning or "").strip())
+    duplicate = False
     if has_text:
-        _append(m, "assistant")
+        # L4591-4622: an interim with the same visible output as the interim just before replaces
+        # it in place; any other is appended
+        key = content or "\0" + (turn.reasoning or "")
+        duplicate = m["interim"] == key
+        if not duplicate:
+            _append(m, "assistant")
+            m["interim"] = key
     if m["codex_inc"] < 3:
-        if has_text:
-            return Remind("codex-incomplete-continue", "(interim assistant message kept)")
+        if content:  # L4624-4629: replayable, no nudge; the assistant message is all that is added
+            if duplicate:
+                return Resend("codex-incomplete-duplicate")
+            return Continue("codex-incomplete-continue", run=())
         if m["last5"][-1] == "assistant":
             _append(m, "user")
             return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)
