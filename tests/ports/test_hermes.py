@@ -126,6 +126,18 @@ def test_ninety_iterations_then_one_summary_request(hermes: Predicate) -> None:
     cell = run(hermes, looping, then="repeat")
     assert cell.n_steps == 91 and len(cell.tools_run) == 90
     assert (cell.reason, cell.ok) == ("max_iterations_reached(90/90)", False)
+    # the 90th round's results go out with the summary request, a new user message
+    # (chat_completion_helpers.py L1903-1912): a remind, as the original loop showed
+    assert actions(cell)[-3:] == ["continue tools", "remind max-iterations-summary-request", "stop max-iterations"]
+
+
+def test_a_codex_incomplete_reply_with_the_same_text_replaces_the_interim_in_place(hermes: Predicate) -> None:
+    # conversation_loop.py L4578-4629: the interim message alone (a continue); the same visible text
+    # again replaces it (L4591-4622, a resend); the third incomplete reply stops (L4693-4701)
+    cut = Turn(finish="length", finish_raw="incomplete/max_output_tokens", content="The migration touches")
+    cell = run(hermes, cut, then="repeat", dialect="openai-responses")
+    assert actions(cell) == ["continue codex-incomplete-continue", "resend codex-incomplete-duplicate",
+                             "stop codex-incomplete-stop"]
 
 
 def test_inner_loop_resends_do_not_count_toward_max_iterations(hermes: Predicate) -> None:
@@ -140,5 +152,35 @@ def test_a_context_overflow_on_the_first_request_cannot_be_compressed(hermes: Pr
     # conversation_loop.py L3817-3840: compression that shrinks nothing -> "Cannot compress further"
     overflow = Turn(finish="error", error=TurnError(type="stream_error", message="context length exceeded"))
     assert actions(run(hermes, overflow, answer())) == ["stop context-uncompressible"]
+    # three messages cannot be summarised either (context_compressor.py L3353-3356): the same stop
     later = run(hermes, tools("bash"), overflow, answer())
-    assert actions(later) == ["continue tools", "resend context-compress", "stop text-response"]
+    assert actions(later) == ["continue tools", "stop context-uncompressible"]
+
+
+def _window(limit: int) -> Turn:
+    message = f"This model's maximum context length is {limit} tokens. Your messages resulted in 204308 tokens."
+    return Turn(finish="error", error=TurnError(type="invalid_request_error", message=message, status=400))
+
+
+def test_a_compression_counts_only_when_the_error_reports_a_smaller_window(hermes: Predicate) -> None:
+    # conversation_loop.py L3738-3760, L3815: a window below the current one (256,000 at first,
+    # model_metadata.py L179-189) is taken, and the request re-sent; the same window again is not lower
+    cell = run(hermes, tools("bash"), _window(128000), _window(128000), answer())
+    assert actions(cell) == ["continue tools", "resend context-compress", "stop context-uncompressible"]
+
+
+def test_the_fourth_overflow_exhausts_three_compressions(hermes: Predicate) -> None:
+    # conversation_loop.py L3780-3796: compression_attempts > 3 returns before compressing
+    windows = [_window(w) for w in (200000, 160000, 131072, 128000)]
+    cell = run(hermes, tools("bash"), *windows, answer())
+    assert actions(cell) == ["continue tools", *["resend context-compress"] * 3, "stop context-exhausted"]
+
+
+def test_a_conversation_of_more_than_seven_messages_can_be_summarised(hermes: Predicate) -> None:
+    # context_compressor.py L3353-3356: protect_first_n (3) + 3 + 1 messages are needed; three tool
+    # rounds make seven (prompt, then an assistant message and a result each), a fourth makes nine
+    overflow = _window(300000)  # a window above the current one: only summarising can shrink anything
+    three = run(hermes, *[tools("bash")] * 3, overflow, answer())
+    assert actions(three)[-1] == "stop context-uncompressible"
+    four = run(hermes, *[tools("bash")] * 4, overflow, answer())
+    assert actions(four)[-2:] == ["resend context-compress", "stop text-response"]
