@@ -324,13 +324,17 @@ _HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
 RULES = {
     "tools": f"{LOOP}:L4707-5157 - the response carries tool calls: names and JSON arguments "
              "valid, duplicates (same name and arguments) dropped (L4904-4909, run_agent.py "
-             "L3965-3981), the rest executed (L5061) and the loop continues (L5157)",
+             "L3965-3981), the rest executed (L5061) and the loop continues (L5157); arguments "
+             "that are valid JSON but not an object (a JSON string holding the object) are not "
+             "executed: 'Invalid tool arguments' error result (agent/tool_executor.py L79-95, "
+             "L366, L1062; observed), those calls are failed",
     "tools-mixed-invalid": f"{LOOP}:L4729-4755, L5015-5033 - a batch with a blank (unknown) tool "
                            "name beside valid ones: the invalid calls get error results, the valid "
                            "ones run",
     "invalid-tool-name": f"{LOOP}:L4756-4805 - every call has an unknown (here: blank) name: "
-                         "assistant message plus error tool results, ask again; the 3rd time in a "
-                         "row returns partial 'Model generated invalid tool call'",
+                         "assistant message plus error tool results (no user message, observed: a "
+                         "continue with the calls failed), ask again; the 3rd time in a row returns "
+                         "partial 'Model generated invalid tool call'",
     "invalid-json-retry": f"{LOOP}:L4860-4870 - tool arguments are not valid JSON (and look "
                           "complete): retry without appending anything, while _invalid_json_retries < 3",
     "invalid-json-recover": f"{LOOP}:L4871-4899 - the 3rd invalid-JSON response: append it with "
@@ -627,7 +631,7 @@ def _tools(turn: Turn, m: dict[str, Any]) -> Decision:
             m["inv_tool"] = 0
             return Stop("invalid_tool_call", ok=False, rule="invalid-tool-name")
         _append(m, "assistant", *(["tool"] * n))
-        return Remind("invalid-tool-name", "error tool results for the unknown tool name", failed=ALL)
+        return Continue("invalid-tool-name", run=(), failed=ALL)  # L4780-4805: tool results only
     m["inv_tool"] = 0
 
     args: list[str] = []
@@ -663,8 +667,10 @@ def _tools(turn: Turn, m: dict[str, Any]) -> Decision:
         if key not in seen:
             seen.add(key)
             kept.append(i)
-    run = tuple(i for i in kept if not (mixed and i in invalid))
-    failed = tuple(i for i in kept if mixed and i in invalid)
+    # agent/tool_executor.py L79-95: arguments that parse to anything but an object are not run
+    not_obj = {i for i in kept if not (mixed and i in invalid) and not isinstance(json.loads(args[i]), dict)}
+    run = tuple(i for i in kept if not (mixed and i in invalid) and i not in not_obj)
+    failed = tuple(i for i in kept if (mixed and i in invalid) or i in not_obj)
 
     all_hk = all(calls[i].name in _HOUSEKEEPING for i in kept)
     if not all_hk:
