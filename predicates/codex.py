@@ -82,7 +82,15 @@ the headers).
 
 Tool calls whose arguments are not valid JSON (empty included) are answered by the function tool
 handler with "failed to parse function arguments: ..." instead of running the tool (seen when
-driving 0.169.0); the port counts them as failed.
+driving 0.169.0); the port counts them as failed. Valid JSON that is not an object (a JSON string
+holding the object) runs: the bench's tools are the driver's dynamic tools, whose handler parses the
+arguments into a `serde_json::Value`, not a struct, and sends them to the client as they are
+(``codex-rs/core/src/tools/handlers/dynamic.rs`` @ ``2c353d2f``, no release: `let args: Value =
+parse_arguments(&arguments)?`). A call whose name no tool has (a blank name; the bench's other
+names are taken to be the driver's tools) finds no handler: ``ToolRegistry::dispatch_any`` returns
+``FunctionCallError::RespondToModel("unsupported call: <name>")`` (``codex-rs/core/src/tools/
+registry.rs`` @ ``0004ad15``, no release; the literal is in the binary, bin/codex @659030), an
+error output for the model, and the turn follows up as for any call: failed. Neither was driven.
 """
 
 from __future__ import annotations
@@ -118,7 +126,11 @@ RULES = {
     "tool-follow-up": f"{SEU} @c~13900-15000 handle_output_item_done: a tool call item -> record it, "
                       "start the tool future, needs_follow_up = true; "
                       f"{TURN} @c~72000 try_run_sampling_request needs_follow_up |= ...; "
-                      f"@c~18000 run_turn: needs_follow_up -> continue (another sampling request); {OBSERVED}",
+                      f"@c~18000 run_turn: needs_follow_up -> continue (another sampling request); {OBSERVED}; "
+                      "a call with arguments that are not JSON ('failed to parse function arguments', "
+                      "bin/codex @824468) or a name no tool has ('unsupported call: ', @659030; "
+                      f"{REPO}@0004ad15 codex-rs/core/src/tools/registry.rs dispatch_any) gets an error "
+                      "output instead of running: failed",
     "end-turn-false": "SECONDARY (not in the pinned turn.rs): later upstream turn.rs, ResponseEvent::"
                       "Completed { end_turn, .. }: if let Some(false) = end_turn { needs_follow_up = "
                       "true } - the model's message is recorded and the loop samples again; " + OBSERVED,
@@ -191,6 +203,9 @@ def dispatched(turn: Turn) -> tuple[tuple[int, ...], tuple[int, ...]]:
     run: list[int] = []
     failed: list[int] = []
     for i, call in enumerate(turn.tool_calls):
+        if not call.name:  # no handler: "unsupported call: " (registry.rs dispatch_any)
+            failed.append(i)
+            continue
         # empty arguments fail too: driving the original (0.169.0) answered a call with "" as
         # "failed to parse function arguments: EOF while parsing a value at line 1 column 0"
         try:

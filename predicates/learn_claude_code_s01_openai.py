@@ -14,7 +14,8 @@ What the port models (one step = one HTTP request):
 * The only test is L129-131 `if not assistant_message.tool_calls: return`: the message body, never
   `finish_reason` (L122 reads `response.choices[0].message` only).
 * Tool calls (L132-159): a call is run only when its name is "bash" (L134); the bench's tool names
-  stand in for bash (s01 offers no other tool). Arguments that are not valid JSON are answered with
+  stand in for bash (s01 offers no other tool), except a blank name, which cannot be "bash": such a
+  call gets no tool message at all (the `if` has no else), so it is dropped and the loop goes on. Arguments that are not valid JSON are answered with
   "Error parsing command arguments" (L153-159): failed. Valid JSON that is not an object makes
   `command_args.get` raise AttributeError (L138), which nothing catches: the program ends there,
   after the earlier calls of the turn. AMBIGUOUS: a JSON object without a non-empty "command" gets
@@ -67,6 +68,7 @@ def _parse(arguments: str) -> str:
     rules={
         "return": f"{FILE}:L121-131 - the assistant message is appended, then `if not assistant_message.tool_calls: return` (finish_reason is never read)",
         "calls": f"{FILE}:L132-159 - for each tool call named bash: json.loads the arguments and run the command, appending a role 'tool' result (L136-152); invalid JSON gets 'Error parsing command arguments' instead (L153-159, failed); loop (`while True`, L107: no cap)",
+        "not-bash": f"{FILE}:L133-134 - `if tool_call.function.name == \"bash\":` has no else: a call with another name (here: blank) gets no role 'tool' message, neither run nor answered (dropped); the other calls of the turn are handled as in rule calls and the loop goes on (`while True`, L107)",
         "bad-args-crash": f"{FILE}:L137-138, L153 - arguments that parse to a non-object (list, string, number, null) make `command_args.get` raise AttributeError, which `except json.JSONDecodeError` does not catch; nothing in agent_loop or __main__ (L162-173) catches it either",
         "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default client (s01 L34-37) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
         "raise": f"{FILE}:L109-119, L173 - no try/except around client.chat.completions.create or around agent_loop(history): the exception ends the program",
@@ -86,10 +88,14 @@ def decide(turn: Turn, state: State) -> Decision:
     run: list[int] = []
     failed: list[int] = []
     for i, call in enumerate(turn.tool_calls):
+        if not call.name:
+            continue  # not "bash": no result, the call is dropped (L134)
         kind = _parse(call.arguments)
         if kind == "other":
             return Stop("exception", ok=False, rule="bad-args-crash", run=tuple(run), failed=tuple(failed))
         (run if kind == "object" else failed).append(i)
+    if len(run) + len(failed) < len(turn.tool_calls):
+        return Continue("not-bash", run=tuple(run), failed=tuple(failed))
     if not failed:
         return Continue("calls", run=ALL)
     return Continue("calls", run=tuple(run), failed=tuple(failed))

@@ -8,7 +8,7 @@ openai==3.57.0 (PyPI wheel, Apache-2.0; openai-agents 0.24.0 requires `openai>=3
 Configuration modelled: `Runner.run` (not streamed) on an `Agent` with defaults: no output_type
 (plain text), `tool_use_behavior="run_llm_again"`, no handoffs, no guardrails, no error handlers,
 no `ModelRetrySettings`, `max_turns=DEFAULT_MAX_TURNS` (10). The bench's tool names are taken to be
-function tools the agent has.
+function tools the agent has, except a blank name, which no tool has (rule tool-not-found).
 
 Which model adapter sees the turn is decided from `finish_raw`:
 * an openai-responses string (`completed`, `incomplete/...`, `failed`, `cancelled`) or an
@@ -70,6 +70,10 @@ def _args_ok(arguments: str) -> bool:
 
 
 def _tools(turn: Turn, state: State, rule: str) -> Decision:
+    # process_model_response looks every call up before any tool runs (turn_resolution.py
+    # L3804-3848): a blank name is no tool of the agent (the bench's other names are)
+    if any(not c.name for c in turn.tool_calls):
+        return Stop("ModelBehaviorError", ok=False, rule="tool-not-found")
     # calls whose id already has an output in the run are skipped (tool_planning.py L444-452); the
     # same id for another call raises (L445-449); the memo keeps (name, arguments) per answered id
     if any(not c.id for c in turn.tool_calls):
@@ -115,6 +119,7 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
         "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default AsyncOpenAI client retries up to 2 times on 408/409/429/>=500, timeouts and connection errors; the runner keeps these provider retries on the first attempt (agents/run_internal/model_retry.py L516-554)",
         "deduped-final": f"{PIN} agents/run_internal/tool_planning.py:L340-392, L444-452, agents/run_internal/turn_resolution.py:L966-996, L1182-1186, L1300-1312 - every call of the turn reuses the id of a call already answered in this run, with the same name and arguments: it is skipped, not run; with nothing to run and a message, the message text is the final output (found by conformance: a model stuck repeating call_1)",
         "deduped-run-again": f"{PIN} agents/run_internal/turn_resolution.py:L1182-1186, L1318-1326, agents/run_internal/run_loop.py:L2955-2956 - every call reuses an answered id and there is no message: 'tool activity without message', NextStepRunAgain; the input items are deduplicated by call id (run_internal/items.py L721-745, L810-842), so the next request is the same as this one (a resend on the wire); the turn counts toward max_turns",
+        "tool-not-found": f"{PIN} agents/run_internal/turn_resolution.py:L3133-3160, L3804-3848, agents/run_config.py:L498 - process_model_response looks each function call up among the agent's function tools before anything runs; a name that is none of them (here: blank) with the default tool_not_found_behavior 'raise_error' raises ModelBehaviorError 'Tool  not found in agent ...' (no handler: out of Runner.run), so no call of the turn runs",
         "empty-call-id": f"{PIN} agents/run_internal/tool_planning.py:L400-410, agents/_tool_invocation.py:L222-233 - a function call with an empty call id (Gemini's OpenAI-compatible endpoint sends '') has no valid call id: ModelBehaviorError 'Tool invocations require a non-empty string call ID before execution', raised before any tool runs (found by conformance)",
         "call-id-reused": f"{PIN} agents/run_internal/tool_planning.py:L384-391, L445-449 - a call reuses the id of an answered call with other name or arguments: ModelBehaviorError, raised (the SDK compares a semantic fingerprint; the port compares name and raw arguments)",
         "raise": f"{PIN} agents/run_internal/model_retry.py:L574-686, L403-404 - with no ModelRetrySettings the runner's retry budget is 0 (`attempt > max_retries` -> no retry) and the provider's exception is re-raised out of Runner.run (the conversation_locked compatibility retry, L621-639, needs a 400 with code 'conversation_locked', which the bench does not model)",

@@ -196,11 +196,16 @@ def is_connection_break(error_type: str, status: int | None) -> bool:
     return status is None and any(w in error_type.lower() for w in _CONNECTION_WORDS)
 
 
-def _call_ok(arguments: str) -> bool:
+def _call_ok(name: str, arguments: str) -> bool:
     """Whether the AI SDK parses a call's input (parseToolCall eZ, bin/opencode @99365350): '' is
     {}, else it must parse as JSON; it is then validated against the tool's schema, which the bench
     does not carry, so any JSON object is taken to pass. A failure goes to experimental_repairToolCall
-    (@96729657), which answers it through the 'invalid' tool: the call is failed, not run."""
+    (@96729657), which answers it through the 'invalid' tool: the call is failed, not run.
+    A blank name is no tool (the bench's other names are taken to be tools): eZ throws
+    NoSuchToolError (@99365478, `if($==null)...throw new AY`), which yK (@99364145)
+    hands to the same repair; ''.toLowerCase() is no tool either, so it too goes to 'invalid'."""
+    if not name:
+        return False
     if not arguments.strip():
         return True
     try:
@@ -240,7 +245,9 @@ CONFORMANCE_EXPLAINED = {
         "tool-parts": (
             f"{RUN} @96801587 conjunct !fe fails (and/or finish is tool-calls): no exit; the tools ran "
             "inside processor.process (AI SDK executes each tool-call; processor tool-result/tool-error "
-            "@96744793) and the loop requests again with their results"
+            "@96744793) and the loop requests again with their results; a call whose input is not a "
+            "JSON object or whose name is no tool (blank) is repaired into the 'invalid' tool "
+            "(@96729657, via yK @99364145): failed, not run"
         ),
         "tool-calls-no-parts": (
             f"{RUN} @96801587 conjunct 2: finish 'tool-calls' never exits; with no tool part nothing "
@@ -347,8 +354,8 @@ def decide(turn: Turn, state: State) -> Decision:
     memo["retries"] = 0
 
     finish, _mapper = opencode_finish(turn.finish_raw, bool(calls))
-    run = tuple(i for i, c in enumerate(calls) if _call_ok(c.arguments))
-    failed = tuple(i for i, c in enumerate(calls) if not _call_ok(c.arguments))
+    run = tuple(i for i, c in enumerate(calls) if _call_ok(c.name, c.arguments))
+    failed = tuple(i for i, c in enumerate(calls) if not _call_ok(c.name, c.arguments))
     run_sel = ALL if len(run) == len(calls) else run
 
     # after process: content-filter breaks before the exit test is looked at again

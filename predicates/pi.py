@@ -29,6 +29,8 @@ no finish at all, is an error in every mapper (see the rules), so the choice doe
 
 from __future__ import annotations
 
+import json
+
 from bench import ALL, Continue, Decision, Remind, State, Stop, Turn, predicate
 
 PIN = "earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources)"
@@ -137,6 +139,26 @@ _MAPPER_RULES = {
 }
 
 
+def _refused(name: str, arguments: str) -> bool:
+    """Whether prepareToolCall answers the call with an error result instead of running it.
+
+    agent-loop.ts L600-614: no tool has the name (a blank name; the bench's other names are taken
+    to be tools the agent has). L616-618 with pi-ai utils/validation.ts L285-317: the arguments,
+    as openai-completions.ts L537 parses them (utils/json-parse.ts L104-110: JSON.parse first),
+    are checked against the tool's object schema; valid JSON that is not an object (a string, a
+    number, an array, null) fails it (L304-316 throws, caught at agent-loop.ts L661-666). Text
+    that is not JSON is left as the port had it (partial-JSON repair, json-parse.ts L111-121,
+    usually yields an object) and runs.
+    """
+    if not name:
+        return True
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return False
+    return not isinstance(value, dict)
+
+
 @predicate(
     source=f"{LOOP}:L155-275 runLoop (MIT)",
     max_steps=None,
@@ -155,6 +177,14 @@ _MAPPER_RULES = {
             f"{LOOP}:L202-216 with L411-426 executeToolCalls - toolCall content blocks (only those; "
             "stopReason toolUse is not consulted) are executed, results pushed, hasMoreToolCalls true "
             "(a batch terminates only if every result sets terminate, which the bench's tools do not)"
+        ),
+        "tool-calls-refused": (
+            f"{LOOP}:L202-216, L411-426, L600-614 prepareToolCall - a call whose name no tool has "
+            "(here: blank) gets the error result 'Tool <name> not found'; L616-618, L661-666 with "
+            f"{AI}/utils/validation.ts:L285-317 validateToolArguments - arguments that parse "
+            "(openai-completions.ts L537, utils/json-parse.ts L104-110) to a JSON value that is not an "
+            "object fail the tool's object schema and get the validation error as the result: those "
+            "calls are failed, the others run, hasMoreToolCalls true"
         ),
         "steer": (
             f"{LOOP}:L259 polls getSteeringMessages after the turn; L174 keeps the inner loop running "
@@ -181,8 +211,12 @@ def decide(turn: Turn, state: State) -> Decision:
             if steer:
                 return Remind("truncated-calls", steer, failed=ALL)
             return Continue("truncated-calls", run=(), failed=ALL)
+        failed = tuple(i for i, c in enumerate(calls) if _refused(c.name, c.arguments))
+        run = tuple(i for i in range(len(calls)) if i not in failed)
         if steer:
-            return Remind("steer", steer, run=ALL)
+            return Remind("steer", steer, run=run, failed=failed) if failed else Remind("steer", steer, run=ALL)
+        if failed:
+            return Continue("tool-calls-refused", run=run, failed=failed)
         return Continue("tool-calls")
     if steer:
         return Remind("steer", steer)
