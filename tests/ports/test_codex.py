@@ -116,3 +116,12 @@ def test_a_call_with_empty_arguments_is_answered_with_a_parse_error(codex: Predi
     # seen when @openai/codex 0.169.0 was driven: "" fails serde_json like any invalid JSON
     cell = run(codex, Turn(finish="tool_calls", tool_calls=(call("llm_version", 0, ""),)), answer())
     assert (cell.tools_run, cell.tools_failed) == ((), ("llm_version",))
+
+
+def test_a_blank_name_is_an_unsupported_call_and_a_json_string_runs(codex: Predicate) -> None:
+    # registry.rs dispatch_any: no handler -> "unsupported call: " (bin/codex @659030), failed;
+    # dynamic.rs: the arguments are parsed into a serde_json::Value, so a JSON string is sent as is
+    turn = Turn(finish="tool_calls", tool_calls=(call("", 0), call("bash", 1, '"{\\"command\\": \\"ls\\"}"')))
+    cell = run(codex, turn, answer())
+    first = cell.steps[0].decision
+    assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))

@@ -184,3 +184,19 @@ def test_a_conversation_of_more_than_seven_messages_can_be_summarised(hermes: Pr
     assert actions(three)[-1] == "stop context-uncompressible"
     four = run(hermes, *[tools("bash")] * 4, overflow, answer())
     assert actions(four)[-2:] == ["resend context-compress", "stop text-response"]
+
+
+def test_only_blank_tool_names_get_error_results_and_the_third_time_stops(hermes: Predicate) -> None:
+    # conversation_loop.py L4756-4805: the assistant message and error tool results only (no user
+    # message: a continue, as the original showed), _invalid_tool_retries reaches 3 -> partial
+    cell = run(hermes, tools(""), tools(""), tools(""), answer())
+    assert [(s.decision.action, s.decision.failed) for s in cell.steps[:2]] == [("continue", "all")] * 2
+    assert (cell.n_steps, cell.reason, cell.ok) == (3, "invalid_tool_call", False)
+
+
+def test_arguments_that_are_json_but_not_an_object_are_not_executed(hermes: Predicate) -> None:
+    # agent/tool_executor.py L79-95: 'Invalid tool arguments ... tool was not executed'
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls",
+                tool_calls=(call("bash", 0, '"{\\"command\\": \\"ls\\"}"'), call("read_file", 1)))
+    first = run(hermes, turn, answer()).steps[0].decision
+    assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))

@@ -100,3 +100,12 @@ def test_openai_version_fails_unparsable_arguments_and_crashes_on_non_objects(op
 def test_openai_version_loop_has_no_cap(openai: Predicate) -> None:
     cell = run(openai, tools("bash"), then="repeat", dialect="openai-chat")
     assert cell.outcome == "capped"
+
+
+def test_openai_version_drops_a_call_not_named_bash_and_goes_on(openai: Predicate) -> None:
+    # L133-134: `if tool_call.function.name == "bash":` has no else: a blank name gets no result
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("", 0, '["ls"]'), call("bash", 1)))
+    cell = run(openai, turn, answer(), dialect="openai-chat")
+    first = cell.steps[0].decision
+    assert (first.action, first.rule, first.run, first.failed) == ("continue", "not-bash", (1,), ())
+    assert (cell.reason, cell.ok) == ("return", True)

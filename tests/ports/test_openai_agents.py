@@ -115,3 +115,12 @@ def test_a_call_with_an_empty_id_raises_before_any_tool_runs(oa: Predicate) -> N
                 tool_calls=(call("a", 0), replace(call("b", 1), id="")))
     cell = run(oa, turn, answer())
     assert (cell.n_steps, cell.tools_run, cell.reason, cell.ok) == (1, (), "ModelBehaviorError", False)
+
+
+def test_a_blank_tool_name_raises_before_any_call_of_the_turn_runs(oa: Predicate) -> None:
+    # turn_resolution.py L3804-3848: no function tool named "" -> ModelBehaviorError with the
+    # default tool_not_found_behavior 'raise_error' (run_config.py L498)
+    cell = run(oa, tools("read_file", ""), answer())
+    last = cell.steps[-1].decision
+    assert (cell.n_steps, cell.reason, cell.ok, last.rule) == (1, "ModelBehaviorError", False, "tool-not-found")
+    assert cell.tools_run == ()

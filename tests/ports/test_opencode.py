@@ -141,3 +141,11 @@ def test_gemini_stop_with_a_function_call_runs_it(oc: Predicate) -> None:
 def test_anthropic_refusal_is_a_content_filter(oc: Predicate) -> None:
     cell = run(oc, Turn(finish="content_filter", finish_raw="refusal"), dialect="anthropic")
     assert (cell.reason, cell.ok) == ("content_filter", False)
+
+
+def test_a_blank_tool_name_is_repaired_into_the_invalid_tool(oc: Predicate) -> None:
+    # parseToolCall throws NoSuchToolError (@99365478); experimental_repairToolCall (@96729657)
+    # finds no lower-case tool either and answers through 'invalid': failed, the others run
+    cell = run(oc, tools("", "read_file"), answer())
+    first = cell.steps[0].decision
+    assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))

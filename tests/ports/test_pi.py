@@ -105,3 +105,15 @@ def test_no_cap_in_the_core_loop(pi: Predicate) -> None:
     assert pi.max_steps is None
     cell = run(pi, tools("bash"), then="repeat")
     assert cell.outcome == "capped"
+
+
+def test_a_blank_tool_name_and_non_object_arguments_get_error_results_and_the_rest_run(pi: Predicate) -> None:
+    # agent-loop.ts L600-614: no tool named "" -> 'Tool  not found'; L616-618 + validation.ts
+    # L285-317: a JSON string is no object -> validation error; both are results, the loop goes on
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls",
+                tool_calls=(call("", 0), call("bash", 1, '"{\\"command\\": \\"ls\\"}"'), call("read_file", 2),
+                            call("grep", 3, '{"x": ')))
+    cell = run(pi, turn, answer())
+    first = cell.steps[0].decision
+    assert (first.action, first.rule, first.run, first.failed) == ("continue", "tool-calls-refused", (2, 3), (0, 1))
+    assert (cell.reason, cell.ok) == ("stop", True)
