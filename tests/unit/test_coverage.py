@@ -85,16 +85,10 @@ def test_markdown_section_has_a_row_per_predicate_and_each_unreachable_reason() 
     assert "- toy `cap`: never three steps" in text.splitlines()
 
 
-# Rules that can fire but have no sequence yet, each with the reason. The sequences that reach them
-# (a blank tool name; arguments that are a JSON string) make five other ports' cells disagree with
-# their pinned sources (those ports take every name as registered and every JSON value as valid
-# arguments), so their golden cells cannot be accepted until those ports model it. Remove an entry
-# when its rule fires.
-PENDING = {
-    ("hermes", "tools-mixed-invalid"): "needs a blank tool name beside a valid one",
-    ("hermes", "invalid-tool-name"): "needs a turn whose only tool name is blank",
-    ("learn_claude_code_s01_openai", "bad-args-crash"): "needs arguments that are valid JSON but not an object",
-}
+# Rules that can fire but have no sequence yet, each with the reason; remove an entry when its rule
+# fires. Empty: chat-tool-call-blank-name and chat-tool-args-json-string reach the last three
+# (hermes tools-mixed-invalid and invalid-tool-name, learn_claude_code_s01_openai bad-args-crash).
+PENDING: dict[tuple[str, str], str] = {}
 
 
 def test_every_rule_of_every_shipped_predicate_fires_on_the_catalogue_or_is_declared_unreachable() -> None:
