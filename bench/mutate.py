@@ -209,6 +209,16 @@ NOTES: tuple[Note, ...] = (
     Note("hermes", "status in (500, 502) and any(p in msg for p in _VALIDATION)",
          "no 5xx answer names an unknown parameter (the request-validation bodies some proxies send)",
          equivalent=False),
+    Note("hermes", "DEFAULT_CONTEXT = 256_000", "no overflow error reports a window within a token of "
+         "256,000", equivalent=False),
+    Note("hermes", "if 1024 <= limit <= 10_000_000:", "no overflow error reports a window at the bounds "
+         "Hermes accepts (1,024 or 10,000,000 tokens)", equivalent=False),
+    Note("hermes", "limit = None if status == 413 else", "no HTTP 413 body reports a context window",
+         equivalent=False),
+    *(Note("hermes", line, "when an overflow comes after 6 to 9 messages: Hermes would then summarise with "
+           "a request to its auxiliary model, which the port does not model and the replay server would "
+           "answer with a turn, so no such sequence is added", equivalent=False) for line in (
+        "COMPRESS_MIN_MESSAGES = 3 + 3 + 1", "messages=1,", 'elif m["messages"] <= COMPRESS_MIN_MESSAGES:')),
     *(Note("hermes", line, "the codex-incomplete path without text is declared unreachable (see the "
            "predicate); with text both branches remind codex-incomplete-continue and only the message, "
            "which no golden cell records, differs") for line in (

@@ -519,7 +519,6 @@ def decide(turn: Turn, state: State) -> Decision:
     if decision.action == "continue" and not m["inner"] and m["api"] >= MAX_ITERATIONS:
         # the 90th iteration goes on, so the while condition fails (L721) and the next request is
         # the summary request: the tool results and a new user message (chat_completion_helpers.py L1912)
-        m["summary"] = 1
         return Remind("max-iterations-summary-request", SUMMARY_REQUEST, run=decision.run, failed=decision.failed)
     return decision
 
