@@ -214,7 +214,7 @@ def decide(turn: Turn, state: State) -> Decision:
         failed = tuple(i for i, c in enumerate(calls) if _refused(c.name, c.arguments))
         run = tuple(i for i in range(len(calls)) if i not in failed)
         if steer:
-            return Remind("steer", steer, run=run, failed=failed) if failed else Remind("steer", steer, run=ALL)
+            return Remind("steer", steer, run=run, failed=failed)
         if failed:
             return Continue("tool-calls-refused", run=run, failed=failed)
         return Continue("tool-calls")
