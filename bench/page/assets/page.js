@@ -178,7 +178,7 @@
   function loopCard(p, allRules) {
     const card = h("div.loopcard", {},
       h("p", {}, h("b", {}, p.name), " — " + (p.broken ? "did not load: " + p.broken : p.description)),
-      h("p.ruletext", {}, "source: " + p.source + (p.max_steps !== null ? " · cap " + p.max_steps + " requests"
+      h("p.ruletext", {}, "source: " + p.source + (p.live ? " · its own cap, if any, is not known to the bench (the safety cap ends it)" : p.max_steps !== null ? " · cap " + p.max_steps + " requests"
         + (p.cap ? " (then stop " + p.cap.reason + ", ok=" + p.cap.ok + ")" : "") : " · no cap of its own")
         + (p.cap_note ? " · " + p.cap_note : "")),
       p.links.length ? h("ul.cites", {}, p.links.map((l) => h("li", {}, link(l)))) : null,
