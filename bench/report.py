@@ -277,8 +277,9 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
     """The live records of ``folder/live/`` (``stopbench check``) as extra columns for the
     sequences of `sequences`, each cell judged again against its sequence's ``require:`` as it is now.
 
-    A cell for a sequence not in `sequences`, or whose steps answer turns the sequence no longer
-    has, is left out and noted. A record that is not one (bad JSON, a missing or mistyped field, a
+    A cell for a sequence not in `sequences`, or one that cannot have been observed on it as it is
+    now (a step answers a turn it no longer has, or runs a tool its turn does not call), is left out
+    and noted. A record that is not one (bad JSON, a missing or mistyped field, a
     column not named ``<name>@live``, two cells for one sequence) raises :class:`UnusableInput`
     naming the file and the field."""
     # imported here: bench.check.report reads this module's labels
@@ -303,7 +304,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
             seq = by_id.get(cell.sequence)
             if seq is None:
                 gone.append(cell.sequence)
-            elif any(not 0 <= s.turn < len(seq.turns) for s in cell.steps):
+            elif not _fits(seq, cell):
                 changed.append(cell.sequence)
             else:
                 kept[cell.sequence] = cell.with_violations(judge(seq, cell))
@@ -311,7 +312,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
             notes.append(f"note: {path}: {len(gone)} cell(s) for sequences not in the catalogue, left out: "
                          + ", ".join(sorted(gone)))
         if changed:
-            notes.append(f"note: {path}: {len(changed)} cell(s) answer turns their sequence no longer has "
+            notes.append(f"note: {path}: {len(changed)} cell(s) do not fit their sequence as it is now "
                          "(changed since the check; run stopbench check again), left out: "
                          + ", ".join(sorted(changed)))
         if kept:
@@ -328,6 +329,18 @@ def live_summary_lines(live: LiveColumns) -> list[str]:
         out.append(f"{col}: {len(mine)} cell(s) observed live, {sum(bool(c.violations) for c in mine)} breaking "
                    "requirements (no golden file; not part of this verdict: stopbench check gives theirs)")
     return out
+
+
+def _fits(seq: SequenceModel, cell: Cell) -> bool:
+    """Whether a live cell can have been observed on `seq` as it is now: every step answers a turn
+    it has, and every tool run or failed is named by a call of that turn."""
+    for s in cell.steps:
+        if not 0 <= s.turn < len(seq.turns):
+            return False
+        names = {c.name for c in seq.turns[s.turn].tool_calls}
+        if not names.issuperset((*s.tools_run, *s.tools_failed)):
+            return False
+    return True
 
 
 def _check_live_cell(cell: Cell, column: str, where: str) -> None:

@@ -124,6 +124,20 @@ def test_reports_with_a_live_column_are_byte_identical_across_runs(project: Path
     assert first == {p.name: p.read_bytes() for p in (project / "reports").iterdir() if p.is_file()}
 
 
+def test_a_live_cell_that_does_not_fit_its_sequence_as_it_is_now_is_left_out_and_noted(project: Path) -> None:
+    # read_file run on seed000-tool-tool-answer's final answer turn (2), which calls no tool: the
+    # sequence changed since the check
+    turn2 = Step(1, 2, Decision("continue", "observed"), ("read_file",))
+    stale = Cell("seed000-tool-tool-answer", "old@live", "running", (turn2,), tools_run=("read_file",))
+    beyond = Cell("seed000-talk-only", "old@live", "running", (Step(1, 5, Decision("continue", "observed")),))
+    write_live(project / "reports", "old", ["old"], [live_run(stale), live_run(beyond)])
+    result = run()
+    assert result.exit_code == 0, result.stderr
+    assert ("2 cell(s) do not fit their sequence as it is now (changed since the check; run stopbench check "
+            "again), left out: seed000-talk-only, seed000-tool-tool-answer") in result.stderr
+    assert "old@live" not in (project / "reports" / "decision-table.md").read_text(encoding="utf-8")
+
+
 def test_a_malformed_live_record_is_one_line_naming_it_exit_2_and_nothing_written(project: Path) -> None:
     (project / "reports" / "live" / "broken.json").write_text('{"column": "broken@live"', encoding="utf-8")
     result = run("--json")
