@@ -82,8 +82,6 @@ _499 = ("only HTTP status 499 tells the mutant apart; no provider API returns 49
 _BEFORE_STOP = "a reset just before the loop stops: nothing reads the memo after a stop"
 _DEFAULT_BELOW = ("the default is read only before the key is first set, and -1, 0 and 1 all pass "
                   "the first test (< 2)")
-_PENDING_NAMES = ("blank tool names: the sequence that has them is held back until the ports that take "
-                  "every name as registered model an unknown one (tests/unit/test_coverage.py PENDING)")
 _RESET_AFTER_SUCCESS = ("a counter reset after a good response: only a second burst of the same "
                         "failure later in one run, reaching the budget, tells it apart; no sequence has one")
 
@@ -184,17 +182,9 @@ NOTES: tuple[Note, ...] = (
     Note("hermes", 'last5 = (m["last5"] + list(roles))[-5:]',
          "a tool message exactly five messages back; no sequence places one there", equivalent=False),
     *(Note("hermes", line, _RESET_AFTER_SUCCESS, equivalent=False) for line in (
-        'm["stream"] = 0', 'm["scratch"] = 0', 'm["trunc_tools"] = 0', 'm["retry"] = 0  # the outer loop',
-        "inv_json=0, inv_tool=0, codex_inc=0, scratch=0, ack=0")),
+        'm["stream"] = 0', 'm["scratch"] = 0', 'm["trunc_tools"] = 0', 'm["retry"] = 0  # the outer loop')),
     *(Note("hermes", line, _RESET_AFTER_SUCCESS, equivalent=False) for line in (
         'm["codex_inc"] = 0', 'm["inv_tool"] = 0', 'm["inv_json"] = 0', 'm["prefill"] = 0', 'm["empty"] = 0')),
-    *(Note("hermes", line, _PENDING_NAMES, equivalent=False) for line in (
-        'm["inv_tool"] += 1', 'if m["inv_tool"] >= 3:', 'return Stop("invalid_tool_call"',
-        'return Remind("invalid-tool-name"', "mixed = bool(invalid) and len(invalid) < n")),
-    Note("learn_claude_code_s01_openai", 'rule="bad-args-crash"',
-         "arguments that are valid JSON but not an object: the sequence that has them is held back until "
-         "the Codex and Pi ports fail such calls as their sources do (tests/unit/test_coverage.py PENDING)",
-         equivalent=False),
     Note("hermes", "if not all_hk:", "a housekeeping-only tool turn with text, then a substantive tool turn, "
          "then an empty reply; no sequence has that order", equivalent=False),
     Note("hermes", 'if m["prefill_tail"]:', "a thinking prefill followed by a tool turn and then an empty "
