@@ -210,11 +210,13 @@ NOTES: tuple[Note, ...] = (
            "answer with a turn, so no such sequence is added", equivalent=False) for line in (
         "COMPRESS_MIN_MESSAGES = 3 + 3 + 1", "messages=1,", 'elif m["messages"] <= COMPRESS_MIN_MESSAGES:')),
     *(Note("hermes", line, "the codex-incomplete path without text is declared unreachable (see the "
-           "predicate); with text both branches remind codex-incomplete-continue and only the message, "
-           "which no golden cell records, differs") for line in (
+           "predicate); with reasoning text the interim message has just been appended, so the last "
+           "message is an assistant message whatever this line asks") for line in (
         "if has_text:", 'if m["last5"][-1] == "assistant":',
-        'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
         'return Resend("codex-incomplete-resend")')),
+    Note("hermes", 'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
+         "an incomplete Codex reply with reasoning and no visible text; no sequence has one (every "
+         "incomplete Codex reply without calls in the catalogue cuts visible text)", equivalent=False),
 )
 """Surviving mutants that are explained: equivalent, or a coverage gap said out loud."""
 
