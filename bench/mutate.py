@@ -212,7 +212,7 @@ NOTES: tuple[Note, ...] = (
     *(Note("hermes", line, "the codex-incomplete path without text is declared unreachable (see the "
            "predicate); with reasoning text the interim message has just been appended, so the last "
            "message is an assistant message whatever this line asks") for line in (
-        "if has_text:", 'if m["last5"][-1] == "assistant":',
+        'if m["last5"][-1] == "assistant":',
         'return Resend("codex-incomplete-resend")')),
     Note("hermes", 'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
          "an incomplete Codex reply with reasoning and no visible text; no sequence has one (every "
