@@ -22,6 +22,7 @@ from bench.model import (
     Decision,
     Finish,
     Remind,
+    RequestChanges,
     Requirement,
     Resend,
     Sequence,
@@ -32,6 +33,7 @@ from bench.model import (
     TurnError,
     Usage,
     Violation,
+    next_turn,
 )
 from bench.predicate import Cap, Predicate, State, predicate
 from bench.replay import replay
@@ -46,6 +48,7 @@ __all__ = [
     "Finish",
     "Predicate",
     "Remind",
+    "RequestChanges",
     "Requirement",
     "Resend",
     "Sequence",
@@ -57,6 +60,7 @@ __all__ = [
     "TurnError",
     "Usage",
     "Violation",
+    "next_turn",
     "predicate",
     "replay",
 ]

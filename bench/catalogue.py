@@ -25,6 +25,8 @@ from bench import dialects
 from bench.errors import UnusableInput
 from bench.files import display_path
 from bench.model import (
+    ACTIONS,
+    Action,
     Dialect,
     Finish,
     Kind,
@@ -77,6 +79,7 @@ class TurnIn(_Strict):
     usage: UsageIn | None = None
     end_turn: bool | None = None
     steer: str | None = None
+    after: dict[str, int] | None = None
 
 
 class RequireIn(_Strict):
@@ -190,6 +193,7 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
     try:
         raw = _HeadIn.model_validate(data)
         turns = tuple(_turn(_TURN_IN.validate_python(t), raw.dialect, i) for i, t in enumerate(raw.turns))
+        _check_after(turns)
     except (ValidationError, SequenceError):
         try:  # the schema's problems come first and are counted over the whole file, as they always were
             SequenceIn.model_validate(data)
@@ -219,6 +223,35 @@ def _answer_on(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | Non
     return tuple(indices)
 
 
+_FOLLOW_UPS: tuple[Action, ...] = tuple(a for a in ACTIONS if a != "stop")
+"""The actions that send a request, so the ones a turn's ``after`` may name (in this order)."""
+
+
+def _after(after: dict[str, int] | None, where: str) -> tuple[tuple[Action, int], ...]:
+    """A turn's ``after`` mapping as (action, index) pairs in :data:`_FOLLOW_UPS` order."""
+    if not after:
+        return ()
+    for name, target in after.items():
+        if name == "stop":
+            raise SequenceError(f"{where}.after.stop: a stop sends no request, so no turn answers it "
+                                f"(expected one of {', '.join(_FOLLOW_UPS)})")
+        if name not in _FOLLOW_UPS:
+            raise SequenceError(f"{where}.after.{name}: not an action (expected one of {', '.join(_FOLLOW_UPS)})")
+        if target < 0:
+            raise SequenceError(f"{where}.after.{name}: turn {target} does not exist (turns are numbered from 0)")
+    return tuple((a, after[a]) for a in _FOLLOW_UPS if a in after)
+
+
+def _check_after(turns: tuple[Turn, ...]) -> None:
+    """Every turn named in an ``after`` exists (known only once all turns are read)."""
+    n = len(turns)
+    for i, t in enumerate(turns):
+        for name, target in t.after:
+            if target >= n:
+                raise SequenceError(f"turns[{i}].after.{name}: turn {target} does not exist (the sequence has "
+                                    f"{n} turn{'s' if n != 1 else ''}, numbered from 0)")
+
+
 def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
     where = f"turns[{i}]"
     if "finish_raw" in t.model_fields_set:
@@ -245,7 +278,7 @@ def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
     usage = Usage(t.usage.input_tokens, t.usage.output_tokens) if t.usage else None
     return Turn(finish=t.finish, finish_raw=raw, content=t.content, tool_calls=calls,
                 reasoning=t.reasoning, error=error, usage=usage, end_turn=t.end_turn,
-                finish_detail=t.finish_detail, steer=t.steer)
+                finish_detail=t.finish_detail, steer=t.steer, after=_after(t.after, where))
 
 
 def describe_validation_error(exc: ValidationError) -> str:

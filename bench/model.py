@@ -79,6 +79,25 @@ class Turn:
     end_turn: bool | None = None
     finish_detail: str | None = None
     steer: str | None = None
+    after: tuple[tuple[Action, int], ...] = ()
+    """The reactive form: which turn answers each kind of follow-up to this one, as (action, turn
+    index) pairs in the order continue, resend, remind (YAML ``after: {remind: 3, resend: 1}``).
+    An action left out, or no ``after`` at all, is answered by the next turn (open loop, the
+    default). :func:`next_turn` is the one reading of it."""
+
+
+def next_turn(turn: Turn, index: int, action: Action) -> int:
+    """The index of the turn that answers the request a loop sends after `turn` (at `index`).
+
+    The one rule the replay and the replay server share: the turn's ``after`` entry for `action`
+    if it has one, else ``index + 1`` (open loop). The result may be past the last turn; what
+    answers then (``then: repeat`` or ``end``) is the caller's business. `stop` sends no request,
+    so it is never in ``after`` and gets ``index + 1`` like any action left out.
+    """
+    for name, target in turn.after:
+        if name == action:
+            return target
+    return index + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,13 +154,34 @@ class Sequence:
 ALL: Literal["all"] = "all"
 """Marker for "every tool call of the turn" in a decision's `run` or `failed`."""
 
+
+@dataclass(frozen=True, slots=True)
+class RequestChanges:
+    """What the loop changes in its next request, beyond adding messages. All optional; a closed set.
+
+    A loop often answers an odd turn by changing the request rather than only resending it: a
+    higher `max_tokens` after a `length` turn, a fallback model, a compacted context, a forced
+    tool choice. The fields, in this order, are the ones golden and step YAML write.
+    """
+
+    max_tokens: int | None = None
+    """The new max_tokens (e.g. raised after a `length` turn)."""
+    model: str | None = None
+    """A fallback model."""
+    compact: bool = False
+    """The context was compacted or summarised before the next request."""
+    tool_choice: str | None = None
+    """A forced tool choice: "required", "none", "auto" or a tool name."""
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the loop does after one turn, and which rule of the predicate made it.
 
     `run` and `failed` name the turn's tool calls (by index, or ``"all"``) that were executed
     or answered with an error result instead. `reason` and `ok` only mean something on `stop`;
-    `message` is the harness text of a `remind`.
+    `message` is the harness text of a `remind`; `changes` is what the next request changes
+    (never on `stop`, which sends none).
     """
 
     action: Action
@@ -151,23 +191,24 @@ class Decision:
     run: Literal["all"] | tuple[int, ...] = ()
     failed: Literal["all"] | tuple[int, ...] = ()
     message: str | None = None
+    changes: RequestChanges | None = None
 
 
 def Continue(rule: str, run: Literal["all"] | tuple[int, ...] = ALL,
-             failed: Literal["all"] | tuple[int, ...] = ()) -> Decision:
+             failed: Literal["all"] | tuple[int, ...] = (), changes: RequestChanges | None = None) -> Decision:
     """Run the turn's tool calls (all by default), feed results back, request again."""
-    return Decision("continue", rule, run=run, failed=failed)
+    return Decision("continue", rule, run=run, failed=failed, changes=changes)
 
 
-def Resend(rule: str) -> Decision:
-    """Send the same request again, nothing added."""
-    return Decision("resend", rule)
+def Resend(rule: str, changes: RequestChanges | None = None) -> Decision:
+    """Send the same request again, nothing added (but `changes`, when given)."""
+    return Decision("resend", rule, changes=changes)
 
 
 def Remind(rule: str, message: str = "", run: Literal["all"] | tuple[int, ...] = (),
-           failed: Literal["all"] | tuple[int, ...] = ()) -> Decision:
+           failed: Literal["all"] | tuple[int, ...] = (), changes: RequestChanges | None = None) -> Decision:
     """Add a harness message (or synthetic tool results) and request again."""
-    return Decision("remind", rule, run=run, failed=failed, message=message)
+    return Decision("remind", rule, run=run, failed=failed, message=message, changes=changes)
 
 
 def Stop(reason: str, ok: bool, rule: str, run: Literal["all"] | tuple[int, ...] = (),

@@ -55,6 +55,9 @@ def turn_data(t: Turn) -> dict[str, Any]:
         elif name == "usage":
             if value is not None:
                 out[name] = _usage(value)
+        elif name == "after":
+            if value:
+                out[name] = dict(value)
         elif value is not None:
             out[name] = value
     return out
