@@ -45,8 +45,8 @@ def write_atomically(path: Path, text: str) -> None:
     write_all_or_nothing({path: text})
 
 
-def write_all_or_nothing(files: Mapping[Path, str]) -> None:
-    """Replace every file of `files` with its text, or (on any failure) none of them.
+def write_all_or_nothing(files: Mapping[Path, str | bytes]) -> None:
+    """Replace every file of `files` with its text (bytes are written as they are), or (on any failure) none of them.
 
     Raises UnwritableOutput naming the first path that could not be written.
     """
@@ -102,7 +102,7 @@ def _umask() -> int:
     return mask
 
 
-def _stage(path: Path, text: str) -> tuple[Path, Path, int]:
+def _stage(path: Path, text: str | bytes) -> tuple[Path, Path, int]:
     """Write `text` to a flushed temporary file beside `path`; return (path, temporary, mode)."""
     try:
         fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -111,7 +111,7 @@ def _stage(path: Path, text: str) -> tuple[Path, Path, int]:
     tmp = Path(name)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
+            fh.write(text.encode("utf-8") if isinstance(text, str) else text)
             fh.flush()
             os.fsync(fh.fileno())
         mode = _mode_for(path)
