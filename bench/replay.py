@@ -1,6 +1,8 @@
-"""The open-loop replay: request i is answered by turn i, whatever the loop sent.
+"""The replay: request i is answered by turn i, whatever the loop sent, unless a turn reacts.
 
-A resend, a reminder and a continue each consume one turn. Past the last turn, ``then: repeat``
+Open loop is the default: a resend, a reminder and a continue each consume one turn. A turn with
+``after`` (the reactive form) names the turn that answers each kind of follow-up
+(:func:`following`, shared with the replay server). Past the last turn, ``then: repeat``
 answers with the last turn again and ``then: end`` ends the replay as ``running``. The loop's own
 cap turns a non-stop decision at step ``max_steps`` into the cap's stop (tools of that step are
 still run); the bench's safety cap ends the replay as ``capped``. A replay costs time linear in
@@ -11,11 +13,11 @@ from __future__ import annotations
 
 from bench.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.judge import judge
-from bench.model import ACTIONS, Cell, Decision, Sequence, Step
+from bench.model import ACTIONS, Action, Cell, Decision, Sequence, Step, next_turn
 from bench.predicate import Predicate, State
 from bench.validate import ALL_CALLS, InvalidDecision, check_calls, check_decision
 
-__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "replay"]
+__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "following", "replay"]
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""
@@ -42,6 +44,20 @@ def crashed_cell(sequence: str, predicate: str, error: str) -> Cell:
     return Cell(sequence=sequence, predicate=predicate, outcome="crashed", steps=(), error=error)
 
 
+def following(sequence: Sequence, index: int, action: Action) -> int | None:
+    """The turn that answers the request a loop sends after turn `index` of `sequence` with
+    `action`, or None when the script has ended (``then: end``).
+
+    :func:`bench.model.next_turn` picks the turn (the turn's ``after`` entry, else the next
+    one); past the last turn ``then: repeat`` answers with the last turn. The replay and the
+    replay server both call this, so a reactive sequence is served as it is replayed."""
+    turns = sequence.turns
+    nxt = next_turn(turns[index], index, action)
+    if nxt < len(turns):
+        return nxt
+    return len(turns) - 1 if sequence.then == "repeat" and turns else None
+
+
 _ACTIONS = frozenset(ACTIONS)
 _NONE: tuple[int, ...] = ()
 """The empty selection. CPython has one empty tuple, so ``x is _NONE`` is the cheap exact test for
@@ -63,6 +79,8 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     add_step, add_turn, add_decision = steps.append, state.turns.append, state.decisions.append
     tokens = 0
     step = 0
+    index = 0  # the turn answering the next request (open loop: the step's own number)
+    reactive = any(t.after for t in turns)
     outcome = "running"
     error: str | None = None
     decision: Decision | None = None
@@ -75,7 +93,14 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
             if step >= safety_cap:
                 outcome = "capped"
                 break
-            if step < n_turns:
+            if reactive:  # a turn has `after` (so there are turns): follow it
+                if step:
+                    nxt = following(sequence, index, decision.action)  # type: ignore[union-attr]
+                    if nxt is None:
+                        outcome = "running"
+                        break
+                    index = nxt
+            elif step < n_turns:
                 index = step
             elif repeat and n_turns:
                 index = n_turns - 1
@@ -95,6 +120,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
                     fast = (type(decision) is Decision and (action := decision.action) in _ACTIONS
                             and ((rule := decision.rule) in rules if rules is not None
                                  else (type(rule := decision.rule) is str and rule != ""))
+                            and decision.changes is None
                             and (action != "stop"
                                  or (type(decision.ok) is bool
                                      and ((reason := decision.reason) in reasons if reasons is not None
@@ -132,7 +158,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
             if step == max_steps and action != "stop":
                 cap = pred.cap
                 decision = Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok,
-                                    run=decision.run, failed=decision.failed)
+                                    run=decision.run, failed=decision.failed)  # a stop sends no changes
                 action = "stop"
             if run or failed:
                 run_names = tuple([calls[i].name for i in run])

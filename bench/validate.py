@@ -8,6 +8,9 @@ Used by the replay (a bad decision crashes the cell, with this module's message)
 * its rule is a non-empty string, and one the predicate declares (when it declares rules);
 * a stop says ``ok=True`` or ``ok=False`` (a bool, not 1 or None) and gives a non-empty reason,
   one the predicate declares (when it declares reasons);
+* ``changes`` is None or a :class:`~bench.model.RequestChanges` whose fields have their types
+  (``max_tokens`` a positive int, ``model`` and ``tool_choice`` non-empty strings, ``compact`` a
+  bool) and that changes something; a stop carries none (it sends no next request);
 * ``run`` and ``failed`` are each ``"all"`` or a tuple of call indices: ints (not bools, which
   Python counts as ints), within the turn's tool calls, none named twice, none both run and
   failed.
@@ -18,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from typing import Literal
 
-from bench.model import ACTIONS, Decision
+from bench.model import ACTIONS, Decision, RequestChanges
 
 Kind = Literal["well-formed", "declared-reasons", "no-phantom-tools"]
 """What a problem breaks, named after the fuzz property that reports it."""
@@ -65,7 +68,28 @@ def check_decision(decision: object, n_calls: int, rules: Collection[str] | None
         if reasons is not None and reason not in reasons:
             raise InvalidDecision(f"stop reason {reason!r} is not declared by the predicate "
                                   f"(declared: {', '.join(sorted(reasons))})", "declared-reasons")
+    if decision.changes is not None:
+        check_changes(decision.changes, decision.action)
     return check_calls(decision.run, decision.failed, n_calls)
+
+
+def check_changes(changes: object, action: str) -> None:
+    """A decision's `changes`: a RequestChanges with well-typed fields, not on a stop, not empty."""
+    if type(changes) is not RequestChanges:
+        raise InvalidDecision(f"changes must be a RequestChanges or None, not {changes!r:.60}")
+    if action == "stop":
+        raise InvalidDecision("a stop sends no next request, so it carries no changes")
+    mt = changes.max_tokens
+    if mt is not None and (type(mt) is not int or mt <= 0):
+        raise InvalidDecision(f"changes.max_tokens must be a positive int, not {mt!r:.40}")
+    for name in ("model", "tool_choice"):
+        value = getattr(changes, name)
+        if value is not None and (type(value) is not str or not value):
+            raise InvalidDecision(f"changes.{name} must be a non-empty string, not {value!r:.40}")
+    if type(changes.compact) is not bool:
+        raise InvalidDecision(f"changes.compact must be a bool, not {changes.compact!r:.40}")
+    if changes == RequestChanges():
+        raise InvalidDecision("changes changes nothing: give None instead of an empty RequestChanges")
 
 
 def check_calls(run: object, failed: object, n_calls: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
