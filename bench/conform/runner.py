@@ -88,6 +88,10 @@ DRIVERS: Mapping[str, Driver] = {
     # (predicates/codex.py reads other dialects as a proxy's Responses stream)
     "codex": Driver("codex", "codex", "conformance/drivers/codex_driver.mjs", "openai-responses",
                     "npm install --prefix LOOP @openai/codex@0.169.0", interpreter="node"),
+    # create_agent on ChatOpenAI (Chat; use_responses_api for Responses) or ChatAnthropic; Gemini on Chat
+    "langchain": Driver("langchain", "langchain", "conformance/drivers/langchain_driver.py", "openai-chat",
+                        "pip install langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10",
+                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
 }
 
 
