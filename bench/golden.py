@@ -22,6 +22,7 @@ from typing import Any, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from bench.catalogue import describe_validation_error
+from bench.changes import step_text
 from bench.errors import UnusableInput
 from bench.files import display_path, write_atomically
 from bench.model import Cell, Outcome
@@ -53,8 +54,9 @@ class _Strict(BaseModel):
 
 
 class ExpectedCell(_Strict):
-    """One reviewed cell. `path` is the decision path: ``"<action> <rule>"`` per step, with a run
-    of identical steps written once as ``"<action> <rule> xN"``."""
+    """One reviewed cell. `path` is the decision path: ``"<action> <rule>"`` per step, followed by
+    the step's request changes when it has some (``"resend length-tools-resend +max_tokens=8192"``,
+    :func:`bench.changes.step_text`), with a run of identical steps written once as ``"... xN"``."""
 
     basis: Basis
     outcome: Outcome
@@ -98,7 +100,7 @@ def path_of(cell: Cell) -> list[str]:
     prev: str | None = None
     count = 0
     for s in cell.steps:
-        key = f"{s.decision.action} {s.decision.rule}"
+        key = step_text(s)
         if key == prev:
             count += 1
             continue
@@ -150,7 +152,7 @@ class Mismatch:
 
 def compare(cell: Cell, exp: ExpectedCell) -> Mismatch | None:
     """The first difference between a cell and its expectation, or None when they agree exactly."""
-    got_path = [f"{s.decision.action} {s.decision.rule}" for s in cell.steps]
+    got_path = [step_text(s) for s in cell.steps]
     want_path = expand(exp.path)
 
     def mismatch(what: str, expected: object, actual: object) -> Mismatch:

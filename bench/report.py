@@ -15,6 +15,7 @@ import orjson
 import pandas as pd
 from tabulate import tabulate
 
+from bench.changes import changes_data, changes_text
 from bench.coverage import markdown_section, rule_coverage
 from bench.discovery import Loaded
 from bench.errors import UnusableInput
@@ -50,12 +51,23 @@ def label(cell: Cell) -> str:
         extras += f" resends={cell.resends}"
     if cell.reminders:
         extras += f" reminders={cell.reminders}"
+    changed = changes_summary(cell)
+    if changed:
+        extras += f" {changed}"
     if cell.outcome == "stopped":
         verdict = "ok" if cell.ok else "not-ok"
         head = f"stop:{cell.reason}@{cell.n_steps} {verdict}"
     else:
         head = f"{cell.outcome}@{cell.n_steps}"
     return f"{head} {tools}{failed}{extras}"
+
+
+def changes_summary(cell: Cell) -> str:
+    """The request changes of a cell's steps, e.g. ``changes[2:+max_tokens=8192,3:+compact]``
+    (step numbers from 1); empty when no step changes its next request."""
+    parts = [f"{s.step}:{changes_text(s.decision.changes).replace(' ', '')}"
+             for s in cell.steps if s.decision.changes is not None]
+    return f"changes[{','.join(parts)}]" if parts else ""
 
 
 def cell_record(result: Result) -> dict[str, Any]:
@@ -80,7 +92,7 @@ def cell_record(result: Result) -> dict[str, Any]:
         "decisions": [
             {"step": s.step, "turn": s.turn, "action": s.decision.action, "reason": s.decision.reason,
              "ok": s.decision.ok, "rule": s.decision.rule, "run": list(s.tools_run),
-             "failed": list(s.tools_failed)}
+             "failed": list(s.tools_failed), "changes": changes_data(s.decision.changes)}
             for s in c.steps
         ],
     }
@@ -196,7 +208,7 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
 
 
 CSV_COLUMNS = ["sequence", "predicate", "outcome", "reason", "ok", "steps", "tools_run", "tools_failed",
-               "reminders", "resends", "tokens", "golden", "violations", "error", "path"]
+               "reminders", "resends", "tokens", "golden", "violations", "error", "path", "changes"]
 
 
 def cells_frame(results: Iterable[Result]) -> pd.DataFrame:
@@ -210,7 +222,7 @@ def cells_frame(results: Iterable[Result]) -> pd.DataFrame:
             "steps": c.n_steps, "tools_run": " ".join(c.tools_run), "tools_failed": " ".join(c.tools_failed),
             "reminders": c.reminders, "resends": c.resends, "tokens": c.tokens, "golden": r.status,
             "violations": "; ".join(f"{v.requirement}@{v.step}" for v in c.violations),
-            "error": c.error or "", "path": " | ".join(path_of(c)),
+            "error": c.error or "", "path": " | ".join(path_of(c)), "changes": changes_summary(c),
         })
     return pd.DataFrame.from_records(records, columns=CSV_COLUMNS)
 

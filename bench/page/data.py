@@ -12,6 +12,7 @@ from collections.abc import Sequence as Seq
 from pathlib import PurePosixPath
 from typing import Any
 
+from bench.changes import ChangesError, changes_from, changes_text
 from bench.conform.report import first_step_difference, status_of, steps_json
 from bench.discovery import Broken, Loaded
 from bench.golden import Golden
@@ -95,6 +96,8 @@ def _turn(t: Turn) -> dict[str, Any]:
         out["detail"] = t.finish_detail
     if t.steer is not None:
         out["steer"] = excerpt(t.steer)
+    if t.after:
+        out["after"] = dict(t.after)
     return out
 
 
@@ -153,6 +156,12 @@ def _recorded_step(step: Mapping[str, Any]) -> dict[str, Any]:
            "failed": list(step.get("failed") or [])}
     if step.get("action") == "stop":
         out["reason"], out["ok"] = step.get("reason"), step.get("ok")
+    try:
+        changed = changes_text(changes_from(step.get("changes")))
+    except ChangesError:  # a record written by hand or by a later version: shown without them
+        changed = ""
+    if changed:
+        out["changes"] = changed
     return out
 
 
@@ -189,7 +198,7 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
         "violations": [{"requirement": v.requirement, "kind": requirement_kind(v.requirement), "step": v.step,
                         "detail": v.detail} for v in c.violations],
         "steps": [[s.turn, s.decision.action, s.decision.rule, s.decision.reason, s.decision.ok,
-                   list(s.tools_run), list(s.tools_failed)] for s in c.steps],
+                   list(s.tools_run), list(s.tools_failed), changes_text(s.decision.changes)] for s in c.steps],
     }
     if r.mismatch is not None:
         out["mismatch"] = {"what": r.mismatch.what, "expected": r.mismatch.expected, "actual": r.mismatch.actual}

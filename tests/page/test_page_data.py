@@ -130,9 +130,9 @@ def data_of(res: list[Result], records: dict[str, Any] | None = None,
 
 def test_a_cell_carries_each_step_with_its_turn_decision_rule_and_tools() -> None:
     cell = data_of(results())["cells"]["a-tools\ttoy"]
-    assert cell["steps"] == [[0, "continue", "calls", None, None, ["read_file"], []],
-                             [1, "continue", "calls", None, None, ["edit_file"], []],
-                             [2, "stop", "done", "done", True, [], []]]
+    assert cell["steps"] == [[0, "continue", "calls", None, None, ["read_file"], [], ""],
+                             [1, "continue", "calls", None, None, ["edit_file"], [], ""],
+                             [2, "stop", "done", "done", True, [], [], ""]]
     assert (cell["v"], cell["n"], cell["golden"], cell["violations"]) == ("ok", 3, "unreviewed", [])
 
 

@@ -159,6 +159,11 @@
     return p ? p.rules.find((r) => r.id === id) || null : null;
   }
 
+  // a reactive turn's `after`: which turn answers each kind of follow-up
+  function afterText(after) { return Object.keys(after).map((a) => a + " → turn " + after[a]).join(", "); }
+  // a step's decision with the request changes it makes (st[7], e.g. "+max_tokens=8192")
+  function decisionText(st) { return st[7] ? st[1] + " " + st[7] : st[1]; }
+
   function turnBlock(t, i) {
     const calls = t.calls.length ? h("ul", {}, t.calls.map((c) => h("li", {}, h("code", {}, c.name), " ",
       h("span.mono", {}, c.args), " ", h("small", {}, "id " + JSON.stringify(c.id))))) : "no tool calls";
@@ -171,6 +176,7 @@
       h("td", {}, calls),
       h("td", {}, t.error ? [h("b", {}, t.error.type), t.error.status !== null ? " (" + t.error.status + ")" : "", h("br"), t.error.message] : "",
         t.steer ? [h("br"), h("small", {}, "steer: "), t.steer] : null,
+        t.after ? [h("br"), h("small", {}, "after: "), h("span.mono", {}, afterText(t.after))] : null,
         t.usage ? [h("br"), h("small", {}, "usage in/out: " + t.usage[0] + "/" + t.usage[1])] : null));
   }
 
@@ -207,7 +213,7 @@
   function pathOf(c) {
     const out = [];
     for (const st of c.steps) {
-      const key = st[1] + " " + st[2];
+      const key = st[1] + " " + st[2] + (st[7] ? " " + st[7] : "");
       const last = out[out.length - 1];
       if (last && last.key === key) last.n++;
       else out.push({ key: key, n: 1 });
@@ -222,9 +228,9 @@
     }
     const orig = k.original_steps, n = Math.max(c.steps.length, orig.length);
     const tools = (run, failed) => (run.length ? "run " + run.join(", ") : "") + (failed.length ? (run.length ? "; " : "") + "failed " + failed.join(", ") : "");
-    const port = (st) => st ? [h("td", {}, String(st[0])), h("td", {}, st[1] + " ", h("code.rule-id", {}, st[2])), h("td", {}, tools(st[5], st[6]))]
+    const port = (st) => st ? [h("td", {}, String(st[0])), h("td", {}, decisionText(st) + " ", h("code.rule-id", {}, st[2])), h("td", {}, tools(st[5], st[6]))]
       : [h("td", { colspan: 3 }, "(no request)")];
-    const original = (o) => o ? [h("td", {}, String(o.turn)), h("td", {}, o.action + (o.action === "stop" ? " (" + show(o.reason) + ", ok=" + show(o.ok) + ")" : "")), h("td", {}, tools(o.run, o.failed))]
+    const original = (o) => o ? [h("td", {}, String(o.turn)), h("td", {}, o.action + (o.changes ? " " + o.changes : "") + (o.action === "stop" ? " (" + show(o.reason) + ", ok=" + show(o.ok) + ")" : "")), h("td", {}, tools(o.run, o.failed))]
       : [h("td", { colspan: 3 }, "(no request)")];
     const body = [];
     for (let i = 0; i < n; i++) {
@@ -266,7 +272,8 @@
         const r = ruleOf(pred, st[2]);
         return h("tr", {},
           h("td", {}, String(i + 1)), h("td", {}, st[0] + " (" + t.finish + ", " + t.calls.length + ")"),
-          h("td", {}, st[1] === "remind" ? "remind (reminder)" : st[1] === "resend" ? "resend (same request)" : st[1]),
+          h("td", {}, (st[1] === "remind" ? "remind (reminder)" : st[1] === "resend" ? "resend (same request)" : st[1]),
+            st[7] ? [" ", h("span.changes", {}, st[7])] : null),
           h("td", { title: r ? r.text : "" }, h("code.rule-id", {}, st[2])),
           h("td", {}, st[1] === "stop" ? show(st[3]) + " / ok=" + show(st[4]) : ""),
           h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", ")),
@@ -372,15 +379,16 @@
     document.getElementById("st-fwd").disabled = stK >= last;
     stBody.replaceChildren();
     if (!s) return;
-    let turn = null;
+    const served = new Map();  // turn -> the loops it answers at this step (a reactive sequence can differ per loop)
     const trs = [];
     for (const p of PRED_NAMES) {
       const c = cellOf(seqId, p);
       if (!c) continue;
       const st = c.steps[stK - 1];
       if (st) {
-        turn = st[0];
-        trs.push(h("tr", { "data-pred": p }, h("th", { scope: "row" }, p), h("td", {}, "turn " + st[0]), h("td", {}, h("b", {}, st[1])),
+        if (!served.has(st[0])) served.set(st[0], []);
+        served.get(st[0]).push(p);
+        trs.push(h("tr", { "data-pred": p }, h("th", { scope: "row" }, p), h("td", {}, "turn " + st[0]), h("td", {}, h("b", {}, st[1]), st[7] ? [" ", h("span.changes", {}, st[7])] : null),
           h("td", {}, h("code", {}, st[2])), h("td", {}, st[1] === "stop" ? show(st[3]) + " / ok=" + show(st[4]) : ""),
           h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", "))));
       } else {
@@ -389,12 +397,18 @@
       }
     }
     append(stBody, h("p", {}, h("b", {}, s.title), " — " + s.dialect + ", then: " + s.then + ", " + s.turns.length + " turn(s)"));
-    if (turn !== null) {
-      const t = s.turns[turn];
-      append(stBody, h("div.turnbox", { id: "st-turn" }, "Request " + stK + " is answered by turn " + turn + ": finish ", h("b", {}, t.finish),
-        " (raw " + (t.raw === null ? "none" : JSON.stringify(t.raw)) + "), content " + (t.content === null ? "null" : JSON.stringify(t.content.slice(0, 200))),
-        t.calls.length ? ", calls: " + t.calls.map((x) => x.name).join(", ") : ", no calls", t.error ? ", error " + t.error.type : "",
-        t.steer ? ", steer: " + t.steer : ""));
+    if (served.size) {
+      // each turn actually served at this step; in a reactive sequence loops that reacted differently get different turns
+      let first = true;
+      for (const [turn, loops] of served) {
+        const t = s.turns[turn];
+        const who = served.size > 1 ? " (for " + loops.join(", ") + ")" : "";
+        append(stBody, h("div.turnbox", first ? { id: "st-turn", "data-turn": turn } : { "data-turn": turn }, "Request " + stK + " is answered by turn " + turn + who + ": finish ", h("b", {}, t.finish),
+          " (raw " + (t.raw === null ? "none" : JSON.stringify(t.raw)) + "), content " + (t.content === null ? "null" : JSON.stringify(t.content.slice(0, 200))),
+          t.calls.length ? ", calls: " + t.calls.map((x) => x.name).join(", ") : ", no calls", t.error ? ", error " + (t.error.kind || t.error.type) : "",
+          t.steer ? ", steer: " + t.steer : "", t.after ? ", after: " + afterText(t.after) : ""));
+        first = false;
+      }
     } else append(stBody, h("div.turnbox", { id: "st-turn" }, "No loop makes a request " + stK + "."));
     append(stBody, h("table", { id: "st-table" }, h("thead", {}, h("tr", {}, ["loop", "turn", "decision", "rule", "reason / ok", "run", "failed"].map((x) => h("th", { scope: "col" }, x)))),
       h("tbody", {}, trs)));
