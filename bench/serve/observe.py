@@ -16,8 +16,18 @@ items: user and system messages, assistant messages with their call ids, tool re
   judged as above. (Some clients merge the two messages themselves.) An echo that adds neither
   calls nor text cannot be told from a resend there, and counts as one;
 * no request i+1 at all: **stop** (ok and reason come from whoever drove the client);
-* anything else (history rewritten or cut, e.g. a compaction or another conversation):
-  **unknown**, with a detail saying what differed.
+* the history rewritten into fewer items (a compaction: a summary in place of earlier turns):
+  the request's changes say ``compact``; the action is **remind** when it ends with a user or
+  system message request i did not have (its text the message), **resend** when it ends with
+  request i's last item, else **unknown**;
+* anything else (history rewritten, e.g. another conversation): **unknown**, with a detail saying
+  what differed.
+
+Besides the action, :func:`request_changes` reads what the request itself changed beyond its
+messages, as a :class:`~bench.model.RequestChanges`: a new ``max_tokens`` (``max_tokens`` or
+``max_completion_tokens`` on Chat, ``max_tokens`` on Anthropic, ``max_output_tokens`` on
+Responses), another ``model``, another ``tool_choice`` (normalised to ``auto``, ``required``,
+``none`` or the forced tool's name; an absent one is ``auto``) and the compaction above.
 
 Whether a tool result is an error: Anthropic's ``is_error`` flag when sent; otherwise an
 ``ok_marker`` (a string the driver's stub tools put in every successful result) decides when one
@@ -31,7 +41,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from bench.model import Cell, Decision, Outcome, Sequence, Step, Turn
+from bench.changes import changes_data
+from bench.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, Turn
 from bench.serve.render import Wire
 
 ObservedAction: TypeAlias = Literal["continue", "resend", "remind", "stop", "unknown"]
@@ -222,6 +233,22 @@ class Inferred:
     failed: tuple[int, ...] = ()
     message: str | None = None
     detail: str = ""
+    compact: bool = False
+
+
+def _compacted(before: Conversation, after: Conversation, note: str) -> Inferred | None:
+    """The inference for a request whose history was rewritten into fewer items (a compaction),
+    or None when it was not. A lone item is the summary itself: what else was sent cannot be told."""
+    if len(after.items) >= len(before.items) or not after.items:
+        return None
+    note = f"{note}: compacted"
+    last = after.items[-1]
+    seen = {i.key() for i in before.items}
+    if len(after.items) > 1 and last.kind in ("user", "system") and last.key() not in seen:
+        return Inferred("remind", message=last.text, detail=note, compact=True)
+    if before.items and last.key() == before.items[-1].key():
+        return Inferred("resend", detail=note, compact=True)
+    return Inferred("unknown", detail=note + "; it ends with nothing new", compact=True)
 
 
 def infer(before: Conversation, turn: Turn, response_id: str, after: Conversation,
@@ -242,8 +269,8 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             return Inferred("resend")
         if new[:len(old)] != old:
             at = next((k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-            return Inferred("unknown", detail=f"history differs at item {at} "
-                                              f"({len(old)} items before, {len(after.items)} after)")
+            note = f"history differs at item {at} ({len(old)} items before, {len(after.items)} after)"
+            return _compacted(before, after, note) or Inferred("unknown", detail=note)
         tail = after.items[len(old):]
     ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
     run: list[int] = []
@@ -282,9 +309,67 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
 
 
+_MAX_TOKENS_KEYS: dict[str, tuple[str, ...]] = {
+    "openai-chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",),
+    "openai-responses": ("max_output_tokens",)}
+
+
+def _max_tokens(wire: str, body: dict[str, Any]) -> int | None:
+    if wire == "gemini":
+        config = body.get("generationConfig")
+        value = config.get("maxOutputTokens") if isinstance(config, dict) else None
+        return value if type(value) is int else None
+    for key in _MAX_TOKENS_KEYS.get(wire, ()):
+        value = body.get(key)
+        if type(value) is int:
+            return value
+    return None
+
+
+def tool_choice(body: dict[str, Any]) -> str:
+    """A request's tool choice in the bench's words: ``auto`` (also when absent), ``required``
+    (OpenAI ``required``, Anthropic ``any``), ``none`` or the forced tool's name."""
+    choice = body.get("tool_choice")
+    if choice is None:
+        config = body.get("toolConfig")  # Gemini: functionCallingConfig.mode AUTO | ANY | NONE
+        fc = config.get("functionCallingConfig") if isinstance(config, dict) else None
+        mode = fc.get("mode") if isinstance(fc, dict) else None
+        return {"ANY": "required", "NONE": "none"}.get(mode.upper(), "auto") if isinstance(mode, str) else "auto"
+    if isinstance(choice, str):
+        return {"any": "required"}.get(choice, choice)
+    if isinstance(choice, dict):
+        kind = choice.get("type")
+        fn = choice.get("function")
+        name = choice.get("name") or (fn.get("name") if isinstance(fn, dict) else None)
+        if isinstance(name, str) and name:
+            return name
+        if kind == "any":
+            return "required"
+        if isinstance(kind, str) and kind in ("auto", "none", "required"):
+            return kind
+    return json.dumps(choice, sort_keys=True)
+
+
+def request_changes(wire: str, before: dict[str, Any], after: dict[str, Any],
+                    compact: bool = False) -> RequestChanges | None:
+    """What request `after` changes against request `before` beyond its messages: a new
+    max_tokens, model or tool choice, and `compact` as :func:`infer` found it; None when nothing."""
+    mt_before, mt_after = _max_tokens(wire, before), _max_tokens(wire, after)
+    model_after = after.get("model")
+    choice_after = tool_choice(after)
+    changes = RequestChanges(
+        max_tokens=mt_after if mt_after is not None and mt_after != mt_before else None,
+        model=model_after if isinstance(model_after, str) and model_after and model_after != before.get("model")
+        else None,
+        compact=compact,
+        tool_choice=choice_after if choice_after != tool_choice(before) else None)
+    return None if changes == RequestChanges() else changes
+
+
 @dataclass(frozen=True, slots=True)
 class Observed:
-    """One answered model request of a run and what the client did after it."""
+    """One answered model request of a run and what the client did after it, with what its next
+    request changed (:func:`request_changes`)."""
 
     step: int
     turn: int
@@ -293,11 +378,15 @@ class Observed:
     failed: tuple[int, ...] = ()
     message: str | None = None
     detail: str = ""
+    changes: RequestChanges | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {"step": self.step, "turn": self.turn, "action": self.action, "rule": OBSERVED_RULE,
-                "run": list(self.run), "failed": list(self.failed), "message": self.message,
-                "detail": self.detail}
+        out: dict[str, Any] = {"step": self.step, "turn": self.turn, "action": self.action,
+                               "rule": OBSERVED_RULE, "run": list(self.run), "failed": list(self.failed),
+                               "message": self.message, "detail": self.detail}
+        if self.changes is not None:
+            out["changes"] = changes_data(self.changes)
+        return out
 
 
 def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, reason: str | None) -> tuple[Step, ...]:
@@ -309,7 +398,7 @@ def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, r
             d = Decision("stop", OBSERVED_RULE, reason=reason or OBSERVED_RULE, ok=ok)
         else:
             d = Decision(s.action, OBSERVED_RULE, run=s.run, failed=s.failed,  # type: ignore[arg-type]
-                         message=s.message)
+                         message=s.message, changes=s.changes)
         out.append(Step(s.step, s.turn, d, tuple(calls[i].name for i in s.run),
                         tuple(calls[i].name for i in s.failed)))
     return tuple(out)

@@ -135,6 +135,7 @@ def test_rewritten_history_is_unknown_not_guessed() -> None:
     got = infer(before, turn, "id", after)
     assert got.action == "unknown"
     assert "history differs at item 0" in got.detail
+    assert got.compact  # fewer items: a compaction, whatever else was sent
 
 
 def test_a_changed_system_prompt_is_a_remind() -> None:
