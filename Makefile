@@ -47,11 +47,13 @@ clean:
 ## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
 ## CONFORM_DIR (installed here, never by the plain install). Fails on a difference no port explains.
 CONFORM_DIR ?= /tmp/stopbench-conform
-PY_LOOPS := corecoder openai_agents hermes
+PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai
 # pinned installs, one venv per loop: CONFORM_DIR/<loop>
 PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
 PIN_openai_agents := openai-agents==0.24.0 openai==3.57.0
 PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
+PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10
+PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0'
 .PHONY: conformance conformance-python conformance-venvs
 conformance: $(STAMP)
 	rc=0; $(MAKE) conformance-python || rc=1; $(MAKE) conformance-node || rc=1; exit $$rc

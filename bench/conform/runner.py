@@ -92,6 +92,10 @@ DRIVERS: Mapping[str, Driver] = {
     "langchain": Driver("langchain", "langchain", "conformance/drivers/langchain_driver.py", "openai-chat",
                         "pip install langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10",
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
+    # Agent.run on OpenAIChatModel (Chat), OpenAIResponsesModel (Responses) or AnthropicModel; Gemini on Chat
+    "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
+                          "pip install 'pydantic-ai-slim[openai,anthropic]==2.68.0'",
+                          wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
 }
 
 
