@@ -38,12 +38,13 @@ def import_capture(path: Path, fmt: Format = "auto", shown: str | None = None) -
     """Read one capture file. Raises CaptureError (naming the file and line or event) if it cannot.
 
     `fmt` forces a dialect (the body is still told apart as whole JSON or stream) or ``cassette``;
-    ``auto`` decides by the extension (``.yaml``/``.yml`` is a cassette) and the first event.
+    ``auto`` decides by the extension (``.yaml``/``.yml`` is a cassette) and the first event. A
+    dialect given for a ``.yaml``/``.yml`` file forces the dialect of the cassette's model calls.
     """
     name = shown or str(path)
     if not path.is_file():
         raise CaptureError(name, "", "no such file")
-    is_cassette = fmt == "cassette" or (fmt == "auto" and path.suffix.lower() in (".yaml", ".yml"))
+    is_cassette = fmt == "cassette" or path.suffix.lower() in (".yaml", ".yml")
     result = ImportResult(file=name, format="cassette" if is_cassette else fmt, blob=git_blob_sha(path))
     dialect: Dialect | None = None if fmt in ("auto", "cassette") else fmt  # type: ignore[assignment]
     if is_cassette:

@@ -11,7 +11,16 @@ from collections.abc import Iterable
 from typing import Any, Protocol
 
 from bench.importers import anthropic, gemini, openai_chat, openai_responses
-from bench.importers._common import JSON, CaptureError, Event, ImportedTurn, loads, read_events, where_event
+from bench.importers._common import (
+    JSON,
+    CaptureError,
+    Event,
+    ImportedTurn,
+    UnknownFormat,
+    loads,
+    read_events,
+    where_event,
+)
 from bench.model import Dialect
 
 MODULES: dict[Dialect, Any] = {
@@ -59,8 +68,8 @@ def whole(obj: JSON, dialect: Dialect | None, file: str, where: str, unknown: Co
     """A whole (non-streamed) response body as a turn."""
     dialect = dialect or detect(obj)
     if dialect is None:
-        raise CaptureError(file, where, "not a response of a known format (chat completion, message, "
-                                        "response, generateContent)")
+        raise UnknownFormat(file, where, "not a response of a known format (chat completion, message, "
+                                         "response, generateContent)")
     try:
         return MODULES[dialect].from_response(obj, unknown, status)  # type: ignore[no-any-return]
     except ValueError as exc:
@@ -82,8 +91,8 @@ def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str
         if asm is None:
             dialect = dialect or detect(obj)
             if dialect is None:
-                raise CaptureError(file, where_event(prefix, ev), "cannot tell the format of the stream from its "
-                                                                   "first event (use --format)")
+                raise UnknownFormat(file, where_event(prefix, ev), "cannot tell the format of the stream from its "
+                                                                    "first event (use --format)")
             asm = MODULES[dialect].StreamAssembler(unknown)
             if dialect == "gemini":
                 asm.status = status
@@ -110,7 +119,7 @@ def json_array_stream(items: list[JSON], dialect: Dialect | None, file: str, whe
         raise CaptureError(file, where, "an empty JSON array")
     dialect = dialect or detect(items[0])
     if dialect is None:
-        raise CaptureError(file, f"{where} [0]", "cannot tell the format of the array's first element")
+        raise UnknownFormat(file, f"{where} [0]", "cannot tell the format of the array's first element")
     asm = MODULES[dialect].StreamAssembler(unknown)
     for obj in items:
         asm.feed(obj)

@@ -22,7 +22,17 @@ from typing import Any, Final
 
 import orjson
 
-from bench.importers._common import JSON, ImportedTurn, dumps_args, finish_of, int_of, obj_of, text_of
+from bench.importers._common import (
+    JSON,
+    ImportedTurn,
+    Pieces,
+    dumps_args,
+    finish_of,
+    int_of,
+    obj_of,
+    provider_error,
+    text_of,
+)
 from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "anthropic"
@@ -39,9 +49,9 @@ def looks_like(obj: JSON) -> bool:
                                       or ("stop_reason" in obj and "content" in obj))
 
 
-def _error(obj: JSON, status: int | None) -> TurnError:
+def _error(obj: JSON, status: int | None, *, in_stream: bool = False) -> TurnError:
     err = obj_of(obj_of(obj).get("error"))
-    return TurnError(text_of(err.get("type")) or "error", text_of(err.get("message")) or "", status)
+    return provider_error(status, text_of(err.get("type")), text_of(err.get("message")), in_stream=in_stream)
 
 
 def _detail(obj: JSON) -> str | None:
@@ -96,12 +106,14 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
 
 @dataclass(slots=True)
 class _Block:
+    """One content block of a stream; its text and input pieces are listed and joined once."""
+
     kind: str
-    text: str = ""
+    text: Pieces = field(default_factory=lambda: Pieces(""))
     id: str = ""
     name: str = ""
     start_input: JSON = None
-    partial: str | None = None
+    partial: Pieces = field(default_factory=Pieces)
 
 
 @dataclass(slots=True)
@@ -134,7 +146,8 @@ class StreamAssembler:
     def _message_start(self, obj: dict[str, JSON]) -> None:
         msg = obj_of(obj.get("message"))
         if self.started and not self.stopped:
-            dropped = [f"{b.kind} {b.name or ''}".strip() + (f" (input so far {b.partial!r})" if b.partial else "")
+            dropped = [f"{b.kind} {b.name or ''}".strip()
+                       + (f" (input so far {b.partial.text()!r})" if b.partial else "")
                        for _, b in sorted(self.blocks.items())]
             self.notes.append(f"second message_start ({msg.get('id')}) before message_stop of "
                               f"{self.meta.get('id')}: dropped the partial message's "
@@ -159,9 +172,9 @@ class StreamAssembler:
         b = _Block(kind, id=text_of(block.get("id")) or "", name=text_of(block.get("name")) or "",
                    start_input=block.get("input"))
         if kind == "text":
-            b.text = text_of(block.get("text")) or ""
+            b.text = Pieces(text_of(block.get("text")) or "")
         elif kind == "thinking":
-            b.text = text_of(block.get("thinking")) or ""
+            b.text = Pieces(text_of(block.get("thinking")) or "")
         elif kind not in ("tool_use", *_SERVER_BLOCKS, *_QUIET_BLOCKS):
             self.unknown[f"anthropic: content block '{kind}'"] += 1
         self.blocks[index] = b
@@ -175,11 +188,11 @@ class StreamAssembler:
             self.unknown["anthropic: delta for a block that was not started"] += 1
             return
         if dkind == "text_delta":
-            b.text += text_of(delta.get("text")) or ""
+            b.text.add(text_of(delta.get("text")) or "")
         elif dkind == "thinking_delta":
-            b.text += text_of(delta.get("thinking")) or ""
+            b.text.add(text_of(delta.get("thinking")) or "")
         elif dkind == "input_json_delta":
-            b.partial = (b.partial or "") + (text_of(delta.get("partial_json")) or "")
+            b.partial.add(text_of(delta.get("partial_json")) or "")
         elif dkind not in ("signature_delta", "citations_delta"):
             self.unknown[f"anthropic: delta '{dkind}'"] += 1
 
@@ -206,18 +219,18 @@ class StreamAssembler:
         pass
 
     def _error(self, obj: dict[str, JSON]) -> None:
-        self.error = _error(obj, None)
+        self.error = _error(obj, None, in_stream=True)
 
     def finish(self) -> ImportedTurn:
         if not self.stopped and self.error is None:
             self.notes.append("stream ended without message_stop")
-        texts = [b.text for _, b in sorted(self.blocks.items()) if b.kind == "text"]
-        thinking = [b.text for _, b in sorted(self.blocks.items()) if b.kind == "thinking"]
+        texts = [b.text.text() or "" for _, b in sorted(self.blocks.items()) if b.kind == "text"]
+        thinking = [b.text.text() or "" for _, b in sorted(self.blocks.items()) if b.kind == "thinking"]
         calls = []
         server = 0
         for _, b in sorted(self.blocks.items()):
             if b.kind == "tool_use":
-                args = b.partial if b.partial is not None else dumps_args(b.start_input or {})
+                args = (b.partial.text() or "") if b.partial else dumps_args(b.start_input or {})
                 calls.append(ToolCall(b.id, b.name, args))
             elif b.kind in ("server_tool_use", "mcp_tool_use"):
                 server += 1

@@ -4,9 +4,15 @@ The cassette is loaded by the project's YAML reader (``!!binary`` bodies are dec
 unpacked); each interaction's response body is then parsed on its own, a stream event by event.
 The body may be ``body.string`` (VCR), ``body`` as a plain string, or ``parsed_body``
 (pydantic-ai's cassettes keep JSON bodies parsed). The request's URI decides the dialect when
-it names a known endpoint; otherwise the body's shape does. Interactions that are not model
-calls (an OAuth token exchange) or whose format no importer reads (Bedrock Converse) are
-skipped and listed in :attr:`ImportResult.skipped`.
+it names a known endpoint; otherwise the body's shape does (or the dialect ``--format`` forces).
+
+Interactions that are not model calls are skipped and listed in :attr:`ImportResult.skipped`: an
+OAuth token exchange, an embeddings call, a format no importer reads (Bedrock Converse), and an
+HTTP error from a request that is not a model call (the 403 an image host gave a test that
+fetched its picture must not become a model turn). A model call is a request to a known
+endpoint or one whose JSON body carries a conversation (``messages``, ``contents``, ``input``,
+``prompt``). A body in a stream format no importer reads (Assistants' ``thread.run.*`` events) is
+skipped and counted as unknown, and the rest of the cassette is imported.
 """
 
 from __future__ import annotations
@@ -18,8 +24,16 @@ from typing import Any
 import orjson
 
 from bench.importers import _read
-from bench.importers._common import CaptureError, ImportedTurn, ImportResult, obj_of, text_of
-from bench.model import Dialect, Turn, TurnError
+from bench.importers._common import (
+    CaptureError,
+    ImportedTurn,
+    ImportResult,
+    UnknownFormat,
+    obj_of,
+    provider_error,
+    text_of,
+)
+from bench.model import Dialect, Turn
 from bench.yaml_read import YamlError, read_yaml
 
 _ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
@@ -32,7 +46,9 @@ _ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
 _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
     ("/converse", "Bedrock Converse is not a format the importers read"),
     ("/token", "not a model call"),
+    ("/embeddings", "an embeddings call is not a model turn"),
 )
+_CONVERSATION_KEYS = ("messages", "contents", "input", "prompt")
 
 
 def dialect_of_uri(uri: str) -> Dialect | None:
@@ -64,7 +80,7 @@ def _header(headers: Any, name: str) -> str | None:
     return None
 
 
-def _conversation(request: dict[str, Any]) -> int | None:
+def _request_body(request: dict[str, Any]) -> Any:
     body = request.get("parsed_body")
     if body is None:
         raw = _text(request.get("body"))
@@ -73,6 +89,17 @@ def _conversation(request: dict[str, Any]) -> int | None:
                 body = orjson.loads(raw)
             except orjson.JSONDecodeError:
                 body = None
+    return body
+
+
+def _is_model_request(request: dict[str, Any]) -> bool:
+    """A request whose JSON body carries a conversation or a prompt: a model call, whatever its URI."""
+    body = _request_body(request)
+    return isinstance(body, dict) and any(key in body for key in _CONVERSATION_KEYS)
+
+
+def _conversation(request: dict[str, Any]) -> int | None:
+    body = _request_body(request)
     if not isinstance(body, dict):
         return None
     for key in ("messages", "contents", "input"):
@@ -124,33 +151,36 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
                  where: str, result: ImportResult) -> ImportedTurn | None:
     uri = text_of(request.get("uri")) or ""
     method = text_of(request.get("method")) or "?"
-    dialect = forced or dialect_of_uri(uri)
-    if dialect is None:
-        for marker, why in _NOT_SUPPORTED:
-            if marker in uri.split("?", 1)[0]:
-                result.skipped.append(f"{where} {method} {uri}: {why}")
-                return None
+    known = dialect_of_uri(uri)
+    dialect = forced or known
+    path = uri.split("?", 1)[0]
     status_obj = response.get("status")
     code = obj_of(status_obj).get("code")
     status = code if isinstance(code, int) else None
+    http_error = status is not None and status >= 400
+    if known is None:
+        for marker, why in _NOT_SUPPORTED:
+            if marker in path:
+                result.skipped.append(f"{where} {method} {uri}: {why}")
+                return None
+    if known is None and not _is_model_request(request) and (http_error or forced is not None):
+        what = f"HTTP {status} from" if http_error else "forced format not applied to"
+        result.skipped.append(f"{where} {method} {uri}: {what} a request that is not a model call")
+        return None
     bwhere = f"{where}.response.body"
     parsed = response.get("parsed_body")
     body = response.get("body")
     text = _text(body.get("string")) if isinstance(body, dict) else _text(body)
-    http_error = status is not None and status >= 400
     try:
         if parsed is not None and not isinstance(parsed, str):
-            if dialect is None and _read.detect(parsed) is None:
-                result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
-                return None
             turn = _read.whole(parsed, dialect, shown, f"{where}.response.parsed_body", result.unknown,
                                status if http_error else None)
         elif text is not None or isinstance(parsed, str):
             content = text if text is not None else str(parsed)
             if http_error and not content.lstrip().startswith(("{", "[")):
                 message = f"{obj_of(status_obj).get('message') or ''} {content.strip()[:200]}".strip()
-                err = TurnError("http_error", message, status)
-                turn = ImportedTurn(Turn("error", None, error=err), dialect or "openai-chat")
+                turn = ImportedTurn(Turn("error", None, error=provider_error(status, None, message)),
+                                    dialect or "openai-chat")
             elif dialect is None and not _looks_like_model_body(content):
                 result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
                 return None
@@ -158,13 +188,12 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
                 turn = _read.body(content, dialect, shown, bwhere, result.unknown, status if http_error else None)
         else:
             raise CaptureError(shown, bwhere, "the response has no body")
-    except CaptureError as exc:
-        if dialect is None and "not a response of a known format" in exc.problem:
-            result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
-            return None
-        raise
+    except UnknownFormat as exc:
+        result.unknown["cassette: a body in a format no importer reads"] += 1
+        result.skipped.append(f"{where} {method} {uri}: {exc.where}: {exc.problem.removesuffix(' (use --format)')}")
+        return None
     if http_error and turn.turn.error is None:
-        turn.turn = Turn("error", None, error=TurnError("http_error", "", status))
+        turn.turn = Turn("error", None, error=provider_error(status, None, None))
     for name, value in (("endpoint", uri), ("date", _header(response.get("headers"), "date")),
                         ("server", _header(response.get("headers"), "server"))):
         if value:

@@ -20,7 +20,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from bench.importers._common import JSON, ImportedTurn, dumps_args, finish_of, int_of, obj_of, text_of
+from bench.importers._common import (
+    JSON,
+    ImportedTurn,
+    dumps_args,
+    finish_of,
+    int_of,
+    obj_of,
+    provider_error,
+    text_of,
+)
 from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "gemini"
@@ -34,12 +43,12 @@ def looks_like(obj: JSON) -> bool:
                                       or ("usageMetadata" in obj and "modelVersion" in obj))
 
 
-def _error(obj: JSON, status: int | None) -> TurnError:
+def _error(obj: JSON, status: int | None, *, in_stream: bool = False) -> TurnError:
     e = obj_of(obj_of(obj).get("error"))
     code = e.get("code")
     if status is None and isinstance(code, int) and 100 <= code < 600:
         status = code
-    return TurnError(text_of(e.get("status")) or "error", text_of(e.get("message")) or "", status)
+    return provider_error(status, text_of(e.get("status")), text_of(e.get("message")), in_stream=in_stream)
 
 
 def parse_path(path: str) -> list[str | int]:
@@ -110,6 +119,7 @@ class StreamAssembler:
     usage: Usage | None = None
     error: TurnError | None = None
     status: int | None = None
+    streamed: bool = True
     candidates_seen: bool = False
 
     def feed(self, obj: JSON) -> None:
@@ -120,7 +130,7 @@ class StreamAssembler:
             if isinstance(obj.get(key), str):
                 self.meta.setdefault(name, obj[key])
         if isinstance(obj.get("error"), dict):
-            self.error = _error(obj, self.status)
+            self.error = _error(obj, self.status, in_stream=self.streamed and self.status is None)
             return
         usage = obj.get("usageMetadata")
         if isinstance(usage, dict) and ("promptTokenCount" in usage or "candidatesTokenCount" in usage):
@@ -222,6 +232,6 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
     """One whole ``generateContent`` response (or an ``{"error": ...}`` body) as a turn."""
     if not isinstance(obj, dict):
         raise ValueError("expected a JSON object")
-    asm = StreamAssembler(unknown, status=status)
+    asm = StreamAssembler(unknown, status=status, streamed=False)
     asm.feed(obj)
     return asm.finish()

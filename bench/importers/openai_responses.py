@@ -4,12 +4,14 @@
   ``incomplete_details.reason`` (the key bench/dialects.py uses); ``failed`` carries its error
   object into ``error`` (finish ``error``), ``end_turn`` is kept when the response has it.
 * Output items: ``message`` items give ``content`` (their ``output_text`` parts joined; a
-  ``refusal`` part goes to ``finish_detail``), ``function_call`` items give tool calls
+  ``refusal`` part goes to ``finish_detail``; a message whose only parts are refusals has no
+  content, None, not ``""``), ``function_call`` items give tool calls
   (``call_id``, ``name``, the raw ``arguments`` string), ``reasoning`` items give
   ``reasoning`` (summary text). Other item types are counted as unknown.
 * Streamed, items are built from ``output_item.added``, the text and argument deltas and
   ``output_item.done``; the terminal event (``response.completed``, ``.incomplete``,
-  ``.failed``) gives the status, and its ``output`` list wins when it is not empty.
+  ``.failed``) gives the status, and its ``output`` list wins when it is not empty. Delta pieces
+  are listed and joined once, so assembly is linear in the stream's size.
 * An ``error`` event is ``finish: error``.
 """
 
@@ -19,7 +21,17 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
-from bench.importers._common import JSON, ImportedTurn, finish_of, int_of, iso_from_unix, obj_of, text_of
+from bench.importers._common import (
+    JSON,
+    ImportedTurn,
+    Pieces,
+    finish_of,
+    int_of,
+    iso_from_unix,
+    obj_of,
+    provider_error,
+    text_of,
+)
 from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "openai-responses"
@@ -54,10 +66,10 @@ def raw_finish(resp: dict[str, JSON]) -> str | None:
     return status
 
 
-def _error(err: JSON, status: int | None) -> TurnError:
+def _error(err: JSON, status: int | None, *, in_stream: bool = False) -> TurnError:
     e = obj_of(err)
-    return TurnError(text_of(e.get("code")) or text_of(e.get("type")) or "error",
-                     text_of(e.get("message")) or "", status)
+    return provider_error(status, text_of(e.get("code")) or text_of(e.get("type")), text_of(e.get("message")),
+                          in_stream=in_stream)
 
 
 def _meta(resp: dict[str, JSON], meta: dict[str, str]) -> None:
@@ -108,19 +120,22 @@ def _items(items: list[JSON], unknown: Counter[str]) -> _Parts:
     return out
 
 
-def _turn(resp: dict[str, JSON], parts: _Parts, status: int | None) -> Turn:
+def _turn(resp: dict[str, JSON], parts: _Parts, status: int | None, *, in_stream: bool = False) -> Turn:
     raw = raw_finish(resp)
     usage = resp.get("usage")
     u = None
     if isinstance(usage, dict):
         u = Usage(int_of(usage.get("input_tokens")), int_of(usage.get("output_tokens")))
     end_turn = resp.get("end_turn") if isinstance(resp.get("end_turn"), bool) else None
-    content = "".join(parts.texts) if parts.texts else ("" if parts.has_message else None)
+    # a message with no text part at all is "" (the provider sent an empty message), unless its only
+    # parts are refusals: then there is no content, and the refusal is kept apart
+    content = "".join(parts.texts) if parts.texts else ("" if parts.has_message and not parts.refusals else None)
     reasoning = "".join(parts.reasoning) if parts.reasoning else None
     detail = f"refusal: {''.join(parts.refusals)}" if parts.refusals else None
     if raw == "failed" or (resp.get("error") and raw not in ("completed", "incomplete")):
         return Turn("error", raw, content=content, tool_calls=tuple(parts.calls), reasoning=reasoning,
-                    error=_error(resp.get("error"), status), usage=u, end_turn=end_turn, finish_detail=detail)
+                    error=_error(resp.get("error"), status, in_stream=in_stream), usage=u, end_turn=end_turn,
+                    finish_detail=detail)
     return Turn(finish_of(DIALECT, raw), raw, content=content, tool_calls=tuple(parts.calls), reasoning=reasoning,
                 usage=u, end_turn=end_turn, finish_detail=detail)
 
@@ -141,12 +156,17 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
 
 @dataclass(slots=True)
 class StreamAssembler:
-    """Feed the events' JSON objects in order, then call :meth:`finish`."""
+    """Feed the events' JSON objects in order, then call :meth:`finish`.
+
+    Items come from ``output_item.added``/``.done``; delta pieces are kept per item in lists
+    (`pieces`) and joined once at the end, into the items that no ``output_item.done`` completed."""
 
     unknown: Counter[str]
     meta: dict[str, str] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     items: dict[int, dict[str, JSON]] = field(default_factory=dict)
+    done: set[int] = field(default_factory=set)
+    pieces: dict[int, list[tuple[str, Pieces]]] = field(default_factory=dict)
     final: dict[str, JSON] | None = None
     error: TurnError | None = None
 
@@ -159,16 +179,19 @@ class StreamAssembler:
             return
         assert isinstance(obj, dict)
         resp = obj.get("response")
-        if isinstance(resp, dict):
+        if isinstance(resp, dict) and (kind in TERMINAL or not self.meta):
             _meta(resp, self.meta)
         if kind in TERMINAL and isinstance(resp, dict):
             self.final = resp
         elif kind == "error":
-            self.error = _error(obj, None)
+            self.error = _error(obj, None, in_stream=True)
         elif kind in ("response.output_item.added", "response.output_item.done"):
             item = obj.get("item")
             if isinstance(item, dict):
-                self.items[self._index(obj)] = dict(item)
+                index = self._index(obj)
+                self.items[index] = dict(item)
+                if kind == "response.output_item.done":
+                    self.done.add(index)
         elif kind.endswith(".delta"):
             self._delta(kind, obj)
 
@@ -177,24 +200,35 @@ class StreamAssembler:
         return i if isinstance(i, int) else max(self.items, default=-1) + 1
 
     def _delta(self, kind: str, obj: dict[str, JSON]) -> None:
-        item = self.items.setdefault(self._index(obj), {"type": "?"})
-        piece = text_of(obj.get("delta")) or ""
-        if kind == "response.function_call_arguments.delta":
-            item["arguments"] = (text_of(item.get("arguments")) or "") + piece
-        elif kind in ("response.output_text.delta", "response.refusal.delta"):
-            ptype = "output_text" if kind == "response.output_text.delta" else "refusal"
-            key = "text" if ptype == "output_text" else "refusal"
-            content = item.setdefault("content", [])
-            assert isinstance(content, list)
-            if not content or content[-1].get("type") != ptype:
-                content.append({"type": ptype, key: ""})
-            content[-1][key] += piece
-        else:  # reasoning summary or reasoning text
-            summary = item.setdefault("summary", [])
-            assert isinstance(summary, list)
-            if not summary:
-                summary.append({"type": "summary_text", "text": ""})
-            summary[-1]["text"] += piece
+        index = self._index(obj)
+        self.items.setdefault(index, {"type": "?"})
+        part = {"response.function_call_arguments.delta": "arguments", "response.output_text.delta": "output_text",
+                "response.refusal.delta": "refusal"}.get(kind, "summary_text")
+        runs = self.pieces.setdefault(index, [])
+        if not runs or runs[-1][0] != part:
+            runs.append((part, Pieces()))
+        runs[-1][1].add(text_of(obj.get("delta")) or "")
+
+    def _assembled(self, index: int) -> dict[str, JSON]:
+        """The item at `index`: as ``output_item.done`` gave it, else with its delta pieces joined in."""
+        item = self.items[index]
+        if index in self.done or index not in self.pieces:
+            return item
+        item = dict(item)
+        for part, pieces in self.pieces[index]:
+            text = pieces.text() or ""
+            if part == "arguments":
+                item["arguments"] = (text_of(item.get("arguments")) or "") + text
+            elif part in ("output_text", "refusal"):
+                key = "text" if part == "output_text" else "refusal"
+                content = list(item.get("content") or [])
+                content.append({"type": part, key: text})
+                item["content"] = content
+            else:  # reasoning summary or reasoning text
+                summary = list(item.get("summary") or [])
+                summary.append({"type": "summary_text", "text": text})
+                item["summary"] = summary
+        return item
 
     def finish(self) -> ImportedTurn:
         if self.error is not None and self.final is None:
@@ -208,5 +242,5 @@ class StreamAssembler:
         if isinstance(output, list) and output:
             parts = _items(output, self.unknown)
         else:
-            parts = _items([self.items[i] for i in sorted(self.items)], self.unknown)
-        return ImportedTurn(_turn(resp, parts, None), DIALECT, self.meta, notes=self.notes)
+            parts = _items([self._assembled(i) for i in sorted(self.items)], self.unknown)
+        return ImportedTurn(_turn(resp, parts, None, in_stream=True), DIALECT, self.meta, notes=self.notes)

@@ -70,11 +70,12 @@ def test_spliced_message_start_keeps_the_second_message_and_notes_the_first() ->
     assert any("msg_first" in n and "Spark" in n for n in r.notes)
 
 
-def test_error_event_mid_stream_is_an_error_turn() -> None:
+def test_error_event_mid_stream_is_a_stream_error_turn_keeping_the_providers_code() -> None:
     r = capture("constructed/anthropic-error-event.sse")
     (t,) = r.turns
     assert t.turn.finish == "error"
-    assert t.turn.error is not None and t.turn.error.type == "overloaded_error"
+    assert t.turn.error is not None
+    assert (t.turn.error.kind, t.turn.error.code, t.turn.error.status) == ("stream_error", "overloaded_error", None)
     assert t.turn.content == "Partial"
 
 
@@ -91,8 +92,9 @@ def test_http_error_in_a_cassette_is_an_error_turn_and_its_retry_stays_in_the_ru
     r = capture("constructed/cassette-429-then-answer.yaml")
     first, second, third = (t.turn for t in r.turns)
     assert first.finish == "error" and first.error is not None
-    assert (first.error.type, first.error.status) == ("rate_limit_error", 429)
+    assert (first.error.kind, first.error.code, first.error.status) == ("rate_limit", "rate_limit_error", 429)
     assert second.finish_raw == "end_turn" and second.content == "Hello!"
-    assert third.error is not None and third.error.status == 503 and "upstream connect error" in third.error.message
+    assert third.error is not None and (third.error.kind, third.error.status) == ("server_error", 503)
+    assert "upstream connect error" in third.error.message
     assert [len(run) for run in r.runs()] == [2, 1]  # the retry after 429 continues; the resend after an answer not
     assert [len(run) for run in r.runs(split=False)] == [3]

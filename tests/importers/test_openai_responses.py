@@ -54,7 +54,8 @@ def test_failed_carries_its_error() -> None:
     r = capture("constructed/responses-failed.sse")
     (t,) = r.turns
     assert t.turn.finish == "error" and t.turn.finish_raw == "failed"
-    assert t.turn.error is not None and t.turn.error.type == "server_error"
+    assert t.turn.error is not None
+    assert (t.turn.error.kind, t.turn.error.code) == ("stream_error", "server_error")  # response.failed in a stream
 
 
 def test_end_turn_false_and_text_from_deltas() -> None:
