@@ -31,7 +31,7 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from bench import perf_load
+from bench import perf_import, perf_load
 from bench.discovery import discover
 from bench.model import Requirement, Sequence, ToolCall, Turn, Usage
 from bench.predicate import Predicate, State
@@ -160,6 +160,7 @@ def main(argv: list[str] | None = None) -> None:
 
     seqs = generate(args.sequences, args.max_turns)
     perf_load.report(args.load_turns, seqs)
+    perf_import.report()
     if args.load_only:
         return
     preds = [p for p in discover(args.predicates, entry_points_too=False) if isinstance(p, Predicate)]

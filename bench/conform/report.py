@@ -8,8 +8,13 @@ and the driver's error, or why the sequence was not run. ``reports/conformance.m
 from every record there, so running one loop leaves the others' columns as their last run wrote
 them. A difference is *explained* when the port's file says why in a module-level mapping
 ``CONFORMANCE_EXPLAINED = {"sequence-id": "why, with the source lines"}``; explanations are read
-when the Markdown is written, so they never go stale in the record. Everything is a pure function
-of the records and the explanations: no times, no paths of temporary directories.
+when the Markdown is written, so they never go stale in the record. A sequence the driver cannot
+produce for a loop at all (a steer that a one-shot command line cannot inject) is *not driven*: the
+port's file says why in ``CONFORMANCE_NOT_DRIVEN = {"sequence-id": "why"}``, the sequence is not
+run, and its row says ``not driven`` (never counted as explained: nothing was compared). Each step
+keeps its request changes (``changes``) where it has some, and a difference in them is a difference.
+Everything is a pure function of the records and the explanations: no times, no paths of temporary
+directories.
 """
 
 from __future__ import annotations
@@ -23,12 +28,14 @@ from typing import Any
 
 from tabulate import tabulate
 
+from bench.changes import changes_data
 from bench.conform.runner import ConformResult, Driver
 from bench.files import write_atomically
 from bench.model import Cell
 from bench.report import label
 
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
+NOT_DRIVEN_ATTR = "CONFORMANCE_NOT_DRIVEN"
 RECORD_VERSION = 1
 """Still 1 with ``original_steps``: the key is optional, so records written before it stay readable."""
 
@@ -41,6 +48,9 @@ def steps_json(cell: Cell) -> list[dict[str, Any]]:
         d = s.decision
         step: dict[str, Any] = {"turn": s.turn, "action": d.action, "run": list(s.tools_run),
                                 "failed": list(s.tools_failed)}
+        changed = changes_data(d.changes)
+        if changed:
+            step["changes"] = changed
         if d.action == "stop":
             step["reason"] = d.reason
             step["ok"] = d.ok
@@ -50,12 +60,12 @@ def steps_json(cell: Cell) -> list[dict[str, Any]]:
 
 def first_step_difference(port: Sequence[Mapping[str, Any]], original: Sequence[Mapping[str, Any]]) -> int | None:
     """The index of the first step where the port and the original differ, as
-    :func:`bench.conform.runner.compare_cells` compares them (turn, action, tools run and failed;
-    only turn and action on the port's final stop, whose tools a server cannot see); the index of
-    the first extra step when one made more requests; None when the steps agree."""
+    :func:`bench.conform.runner.compare_cells` compares them (turn, action, tools run and failed,
+    request changes; only turn and action on the port's final stop, whose tools a server cannot
+    see); the index of the first extra step when one made more requests; None when the steps agree."""
     for i, (p, o) in enumerate(zip(port, original, strict=False)):
         last = i == len(port) - 1 and p.get("action") == "stop"
-        keys = ("turn", "action") if last else ("turn", "action", "run", "failed")
+        keys = ("turn", "action") if last else ("turn", "action", "run", "failed", "changes")
         if any(p.get(k) != o.get(k) for k in keys):
             return i
     if len(port) != len(original):
@@ -73,12 +83,13 @@ class Row:
     driver_error: str | None = None
     not_run: str | None = None
     original_steps: list[dict[str, Any]] | None = None
+    not_driven: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in (("port", self.port), ("original", self.original),
                                   ("original_steps", self.original_steps),
                                   ("difference", self.difference), ("driver_error", self.driver_error),
-                                  ("not_run", self.not_run)) if v is not None}
+                                  ("not_run", self.not_run), ("not_driven", self.not_driven)) if v is not None}
 
 
 def row_of(res: ConformResult) -> Row:
@@ -90,9 +101,10 @@ def row_of(res: ConformResult) -> Row:
 
 
 def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mapping[str, str],
-                previous: Mapping[str, Any] | None = None, keep: Iterable[str] = ()) -> dict[str, Any]:
-    """A driver's record: the rows of `results` and `not_run`, plus the rows of `previous` for the
-    sequence ids in `keep` (sequences of the catalogue this run did not touch)."""
+                previous: Mapping[str, Any] | None = None, keep: Iterable[str] = (),
+                not_driven: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """A driver's record: the rows of `results`, `not_run` and `not_driven`, plus the rows of
+    `previous` for the sequence ids in `keep` (sequences of the catalogue this run did not touch)."""
     rows: dict[str, dict[str, Any]] = {}
     old = (previous or {}).get("sequences", {})
     for seq in keep:
@@ -100,6 +112,8 @@ def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mappi
             rows[seq] = old[seq]
     for seq, why in not_run.items():
         rows[seq] = Row(not_run=why).as_json()
+    for seq, why in (not_driven or {}).items():
+        rows[seq] = Row(not_driven=why).as_json()
     for res in results:
         rows[res.sequence] = row_of(res).as_json()
     return {"version": RECORD_VERSION, "driver": driver.name, "port": driver.predicate,
@@ -132,9 +146,10 @@ def write_record(folder: Path, record: Mapping[str, Any]) -> Path:
     return path
 
 
-def explanations(port_module: object | None) -> dict[str, str]:
-    """The port file's ``CONFORMANCE_EXPLAINED`` mapping (sequence id -> why), or {}."""
-    found = getattr(port_module, EXPLAINED_ATTR, None)
+def explanations(port_module: object | None, attr: str = EXPLAINED_ATTR) -> dict[str, str]:
+    """The port file's ``CONFORMANCE_EXPLAINED`` mapping (sequence id -> why), or {}; with `attr`
+    another such mapping (``CONFORMANCE_NOT_DRIVEN``)."""
+    found = getattr(port_module, attr, None)
     if not isinstance(found, Mapping):
         return {}
     return {str(k): str(v) for k, v in found.items()}
@@ -145,10 +160,12 @@ def port_module(name: str) -> object | None:
     return sys.modules.get(f"stopbench_predicates.{name}")
 
 
-Status = str  # "same" | "explained" | "differs" | "not run"
+Status = str  # "same" | "explained" | "differs" | "not driven" | "not run"
 
 
 def status_of(row: Mapping[str, Any] | None, explained: Mapping[str, str], seq: str) -> Status:
+    if row is not None and row.get("not_driven"):
+        return "not driven"
     if row is None or row.get("not_run") or row.get("original") is None:
         return "not run"
     if row.get("difference") is None and not row.get("driver_error"):
@@ -176,15 +193,17 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
            "observed cell is the `<port>@original` column, beside the port's replayed cell "
            "(`<port>`, labels as in decision-table.md). A status is `same`, `differs: <first "
            "difference>`, `explained: <first difference>` (the port's file says why, in "
-           f"`{EXPLAINED_ATTR}`; the reason is listed below) or `not run (why)`. A server cannot "
+           f"`{EXPLAINED_ATTR}`; the reason is listed below), `not driven (why)` (a case the driver "
+           f"cannot produce for that loop, said in `{NOT_DRIVEN_ATTR}`: nothing was compared, so it is "
+           "not counted as explained) or `not run (why)`. A server cannot "
            "see the tools run in the step where a loop stops, so an original's final stop has no "
            "tools run; that alone is not a difference.", ""]
     headers = ["sequence"]
     for d in drivers:
         headers += [d.predicate, f"{d.predicate}@original", f"{d.name} status"]
     rows: list[list[str]] = []
-    counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not run": 0,
-                                                  "driver failed": 0} for d in drivers}
+    counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not driven": 0,
+                                                  "not run": 0, "driver failed": 0} for d in drivers}
     diffs: list[list[str]] = []
     for seq in sequences:
         row = [seq]
@@ -196,6 +215,10 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
             counts[d.name][st] += 1
             if r is not None and r.get("driver_error"):
                 counts[d.name]["driver failed"] += 1
+            if st == "not driven":
+                why = (r or {}).get("not_driven") or ""
+                row += [_esc((r or {}).get("port") or ""), "", f"not driven ({_esc(why)})"]
+                continue
             if st == "not run":
                 # a loop never run says why once, in the summary; its rows stay short
                 why = (r or {}).get("not_run") or ("no record" if rec is None else "not in the last run")
@@ -218,9 +241,9 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
         rec = records.get(d.name)
         state = "run" if rec is not None else f"not run ({missing.get(d.name, 'no record')})"
         summary.append([d.name, d.predicate, d.install, state, c["same"], c["explained"], c["differs"],
-                        c["not run"], c["driver failed"]])
+                        c["not driven"], c["not run"], c["driver failed"]])
     out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
-                                          "differs", "not run", "driver failed"], tablefmt="github"))
+                                          "differs", "not driven", "not run", "driver failed"], tablefmt="github"))
     out += ["", "## Differences", ""]
     if diffs:
         out.append(tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",
@@ -230,7 +253,7 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
     stale = [f"`{d.name}` {seq}" for d in drivers if records.get(d.name) is not None
              for seq in sorted(explained.get(d.name, {}))
              if status_of((records[d.name] or {}).get("sequences", {}).get(seq), explained[d.name], seq)
-             in ("same", "not run")]
+             in ("same", "not run", "not driven")]
     if stale:
         out += ["", "Explanations in a port's file for a sequence that shows no difference (not run, or "
                 "since fixed): " + ", ".join(stale) + "."]

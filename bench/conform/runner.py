@@ -15,12 +15,13 @@ import os
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench.model import Cell, Sequence
+from bench.changes import changes_data, changes_text
+from bench.model import Cell, Decision, Sequence
 from bench.predicate import Predicate
 from bench.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
@@ -127,17 +128,18 @@ def tool_specs(sequence: Sequence) -> list[dict[str, Any]]:
 def compare_cells(port: Cell, observed: Cell) -> str | None:
     """The first difference between a port's cell and the observed one, or None.
 
-    Compared per step: the turn, the action, the tools run and failed (not on the final stop: a
-    server cannot see tools run in the step where the loop stopped); then outcome, reason and ok.
+    Compared per step: the turn, the action, the tools run and failed and the request changes (not
+    on the final stop: a server cannot see tools run in the step where the loop stopped, and a stop
+    sends no request); then outcome, reason and ok.
     """
     for i, (p, o) in enumerate(zip(port.steps, observed.steps, strict=False)):
         pd, od = p.decision, o.decision
         last = i == len(port.steps) - 1 and pd.action == "stop"
-        want = (p.turn, pd.action) if last else (p.turn, pd.action, p.tools_run, p.tools_failed)
-        got = (o.turn, od.action) if last else (o.turn, od.action, o.tools_run, o.tools_failed)
+        want = (p.turn, pd.action) if last else (p.turn, pd.action, p.tools_run, p.tools_failed, pd.changes)
+        got = (o.turn, od.action) if last else (o.turn, od.action, o.tools_run, o.tools_failed, od.changes)
         if want != got:
-            return (f"step {p.step}: port {pd.action} [{pd.rule}] run={list(p.tools_run)} "
-                    f"failed={list(p.tools_failed)}; observed {od.action} run={list(o.tools_run)} "
+            return (f"step {p.step}: port {_action(pd)} [{pd.rule}] run={list(p.tools_run)} "
+                    f"failed={list(p.tools_failed)}; observed {_action(od)} run={list(o.tools_run)} "
                     f"failed={list(o.tools_failed)}")
     if len(port.steps) != len(observed.steps):
         return f"steps: port made {len(port.steps)} request(s), the original {len(observed.steps)}"
@@ -146,6 +148,11 @@ def compare_cells(port: Cell, observed: Cell) -> str | None:
         if want_v != got_v:
             return f"{name}: port {want_v!r}, observed {got_v!r}"
     return None
+
+
+def _action(decision: Decision) -> str:
+    changed = changes_text(decision.changes)
+    return f"{decision.action} {changed}" if changed else decision.action
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +170,8 @@ class ConformResult:
             if cell is None:
                 return None
             return [{"step": s.step, "turn": s.turn, "action": s.decision.action, "rule": s.decision.rule,
-                     "run": list(s.tools_run), "failed": list(s.tools_failed)} for s in cell.steps]
+                     "run": list(s.tools_run), "failed": list(s.tools_failed),
+                     "changes": changes_data(s.decision.changes)} for s in cell.steps]
 
         return {"sequence": self.sequence, "match": self.difference is None and self.port is not None,
                 "difference": self.difference, "observed": {"outcome": self.observed.outcome,
@@ -176,9 +184,12 @@ class ConformResult:
 
 def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, *, root: Path,
                     port: Predicate | None = None, timeout: float = 120.0,
-                    progress: Callable[[ConformResult], None] | None = None) -> list[ConformResult]:
-    """Serve each sequence in turn and run the driver against it once; compare with the port."""
-    seqs = list(sequences)
+                    progress: Callable[[ConformResult], None] | None = None,
+                    not_driven: Collection[str] = ()) -> list[ConformResult]:
+    """Serve each sequence in turn and run the driver against it once; compare with the port.
+    Sequences in `not_driven` (the port's ``CONFORMANCE_NOT_DRIVEN``: cases the driver cannot
+    produce) are not run."""
+    seqs = [s for s in sequences if s.id not in not_driven]
     if not seqs:
         return []
     script = str((root / driver.script).resolve())
