@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.conform.report import (
+    NOT_DRIVEN_ATTR,
     conformance_markdown,
     explanations,
     make_record,
@@ -132,6 +133,8 @@ class Port:
 
     predicate: Predicate | None
     explained: Mapping[str, str] = field(default_factory=dict)
+    not_driven: Mapping[str, str] = field(default_factory=dict)
+    """Sequences the driver cannot produce for this loop, and why (``CONFORMANCE_NOT_DRIVEN``)."""
 
 
 def load_ports(predicates_dir: Path, targets: Iterable[str],
@@ -147,7 +150,8 @@ def load_ports(predicates_dir: Path, targets: Iterable[str],
             if d.name in needed:
                 raise ConformSetupError(f"the port {path} does not load: {loaded.error}")
             loaded = None
-        ports[d.name] = Port(loaded, explanations(port_module(d.predicate)) if loaded is not None else {})
+        module = port_module(d.predicate) if loaded is not None else None
+        ports[d.name] = Port(loaded, explanations(module), explanations(module, NOT_DRIVEN_ATTR))
     return ports
 
 
@@ -159,6 +163,7 @@ class DriverRun:
     results: tuple[ConformResult, ...]
     not_run: Mapping[str, str]
     failing: tuple[ConformResult, ...]
+    not_driven: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def differing(self) -> int:
@@ -171,7 +176,8 @@ class DriverRun:
 
     def summary(self) -> str:
         """One line: how many sequences were run, skipped, differ, are explained, fail."""
-        return (f"{self.driver.name}: {len(self.results)} sequence(s) run, {len(self.not_run)} not run, "
+        undriven = f"{len(self.not_driven)} not driven, " if self.not_driven else ""
+        return (f"{self.driver.name}: {len(self.results)} sequence(s) run, {len(self.not_run)} not run, {undriven}"
                 f"{self.differing} differ from the port, {self.explained} of them explained; "
                 f"{len(self.failing)} unexplained or failed")
 
@@ -179,10 +185,11 @@ class DriverRun:
 def run_driver(driver: Driver, seqs: list[Sequence], loop: Path, port: Port, *, root: Path, timeout: float,
                progress: Callable[[ConformResult], None] | None = None) -> DriverRun:
     """Run one original loop on `seqs` (those it is run on) and compare each cell with its port's."""
+    undriven = {s.id: port.not_driven[s.id] for s in seqs if s.id in port.not_driven and driver.not_run(s) is None}
     results = run_conformance(driver, seqs, str(loop), root=root, port=port.predicate, timeout=timeout,
-                              progress=progress)
+                              progress=progress, not_driven=undriven)
     skipped = {s.id: why for s in seqs if (why := driver.not_run(s)) is not None}
-    return DriverRun(driver, tuple(results), skipped, tuple(unexplained(results, port.explained)))
+    return DriverRun(driver, tuple(results), skipped, tuple(unexplained(results, port.explained)), undriven)
 
 
 def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequence], runs: list[DriverRun],
@@ -195,7 +202,8 @@ def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequen
     records: dict[str, dict[str, Any] | None] = {n: read_record(report_dir, n) for n in drivers}
     files: dict[Path, str] = {}
     for run in runs:
-        record = make_record(run.driver, run.results, run.not_run, records.get(run.driver.name), keep)
+        record = make_record(run.driver, run.results, run.not_run, records.get(run.driver.name), keep,
+                             run.not_driven)
         records[run.driver.name] = record
         files[record_path(report_dir, run.driver.name)] = record_text(record)
     out = report_dir / "conformance.md"

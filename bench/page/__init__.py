@@ -34,7 +34,7 @@ GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "cras
 VERDICT_WORDS = {"ok": "stopped, success", "not-ok": "stopped, error", "running": "still running when the "
                  "sequence ended", "capped": "hit the bench's safety cap", "crashed": "predicate crashed"}
 
-CONFORMANCE_GLYPHS = {"same": "=", "explained": "≈", "differs": "≠", "not run": "–"}
+CONFORMANCE_GLYPHS = {"same": "=", "explained": "≈", "differs": "≠", "not driven": "∅", "not run": "–"}
 """The marker of a port's conformance status on a sequence, after an ``o`` (the original loop)."""
 
 

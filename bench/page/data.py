@@ -87,7 +87,8 @@ def _turn(t: Turn) -> dict[str, Any]:
     if t.reasoning is not None:
         out["reasoning"] = excerpt(t.reasoning)
     if t.error is not None:
-        out["error"] = {"type": t.error.type, "message": excerpt(t.error.message), "status": t.error.status}
+        out["error"] = {"kind": t.error.kind, "status": t.error.status, "code": t.error.code,
+                        "message": excerpt(t.error.message)}
     if t.usage is not None:
         out["usage"] = [t.usage.input_tokens, t.usage.output_tokens]
     if t.end_turn is not None:
@@ -175,7 +176,7 @@ def _conformance(record: Mapping[str, Any] | None, explained: Mapping[str, str],
     row = record.get("sequences", {}).get(seq)
     out: dict[str, Any] = {"status": status_of(row, explained, seq)}
     if isinstance(row, Mapping):
-        for key in ("port", "original", "difference", "driver_error", "not_run"):
+        for key in ("port", "original", "difference", "driver_error", "not_run", "not_driven"):
             if row.get(key) is not None:
                 out[key] = row[key]
         steps = row.get("original_steps")

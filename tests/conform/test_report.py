@@ -21,7 +21,7 @@ from bench.conform.report import (
     write_record,
 )
 from bench.conform.runner import Driver, run_conformance
-from bench.model import Decision, Turn
+from bench.model import Decision, RequestChanges, Turn
 from bench.predicate import State
 from bench.replay import replay
 from bench.report import label
@@ -72,8 +72,8 @@ def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_t
     assert "differs: step 1: port stop [first]" in row and "observed continue" in row
     assert unexplained([res], {}) == [res]
     summary = next(line for line in md.splitlines() if line.startswith("| fake "))
-    # loop, port, pin, state, same, explained, differs, not run, driver failed
-    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0"]
+    # loop, port, pin, state, same, explained, differs, not driven, not run, driver failed
+    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0", "0"]
 
 
 def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason() -> None:
@@ -210,3 +210,35 @@ def test_stopbench_conform_exits_0_only_when_every_difference_is_explained(
     md = (tmp_path / "reports" / "conformance.md").read_text(encoding="utf-8")
     status = "explained: step 1" if code == 0 else "differs: step 1"
     assert status in next(line for line in md.splitlines() if line.startswith("| two-steps"))
+
+
+@predicate(reasons=["done"], rules={"calls": "runs every call, raising max_tokens", "answer": "no calls"})
+def boosts_max_tokens(turn: Turn, state: State) -> Decision:
+    if not turn.tool_calls:
+        return Stop("done", ok=True, rule="answer")
+    return Continue("calls", changes=RequestChanges(max_tokens=9999))
+
+
+def test_a_request_change_the_original_does_not_make_is_a_difference() -> None:
+    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=boosts_max_tokens, timeout=60)
+    assert res.difference is not None
+    assert res.difference.startswith("step 1: port continue +max_tokens=9999 [calls]")
+    assert "observed continue run=" in res.difference
+    assert res.port is not None and steps_json(res.port)[0]["changes"] == {"max_tokens": 9999}
+    assert "changes" not in steps_json(res.observed)[0]
+
+
+def test_a_case_the_driver_cannot_produce_is_not_driven_not_explained() -> None:
+    why = {"two-steps": "the driver cannot inject the steer"}
+    results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=like_fake, timeout=60,
+                              not_driven=why)
+    assert [r.sequence for r in results] == ["one-step"]
+    rec = make_record(FAKE, results, {}, not_driven=why)
+    assert rec["sequences"]["two-steps"] == {"not_driven": "the driver cannot inject the steer"}
+    assert status_of(rec["sequences"]["two-steps"], {"two-steps": "an explanation too"}, "two-steps") == "not driven"
+    md = conformance_markdown(["two-steps", "one-step"], [FAKE], {"fake": rec}, {"fake": {}})
+    row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
+    assert "not driven (the driver cannot inject the steer)" in row
+    summary = next(line for line in md.splitlines() if line.startswith("| fake "))
+    # same, explained, differs, not driven, not run, driver failed
+    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["1", "0", "0", "1", "0", "0"]

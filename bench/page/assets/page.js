@@ -174,7 +174,7 @@
       h("td", {}, t.content === null ? h("i", {}, "null") : t.content === "" ? h("i", {}, "\"\" (empty)") : h("pre", {}, t.content),
         t.reasoning !== undefined ? [h("small", {}, "reasoning:"), t.reasoning === null ? " null" : h("pre", {}, t.reasoning)] : null),
       h("td", {}, calls),
-      h("td", {}, t.error ? [h("b", {}, t.error.type), t.error.status !== null ? " (" + t.error.status + ")" : "", h("br"), t.error.message] : "",
+      h("td", {}, t.error ? [h("b", {}, t.error.kind), t.error.code ? " " + t.error.code : "", t.error.status !== null ? " (" + t.error.status + ")" : "", h("br"), t.error.message] : "",
         t.steer ? [h("br"), h("small", {}, "steer: "), t.steer] : null,
         t.after ? [h("br"), h("small", {}, "after: "), h("span.mono", {}, afterText(t.after))] : null,
         t.usage ? [h("br"), h("small", {}, "usage in/out: " + t.usage[0] + "/" + t.usage[1])] : null));
@@ -320,10 +320,12 @@
       append(b, h("h3", {}, "The original loop (conformance record)"));
       append(b, h("div", { id: "drill-conformance" }, h("p", {}, "status: ", h("span.badge", {}, k.status),
         p.conformance ? [" — driver ", h("code", {}, p.conformance.driver), ", ", h("span.mono", {}, p.conformance.install)] : null),
-        k.status === "not run" ? h("p", {}, "not run: " + (k.not_run || "the record has no row for this sequence")) : h("div.side", {},
+        k.status === "not run" ? h("p", {}, "not run: " + (k.not_run || "the record has no row for this sequence"))
+          : k.status === "not driven" ? h("p", { id: "drill-not-driven" }, "not driven (the driver cannot produce this case for this loop; nothing was compared, so it is not explained either): " + k.not_driven)
+          : h("div.side", {},
           h("div", {}, h("b", {}, pred + ", the port (recorded)"), h("pre", {}, show(k.port))),
           h("div", {}, h("b", {}, pred + "@original, observed by the server"), h("pre", {}, show(k.original)))),
-        k.status === "not run" ? null : confSteps(c, k, pred),
+        k.status === "not run" || k.status === "not driven" ? null : confSteps(c, k, pred),
         k.port && k.port !== c.label ? h("p", {}, "The port's cell has changed since the record: now ", h("span.mono", {}, c.label), " (run stopbench conform " + (p.conformance ? p.conformance.driver : pred) + " again).") : null,
         k.difference ? h("p", {}, "first difference: ", h("span.mono", {}, k.difference)) : null,
         k.why ? h("p", {}, "explained: " + k.why) : null,
