@@ -30,8 +30,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from bench.model import Sequence, TurnError
-from bench.serve.observe import Observed, conversation, error_rule, infer
+from bench.model import Action, Sequence, TurnError
+from bench.replay import following
+from bench.serve.observe import Observed, conversation, error_rule, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, error_body, finish_for, render, script_ended
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -133,7 +134,8 @@ class Session:
                 continue
             got = infer(conversation(wire, rec.body), turns[turn], rec.response_id or "",
                         conversation(wire, nxt.body), is_error)
-            out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail))
+            out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
+                                request_changes(wire, rec.body, nxt.body, got.compact)))
         return out
 
     def ended_running(self, run: Run | None = None) -> bool:
@@ -155,19 +157,33 @@ class Session:
             rec.n = len(self.run.records)
             self.run.records.append(rec)
 
-    def _take_turn(self) -> tuple[Run, int, int | None]:
+    def _take_turn(self, wire: Wire, body: dict[str, Any]) -> tuple[Run, int, int | None]:
         """The current run, this request's number in it (from 1) and the turn answering it
-        (None: the script ended)."""
+        (None: the script ended).
+
+        The turn is the one :func:`bench.replay.following` gives after the previous model request's
+        turn, for the action this request shows (inferred against the previous request as
+        :meth:`observed` does): the next turn, unless a reactive turn's ``after`` names another."""
         with self.lock:
             run = self.run
-            n = len(run.sequence.turns)
-            i = run.answered
+            seq = run.sequence
+            number = run.answered + 1
             run.answered += 1
-            if i < n:
-                return run, i + 1, i
-            if run.sequence.then == "repeat":
-                return run, i + 1, n - 1
-            return run, i + 1, None
+            prev = next((r for r in reversed(run.records) if r.kind in ("model", "past_end")), None)
+        if prev is None:
+            return run, number, 0 if seq.turns else None
+        if prev.kind == "past_end" or prev.turn is None:
+            return run, number, None
+        # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
+        # one the server cannot tell (unknown, another API)
+        action: Action = "stop"
+        turn = seq.turns[prev.turn]
+        if turn.after and prev.wire == wire and isinstance(prev.body, dict):
+            got = infer(conversation(wire, prev.body), turn, prev.response_id or "", conversation(wire, body),
+                        error_rule(self.ok_marker))
+            if got.action == "continue" or got.action == "resend" or got.action == "remind":
+                action = got.action
+        return run, number, following(seq, prev.turn, action)
 
 
 class _BodyError(Exception):
@@ -287,7 +303,7 @@ def create_app(session: Session) -> Starlette:
                 return JSONResponse(error_body(wire, _err("not_found_error", f"this server serves only the "
                                                           f"{session.dialect} API")), status_code=404)
             stream = body.get("stream") is True
-            run, number, index = session._take_turn()
+            run, number, index = session._take_turn(wire, body)
             seq = run.sequence
             if index is None:
                 detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
