@@ -1,0 +1,217 @@
+"""Claude Code session transcripts (``~/.claude/projects/<cwd>/<session id>.jsonl``) as sequences.
+
+Claude Code (npm ``@anthropic-ai/claude-code``; read here from 2.1.328's own files, made by driving it
+headless against the replay server: tests/importers/fixtures/claude_code/HOW.md) appends one JSON
+object per line to a transcript per session. What this importer reads, and why:
+
+- ``type: assistant`` lines are model responses. Claude Code writes **one line per content block**,
+  each with the whole ``message`` envelope (same ``message.id``, ``stop_reason``, ``usage``), so
+  consecutive assistant lines with one ``message.id`` are one turn: text blocks joined in order as
+  the content, ``thinking`` blocks as the reasoning, ``tool_use`` blocks as the calls. A tool input
+  Claude Code could not parse (a reply cut off inside the call) is kept as
+  ``{"__unparsedToolInput": {"raw": ...}}``; the raw string is the call's arguments, as received.
+  Otherwise the input object is written back as compact JSON (the wire's key order).
+- ``type: system, subtype: api_error`` is a request that failed and that Claude Code retried: an
+  error turn (``error.status``, and the provider's error type from the body it quotes as ``code``).
+- an assistant line with ``isApiErrorMessage: true`` (model ``<synthetic>``) is the error Claude Code
+  gave up on (``apiErrorStatus``, ``apiErrorType``): an error turn too, not a model response.
+- ``isSidechain: true`` lines belong to a sub-agent's own loop; they are skipped and counted in
+  the source (a sub-agent is another sequence, in its own file in newer versions).
+- everything else (user prompts and tool results, attachments, request shapes, queue operations,
+  cost state, summaries) is not a model response and is skipped without parsing further.
+
+One sequence per session: a new ``sessionId`` starts the next one, so a file holding several
+sessions streams them one at a time. The dialect is ``anthropic`` (Claude Code speaks Messages); a
+stop reason is kept verbatim as ``finish_raw``. The first ``api-request`` line's ``params.max_tokens``
+(the request's cap) goes into the source.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import dialects
+from bench.corpus.record import Traced
+from bench.importers._common import CaptureError, dumps_args, int_of, loads, provider_error
+from bench.importers._jsonl import field as typed_field
+from bench.importers._jsonl import head_objects, objects
+from bench.model import Sequence, ToolCall, Turn, Usage
+
+FORMAT = "claude-code"
+_SKIPPED_NOTE = "sub-agent (isSidechain) lines skipped"
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A ``.jsonl`` whose first lines carry Claude Code's ``sessionId`` with its line types."""
+    del path
+    for obj in head_objects(head):
+        if isinstance(obj.get("sessionId"), str) and obj.get("type") in (
+                "user", "assistant", "system", "queue-operation", "attachment", "summary", "last-prompt"):
+            return True
+    return False
+
+
+def iter_records(path: Path, shown: str) -> Iterator[Traced]:
+    """The sessions of one transcript, one :class:`Traced` at a time, in file order."""
+    session: _Session | None = None
+    for n, obj in objects(path, shown):
+        where = f"line {n}"
+        kind = typed_field(obj, "type", str, shown, where)
+        sid = obj.get("sessionId")
+        if isinstance(sid, str) and kind in ("user", "assistant", "system") and (session is None or sid != session.id):
+            if session is not None:
+                yield session.traced(shown)
+            session = _Session(sid)
+        if session is None:
+            continue  # lines before the first message (none of them is a turn)
+        if kind == "assistant":
+            session.assistant(obj, shown, where)
+        elif kind == "system" and obj.get("subtype") == "api_error":
+            session.api_error(obj, shown, where)
+        elif kind == "api-request" and session.max_tokens is None:
+            params = obj.get("params")
+            if isinstance(params, dict) and isinstance(params.get("max_tokens"), int):
+                session.max_tokens = params["max_tokens"]
+    if session is not None:
+        yield session.traced(shown)
+
+
+@dataclass(slots=True)
+class _Open:
+    """The assistant message being assembled from its per-block lines."""
+
+    id: str
+    stop_reason: str | None
+    model: str
+    usage: Usage | None
+    texts: list[str] = field(default_factory=list)
+    thinking: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Session:
+    id: str
+    turns: list[Turn] = field(default_factory=list)
+    models: dict[str, None] = field(default_factory=dict)
+    open: _Open | None = None
+    max_tokens: int | None = None
+    version: str = ""
+    cwd: str = ""
+    sidechain: int = 0
+
+    def assistant(self, obj: dict[str, Any], shown: str, where: str) -> None:
+        if obj.get("isSidechain") is True:
+            self.sidechain += 1
+            return
+        self.version = self.version or _str(obj.get("version"))
+        self.cwd = self.cwd or _str(obj.get("cwd"))
+        msg = typed_field(obj, "message", dict, shown, where)
+        if obj.get("isApiErrorMessage") is True:
+            self._close()
+            status = obj.get("apiErrorStatus")
+            code = obj.get("apiErrorType")
+            self.turns.append(Turn(finish="error", error=provider_error(
+                status if isinstance(status, int) and not isinstance(status, bool) else None,
+                code if isinstance(code, str) else None, _text_of(msg.get("content")))))
+            return
+        mid = typed_field(msg, "id", str, shown, where, "message.id")
+        content = typed_field(msg, "content", list, shown, where, "message.content")
+        if self.open is None or self.open.id != mid:
+            self._close()
+            stop = msg.get("stop_reason")
+            if stop is not None and not isinstance(stop, str):
+                raise CaptureError(shown, where, "message.stop_reason: expected a string or null")
+            usage = msg.get("usage")
+            self.open = _Open(mid, stop, _str(msg.get("model")), Usage(
+                int_of(usage.get("input_tokens")), int_of(usage.get("output_tokens")))
+                if isinstance(usage, dict) else None)
+        for i, block in enumerate(content):
+            self._block(block, shown, f"{where}: message.content[{i}]")
+
+    def _block(self, block: object, shown: str, where: str) -> None:
+        assert self.open is not None
+        if not isinstance(block, dict):
+            raise CaptureError(shown, where, "expected an object")
+        kind = block.get("type")
+        if kind == "text":
+            self.open.texts.append(typed_field(block, "text", str, shown, where, "text"))
+        elif kind == "thinking":
+            self.open.thinking.append(_str(block.get("thinking")))
+        elif kind == "tool_use":
+            call_id = typed_field(block, "id", str, shown, where, "id")
+            name = typed_field(block, "name", str, shown, where, "name")
+            data = block.get("input")
+            unparsed = data.get("__unparsedToolInput") if isinstance(data, dict) else None
+            if isinstance(unparsed, dict) and isinstance(unparsed.get("raw"), str):
+                args = unparsed["raw"]
+            else:
+                args = dumps_args(data if data is not None else {})
+            self.open.calls.append(ToolCall(call_id, name, args))
+
+    def api_error(self, obj: dict[str, Any], shown: str, where: str) -> None:
+        self._close()
+        err = typed_field(obj, "error", dict, shown, where)
+        status = err.get("status")
+        message = _str(err.get("message"))
+        self.turns.append(Turn(finish="error", error=provider_error(
+            status if isinstance(status, int) and not isinstance(status, bool) else None,
+            _quoted_type(message), _str(err.get("formatted")) or message)))
+
+    def _close(self) -> None:
+        o, self.open = self.open, None
+        if o is None:
+            return
+        if o.model:
+            self.models[o.model] = None
+        self.turns.append(Turn(
+            finish=dialects.canonical("anthropic", o.stop_reason), finish_raw=o.stop_reason,
+            content="".join(o.texts) if o.texts else None, tool_calls=tuple(o.calls),
+            reasoning="".join(o.thinking) if o.thinking else None, usage=o.usage))
+
+    def traced(self, shown: str) -> Traced:
+        self._close()
+        lines = [f"Claude Code session {self.id} (transcript {Path(shown).name})",
+                 "format: claude-code transcript (JSON lines)"]
+        if self.version:
+            lines.append(f"claude code: {self.version}")
+        if self.models:
+            lines.append(f"model: {'; '.join(self.models)}")
+        if self.max_tokens is not None:
+            lines.append(f"request max_tokens: {self.max_tokens}")
+        if self.sidechain:
+            lines.append(f"note: {self.sidechain} {_SKIPPED_NOTE}")
+        lines.append("converted by: stopbench corpus (bench/importers/claude_code_log.py)")
+        seq = Sequence(id=self.id, title=f"Claude Code session {self.id}", kind="recorded", dialect="anthropic",
+                       source="\n".join(lines) + "\n", turns=tuple(self.turns), then="end", path=shown)
+        return Traced(seq, provider="anthropic", model=next(iter(self.models), ""))
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _text_of(content: object) -> str:
+    if isinstance(content, list):
+        return "".join(b.get("text", "") for b in content if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return content if isinstance(content, str) else ""
+
+
+def _quoted_type(message: str) -> str | None:
+    """The provider's error type from the body Claude Code quotes after the status ("429 {...}")."""
+    _, _, body = message.partition(" ")
+    if not body.startswith("{"):
+        return None
+    try:
+        obj = loads(body, "", "")
+    except CaptureError:
+        return None
+    err = obj.get("error") if isinstance(obj, dict) else None
+    kind = err.get("type") if isinstance(err, dict) else None
+    return kind if isinstance(kind, str) else None
+
+
+__all__ = ["FORMAT", "iter_records", "sniff"]

@@ -1,0 +1,205 @@
+"""Codex rollout files (``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl``) as sequences.
+
+Codex (npm ``@openai/codex``; read here from 0.169.0's own files, made by driving it with the
+conformance driver against the replay server: tests/importers/fixtures/codex_rollout/HOW.md) writes
+one JSON object per line, ``{"timestamp", "type", "payload"}``. What this importer reads, and why:
+
+- ``session_meta`` opens a session (``payload.id``); a second one in the same file starts the next
+  sequence, so a file holding several sessions streams them one at a time.
+- ``turn_context`` gives the model asked for (``payload.model``).
+- ``response_item`` lines are the items of the conversation. Those the model produced are kept
+  until its response ends: assistant ``message`` (its ``output_text`` parts are the content),
+  ``reasoning`` (summary texts: the reasoning), ``function_call`` and ``custom_tool_call`` (the calls,
+  arguments verbatim, ``call_id`` as the id). User and developer messages and tool outputs are the
+  requests' side and are skipped.
+- ``token_usage_record`` (``payload.response_id``, ``payload.usage``) ends one model response: Codex
+  records it when the response completed, so the items since the previous one are one turn with
+  ``finish_raw: completed`` and that usage. (The rollout keeps no response status of its own; a
+  completed response is the only one Codex records usage for, as the fixtures show.)
+- ``event_msg`` of type ``task_complete`` with an ``error`` ends a task in failure. Codex reports a
+  response that came back ``incomplete`` as "Incomplete response returned, reason: R" with
+  ``codex_error_info: "other"``; that turn's ``finish_raw`` becomes ``incomplete/R`` (the Responses
+  dialect's form), the only place the rollout says why the response ended. Any other error is an
+  error turn in place of a response: the status from ``codex_error_info`` (``http_status_code``,
+  wherever Codex nests it) and its variant name as ``code``.
+
+The dialect is ``openai-responses`` (Codex speaks only the Responses API). Items of a response the
+stream cut before it completed (no usage record, no task error) end as a turn with no finish
+(``finish_raw: null``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench import dialects
+from bench.corpus.record import Traced
+from bench.importers._common import CaptureError, error_kind, int_of
+from bench.importers._jsonl import field as typed_field
+from bench.importers._jsonl import head_objects, objects
+from bench.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
+
+FORMAT = "codex"
+_INCOMPLETE = "Incomplete response returned, reason: "
+"""Codex's own words for an incomplete response (the message of its error for one), read verbatim."""
+
+_CODEX_KINDS: dict[str, ErrorKind] = {
+    "context_window_exceeded": "context_overflow",
+    "usage_limit_exceeded": "quota",
+    "server_overloaded": "overloaded",
+    "internal_server_error": "server_error",
+    "unauthorized": "authentication",
+    "bad_request": "invalid_request",
+    "response_stream_connection_failed": "connection_refused",
+    "http_connection_failed": "connection_refused",
+    "response_stream_disconnected": "connection_reset",
+}
+"""Codex's own error variants (``codex_error_info``) whose kind is fixed by the variant; the others
+(``response_too_many_failed_attempts``...) take their kind from the HTTP status they carry."""
+
+
+def sniff(path: Path, head: bytes) -> bool:
+    """A file whose first line is Codex's ``session_meta`` record."""
+    del path
+    objs = head_objects(head)
+    return bool(objs) and objs[0].get("type") == "session_meta" and isinstance(objs[0].get("payload"), dict)
+
+
+def iter_records(path: Path, shown: str) -> Iterator[Traced]:
+    """The sessions of one rollout file, one :class:`Traced` at a time, in file order."""
+    session: _Session | None = None
+    for n, obj in objects(path, shown):
+        where = f"line {n}"
+        kind = typed_field(obj, "type", str, shown, where)
+        if kind == "session_meta":
+            payload = typed_field(obj, "payload", dict, shown, where)
+            if session is not None:
+                yield session.traced(shown)
+            session = _Session(typed_field(payload, "id", str, shown, where, "payload.id"),
+                               _str(payload.get("cli_version")), _str(payload.get("model_provider")))
+            continue
+        if session is None:
+            raise CaptureError(shown, where, "type: a rollout starts with a session_meta line")
+        if kind == "response_item":
+            session.item(typed_field(obj, "payload", dict, shown, where), shown, where)
+        elif kind == "token_usage_record":
+            session.completed(typed_field(obj, "payload", dict, shown, where))
+        elif kind == "turn_context":
+            model = obj.get("payload", {}).get("model") if isinstance(obj.get("payload"), dict) else None
+            if isinstance(model, str) and model:
+                session.models[model] = None
+        elif kind == "event_msg":
+            payload = typed_field(obj, "payload", dict, shown, where)
+            if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
+                session.failed(payload["error"])
+    if session is not None:
+        yield session.traced(shown)
+
+
+@dataclass(slots=True)
+class _Session:
+    id: str
+    version: str
+    provider_id: str
+    turns: list[Turn] = field(default_factory=list)
+    models: dict[str, None] = field(default_factory=dict)
+    texts: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: list[ToolCall] = field(default_factory=list)
+    pending: bool = False
+    response_ids: list[str] = field(default_factory=list)
+
+    def item(self, payload: dict[str, Any], shown: str, where: str) -> None:
+        kind = payload.get("type")
+        if kind == "message" and payload.get("role") == "assistant":
+            parts = typed_field(payload, "content", list, shown, where, "payload.content")
+            for part in parts:
+                if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("text"), str):
+                    self.texts.append(part["text"])
+            self.pending = True
+        elif kind == "reasoning":
+            for part in payload.get("summary") or ():
+                if isinstance(part, dict) and isinstance(part.get("text"), str):
+                    self.reasoning.append(part["text"])
+            self.pending = True
+        elif kind in ("function_call", "custom_tool_call"):
+            call_id = typed_field(payload, "call_id", str, shown, where, "payload.call_id")
+            name = typed_field(payload, "name", str, shown, where, "payload.name")
+            args = payload.get("arguments" if kind == "function_call" else "input")
+            if not isinstance(args, str):
+                raise CaptureError(shown, where, f"payload.{'arguments' if kind == 'function_call' else 'input'}: "
+                                                 "expected a string")
+            self.calls.append(ToolCall(call_id, name, args))
+            self.pending = True
+
+    def completed(self, payload: dict[str, Any]) -> None:
+        usage = payload.get("usage")
+        rid = payload.get("response_id")
+        if isinstance(rid, str):
+            self.response_ids.append(rid)
+        self._close("completed", Usage(int_of(usage.get("input_tokens")), int_of(usage.get("output_tokens")))
+                    if isinstance(usage, dict) else None, force=True)
+
+    def failed(self, error: dict[str, Any]) -> None:
+        message = _str(error.get("message"))
+        info = error.get("codex_error_info")
+        if message.startswith(_INCOMPLETE):
+            raw = "incomplete/" + message[len(_INCOMPLETE):].strip()
+            if self.pending:
+                self._close(raw, None)
+            elif self.turns and self.turns[-1].finish_raw == "completed":
+                last = self.turns[-1]
+                self.turns[-1] = Turn(finish=dialects.canonical("openai-responses", raw), finish_raw=raw,
+                                      content=last.content, tool_calls=last.tool_calls, reasoning=last.reasoning,
+                                      usage=last.usage)
+            return
+        self._close(None, None)
+        variant, status = _variant(info)
+        kind: ErrorKind = _CODEX_KINDS.get(variant or "", error_kind(status, None))
+        self.turns.append(Turn(finish="error", error=TurnError(kind, message, status, variant)))
+
+    def _close(self, raw: str | None, usage: Usage | None, *, force: bool = False) -> None:
+        if not (self.pending or force):
+            return
+        self.turns.append(Turn(
+            finish=dialects.canonical("openai-responses", raw), finish_raw=raw,
+            content="".join(self.texts) if self.texts else None, tool_calls=tuple(self.calls),
+            reasoning="\n".join(self.reasoning) if self.reasoning else None, usage=usage))
+        self.texts, self.reasoning, self.calls, self.pending = [], [], [], False
+
+    def traced(self, shown: str) -> Traced:
+        self._close(None, None)
+        lines = [f"Codex session {self.id} (rollout {Path(shown).name})", "format: codex rollout (JSON lines)"]
+        if self.version:
+            lines.append(f"codex: {self.version}")
+        if self.provider_id:
+            lines.append(f"model provider: {self.provider_id}")
+        if self.models:
+            lines.append(f"model: {'; '.join(self.models)}")
+        for i, rid in enumerate(self.response_ids):
+            lines.append(f"response {i + 1} id: {rid}")
+        lines.append("converted by: stopbench corpus (bench/importers/codex_rollout.py)")
+        seq = Sequence(id=self.id, title=f"Codex session {self.id}", kind="recorded", dialect="openai-responses",
+                       source="\n".join(lines) + "\n", turns=tuple(self.turns), then="end", path=shown)
+        return Traced(seq, provider="openai", model=next(iter(self.models), ""))
+
+
+def _variant(info: object) -> tuple[str | None, int | None]:
+    """Codex's error variant name and the HTTP status nested in it, if any."""
+    if isinstance(info, str):
+        return info, None
+    if isinstance(info, dict) and len(info) == 1:
+        name, body = next(iter(info.items()))
+        status = body.get("http_status_code") if isinstance(body, dict) else None
+        return name, status if isinstance(status, int) and not isinstance(status, bool) else None
+    return None, None
+
+
+def _str(value: object) -> str:
+    return value if isinstance(value, str) else ""
+
+
+__all__ = ["FORMAT", "iter_records", "sniff"]

@@ -1,0 +1,105 @@
+"""Claude Code transcripts made by the real CLI (2.1.328) against the replay server, imported back.
+
+Each fixture is the transcript ``claude -p`` wrote while the server served a catalogue sequence
+(fixtures/claude_code/HOW.md); the importer must recover the turns the server sent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bench.errors import UnusableInput
+from bench.importers import claude_code_log
+from bench.importers._common import CaptureError
+from bench.model import Sequence
+from tests.importers.served import FIXTURES, assert_sequence_recovered
+
+DIR = FIXTURES / "claude_code"
+# fixture -> (served sequence, the turn that answered each request, from the server's records)
+CASES = {
+    "anthropic-tool-use-rounds": ("anthropic-tool-use-rounds", [0, 1, 2]),
+    "anthropic-max-tokens-partial-tool-use": ("anthropic-max-tokens-partial-tool-use", [0, 1, 2]),
+    "anthropic-pause-turn": ("anthropic-pause-turn", [0]),
+    "chat-error-rate-limit": ("chat-error-rate-limit", [0, 1, 2]),
+    "chat-error-500-repeat": ("chat-error-500-repeat", [0, 0]),
+}
+
+
+def only(path: Path) -> Sequence:
+    records = list(claude_code_log.iter_records(path, path.name))
+    assert len(records) == 1
+    assert records[0].provider == "anthropic"
+    return records[0].sequence
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_model_response_is_the_served_turn(name: str) -> None:
+    sequence_id, answered = CASES[name]
+    seq = only(DIR / f"{name}.jsonl")
+    assert seq.dialect == "anthropic"
+    assert_sequence_recovered(seq, sequence_id, answered)
+
+
+def test_per_block_lines_of_one_message_are_one_turn() -> None:
+    # Claude Code writes the text block and the tool_use block of msg_stopbench-2-1 on two lines
+    seq = only(DIR / "anthropic-tool-use-rounds.jsonl")
+    first = seq.turns[0]
+    assert first.content == "I'll look at the failing test first."
+    assert [c.name for c in first.tool_calls] == ["read_file"]
+
+
+def test_a_cut_off_tool_input_keeps_the_raw_arguments() -> None:
+    seq = only(DIR / "anthropic-max-tokens-partial-tool-use.jsonl")
+    assert seq.turns[0].tool_calls[0].arguments == (
+        '{"path": "migrations/0042_add_index.sql", "content": "CREATE INDEX CONCURRENTLY idx_orders_')
+
+
+def test_a_retried_error_and_the_error_given_up_on_are_both_turns() -> None:
+    seq = only(DIR / "chat-error-500-repeat.jsonl")
+    assert [(t.finish, t.error.kind if t.error else None, t.error.status if t.error else None)
+            for t in seq.turns] == [("error", "server_error", 500), ("error", "server_error", 500)]
+    assert seq.turns[0].error is not None and seq.turns[0].error.code == "server_error"
+
+
+def test_the_session_id_is_the_sequence_id_and_the_request_cap_is_in_the_source() -> None:
+    path = DIR / "anthropic-tool-use-rounds.jsonl"
+    seq = only(path)
+    assert seq.id == "ab61018b-4eb1-4274-9fb2-a7908eccecd6"  # the file's own name (Claude Code names it so)
+    assert "request max_tokens: 32000" in seq.source
+    assert "claude code: 2.1.328" in seq.source
+
+
+def test_sniff_knows_a_transcript_and_refuses_a_rollout() -> None:
+    path = DIR / "anthropic-pause-turn.jsonl"
+    assert claude_code_log.sniff(path, path.read_bytes()[:65536])
+    rollout = FIXTURES / "codex_rollout" / "responses-reasoning-only.jsonl"
+    assert not claude_code_log.sniff(rollout, rollout.read_bytes()[:65536])
+
+
+def test_a_broken_line_names_the_file_the_line_and_the_field(tmp_path: Path) -> None:
+    lines = (DIR / "anthropic-tool-use-rounds.jsonl").read_bytes().splitlines(keepends=True)
+    n = next(i for i, raw in enumerate(lines) if b'"type":"assistant"' in raw)
+    lines[n] = lines[n].replace(b'"content":[', b'"content":"x","was":[', 1)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines))
+    with pytest.raises(UnusableInput) as err:
+        list(claude_code_log.iter_records(path, "session.jsonl"))
+    assert str(err.value) == f"session.jsonl: line {n + 1}: message.content: expected an array, got str"
+    assert "\n" not in str(err.value)
+
+
+def test_two_sessions_stream_one_at_a_time(tmp_path: Path) -> None:
+    # the first session is yielded before the reader reaches the second's broken line: a generator
+    # that holds one session, not the file
+    a = (DIR / "anthropic-pause-turn.jsonl").read_bytes()
+    b = (DIR / "anthropic-tool-use-rounds.jsonl").read_bytes()
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(a + b + b"{not json\n")
+    records: Iterator = claude_code_log.iter_records(path, "two.jsonl")  # type: ignore[type-arg]
+    first = next(records)
+    assert first.sequence.id == "1d85e62b-eeb6-4976-ae29-1e6be19e5632"
+    with pytest.raises(CaptureError, match=r"two\.jsonl: line \d+: invalid JSON"):
+        list(records)

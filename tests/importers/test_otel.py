@@ -1,0 +1,140 @@
+"""OpenTelemetry GenAI spans exported by the real SDK from instrumented official clients, imported back.
+
+Each fixture holds the OTLP/HTTP JSON bodies the SDK's exporter sent while the client ran against the
+replay server (fixtures/otel/HOW.md says which instrumentation and which served sequence); the
+importer must recover the turns the server sent.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bench.errors import UnusableInput
+from bench.importers import otel
+from bench.importers._common import CaptureError
+from bench.model import Sequence
+from tests.importers.served import FIXTURES, assert_sequence_recovered
+
+DIR = FIXTURES / "otel"
+# fixture -> (served sequence, the turn that answered each request, fields the instrumentation drops)
+CASES: dict[str, tuple[str, list[int], dict[str, set[int]]]] = {
+    "openai-tool-rounds": ("chat-tool-rounds", [0, 1, 2, 3], {}),
+    # a stream without include_usage: the client never saw the served usage
+    "openai-length-stream": ("chat-length-text-cut", [0, 1], {"usage": {1}}),
+    "openai-error-500": ("chat-error-500-repeat", [0], {}),
+    # OpenLLMetry 0.40.14 writes no gen_ai.completion.0.content for an empty string
+    "openai-legacy-attributes": ("chat-tool-rounds", [0, 1, 2, 3], {"content": {0}}),
+    "openai-legacy-rate-limit": ("chat-error-rate-limit", [0], {}),
+    "anthropic-tool-rounds": ("anthropic-tool-use-rounds", [0, 1, 2], {}),
+    "anthropic-max-tokens-stream": ("anthropic-max-tokens-partial-tool-use", [0, 1, 2], {}),
+}
+
+
+def only(path: Path) -> Sequence:
+    records = list(otel.iter_records(path, path.name))
+    assert len(records) == 1
+    return records[0].sequence
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_inference_span_is_the_served_turn(name: str) -> None:
+    sequence_id, answered, lost = CASES[name]
+    assert_sequence_recovered(only(DIR / f"{name}.jsonl"), sequence_id, answered, **lost)
+
+
+def test_spans_group_by_conversation_id_else_by_trace() -> None:
+    assert only(DIR / "openai-tool-rounds.jsonl").id == "conv-openai-tool-rounds"
+    seq = only(DIR / "anthropic-tool-rounds.jsonl")
+    trace = json.loads((DIR / "anthropic-tool-rounds.jsonl").read_bytes())["resourceSpans"][0]["scopeSpans"][0][
+        "spans"][0]["traceId"]
+    assert seq.id == f"trace-{trace}"
+
+
+def test_the_sdk_span_and_the_instrumentation_span_of_one_call_are_one_turn() -> None:
+    # the anthropic SDK and opentelemetry-instrumentation-anthropic each write a span per call: six spans,
+    # three turns, the provider's own stop reason from the SDK's span
+    seq = only(DIR / "anthropic-tool-rounds.jsonl")
+    assert [t.finish_raw for t in seq.turns] == ["tool_use", "tool_use", "end_turn"]
+
+
+def test_provider_model_and_request_cap_are_recorded() -> None:
+    record = next(otel.iter_records(DIR / "anthropic-max-tokens-stream.jsonl", "x.jsonl"))
+    assert (record.provider, record.model) == ("anthropic", "claude-stopbench")
+    assert "request max_tokens: 4096" in record.sequence.source
+
+
+def test_an_error_status_gives_the_kind_and_http_status() -> None:
+    seq = only(DIR / "openai-legacy-rate-limit.jsonl")
+    err = seq.turns[0].error
+    assert err is not None and (err.kind, err.status) == ("rate_limit", 429)
+
+
+def test_a_collector_file_of_many_requests_gives_each_conversation(tmp_path: Path) -> None:
+    path = tmp_path / "collector.jsonl"
+    path.write_bytes(b"".join((DIR / f"{name}.jsonl").read_bytes() for name in sorted(CASES)))
+    ids = [r.sequence.id for r in otel.iter_records(path, "collector.jsonl")]
+    assert len(ids) == len(CASES) == len(set(ids))
+
+
+def test_one_pretty_printed_export_document_is_read_whole(tmp_path: Path) -> None:
+    body = json.loads((DIR / "openai-tool-rounds.jsonl").read_bytes())
+    path = tmp_path / "export.json"
+    path.write_text(json.dumps(body, indent=2), encoding="utf-8")
+    assert_sequence_recovered(only(path), "chat-tool-rounds", [0, 1, 2, 3])
+
+
+def test_sniff_knows_an_export_and_refuses_a_transcript() -> None:
+    path = DIR / "openai-error-500.jsonl"
+    assert otel.sniff(path, path.read_bytes()[:65536])
+    other = FIXTURES / "claude_code" / "anthropic-pause-turn.jsonl"
+    assert not otel.sniff(other, other.read_bytes()[:65536])
+
+
+def test_a_broken_span_names_the_file_the_line_and_the_field(tmp_path: Path) -> None:
+    good = (DIR / "openai-error-500.jsonl").read_bytes()
+    broken = good.replace(b'"startTimeUnixNano": "', b'"startTimeUnixNano": "x', 1)
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(good + broken)
+    with pytest.raises(UnusableInput) as err:
+        list(otel.iter_records(path, "spans.jsonl"))
+    assert str(err.value) == ("spans.jsonl: line 2: resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: "
+                              "expected nanoseconds")
+
+
+def test_a_trace_is_yielded_once_its_root_span_has_arrived(tmp_path: Path) -> None:
+    # each fixture's one export holds a whole trace, root included: the first sequence comes out
+    # before the reader reaches the broken third line
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes((DIR / "anthropic-tool-rounds.jsonl").read_bytes()
+                     + (DIR / "openai-legacy-attributes.jsonl").read_bytes() + b'{"resourceSpans": 1}\n')
+    records = otel.iter_records(path, "spans.jsonl")
+    assert next(records).sequence.dialect == "anthropic"
+    assert next(records).sequence.dialect == "openai-chat"
+    with pytest.raises(CaptureError, match=r"^spans\.jsonl: line 3: resourceSpans: expected an array$"):
+        next(records)
+
+
+def test_a_conversation_waits_for_the_gap_or_the_end_of_the_file(tmp_path: Path) -> None:
+    # a conversation has no root to end it: it is complete only after GAP_NS of span time without
+    # a span of it, or at the end of the file
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes((DIR / "openai-tool-rounds.jsonl").read_bytes() + b'{"resourceSpans": 1}\n')
+    with pytest.raises(CaptureError, match="line 2"):
+        next(otel.iter_records(path, "spans.jsonl"))
+
+
+def test_the_semantic_conventions_finish_words_are_read_as_the_dialects_own(tmp_path: Path) -> None:
+    # opentelemetry-instrumentation-anthropic's own span writes the conventions' word ("tool_call") where
+    # Anthropic said "tool_use"; without the SDK's span the importer reads the word, and says so
+    body = json.loads((DIR / "anthropic-tool-rounds.jsonl").read_bytes())
+    body["resourceSpans"][0]["scopeSpans"] = [s for s in body["resourceSpans"][0]["scopeSpans"]
+                                              if s["scope"]["name"] != "com.anthropic.sdk.python"]
+    path = tmp_path / "spans.jsonl"
+    path.write_text(json.dumps(body) + "\n", encoding="utf-8")
+    seq = only(path)
+    assert [(t.finish, t.finish_raw) for t in seq.turns] == [
+        ("tool_calls", "tool_use"), ("tool_calls", "tool_use"), ("stop", "end_turn")]
+    assert "finish 'tool_call' is the semantic conventions' word" in seq.source
