@@ -36,12 +36,12 @@ predicates/langchain.py.
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 from pathlib import Path
 from typing import Any
 
-import httpx
 from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langgraph.errors import GraphRecursionError
@@ -53,17 +53,25 @@ class Capped(BaseException):
 
 
 def count_requests(cap: int) -> None:
-    """Count every HTTP request any client makes (the clients keep their own default transports)."""
-    send = httpx.HTTPTransport.handle_request
+    """Count every HTTP request any client makes (the clients keep their own default transports).
+
+    openai 3.x and anthropic 2.x send through httpx2; httpx is patched as well for any client on it.
+    """
     seen = {"n": 0}
+    for module in ("httpx2", "httpx"):
+        try:
+            lib = importlib.import_module(module)
+        except ImportError:
+            continue
+        send = lib.HTTPTransport.handle_request
 
-    def handle_request(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
-        seen["n"] += 1
-        if seen["n"] > cap:
-            raise Capped(f"request {seen['n']} is past the safety cap of {cap}")
-        return send(self, request)
+        def handle_request(self: Any, request: Any, _send: Any = send) -> Any:
+            seen["n"] += 1
+            if seen["n"] > cap:
+                raise Capped(f"request {seen['n']} is past the safety cap of {cap}")
+            return _send(self, request)
 
-    httpx.HTTPTransport.handle_request = handle_request  # type: ignore[method-assign]
+        lib.HTTPTransport.handle_request = handle_request
 
 
 def stub(name: str, required: list[str], marker: str) -> StructuredTool:

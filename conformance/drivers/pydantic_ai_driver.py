@@ -1,4 +1,4 @@
-"""Drive pydantic-ai's own loop (`Agent.run`, PyPI pydantic-ai-slim[openai,anthropic]==2.68.0) against the replay server.
+"""Drive pydantic-ai's own loop (`Agent.run`, PyPI pydantic-ai-slim 2.68.0) against the replay server.
 
 Run with the Python of a venv where `pydantic-ai-slim[openai,anthropic]==2.68.0` is installed (it
 brings openai 3.57.0 and anthropic 2.14.0), not the bench's venv:
@@ -10,7 +10,7 @@ SPEC: {"base_url": "http://127.0.0.1:PORT/v1", "prompt": "...", "model": "stopbe
        "tools": [{"name": "read_file", "required": ["path"]}, ...], "safety_cap": 200}
 
 The loop is `Agent(model, tools=stubs).run(prompt)` with its defaults: `output_type=str`, retries 1
-(tools and output), `end_strategy='early'`, the default `UsageLimits()` (request_limit 50), no
+(tools and output), `end_strategy='graceful'`, the default `UsageLimits()` (request_limit 50), no
 instrumentation. The model is `OpenAIChatModel` for the Chat wire, `OpenAIResponsesModel` for the
 Responses wire and `AnthropicModel` for the Anthropic wire, each on its provider built with base URL
 and key only (so the SDK client's own 2 retries apply). Gemini sequences go out on Chat

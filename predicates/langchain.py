@@ -1,0 +1,143 @@
+"""LangChain v1 `create_agent` (LangGraph underneath): run the parsed tool calls, stop on a message without any.
+
+Pin: langchain-ai/langchain, PyPI `langchain==1.5.0` (langchain/agents/factory.py), with
+`langchain-openai==1.7.4` (langchain_openai/chat_models/base.py), `langchain-anthropic==1.7.10`
+(langchain_anthropic/chat_models.py), and what they resolve to: `langgraph==1.2.24`
+(langgraph/pregel/main.py, langgraph/pregel/_loop.py), `langgraph-prebuilt==1.1.3`
+(langgraph/prebuilt/tool_node.py), `langchain-core==1.8.3`
+(langchain_core/output_parsers/openai_tools.py), `openai==3.57.0`, `anthropic==2.14.0`. Licences
+MIT (LangChain, LangGraph), Apache-2.0 (openai, anthropic). All read from the installed wheels.
+
+Configuration modelled (the defaults, said once here): `create_agent(model, tools)` with no
+middleware, no `response_format`, no checkpointer, no interrupts, called as
+`agent.invoke({"messages": [...]})` (not streamed: the chat model's `invoke`, a non-streamed
+request); the model is `ChatOpenAI(model, base_url, api_key)` (Chat Completions; with
+`use_responses_api=True` for openai-responses turns) or `ChatAnthropic(model, base_url, api_key)`,
+nothing else set, so the provider client's own retries apply. Gemini turns are read as a
+Gemini model behind an OpenAI-compatible endpoint on `ChatOpenAI` (ChatGoogleGenerativeAI is
+another package, not read): ASSUMPTION, stated here.
+
+What the loop reads: only the model's message. The router after the model node
+(factory.py L1991-2042) sends the AIMessage's parsed `tool_calls` to the ToolNode and ends the
+run when there are none; no finish reason, `stop_reason`, refusal or empty text is consulted
+anywhere on that path (ChatOpenAI keeps `finish_reason` in generation_info only, base.py
+L2125-2136; ChatAnthropic keeps `stop_reason` in llm_output, chat_models.py L2557-2573). So a
+`length` turn with calls runs the calls that parse, `pause_turn` and dropped calls end the run
+as a success, and a refusal is the final message.
+
+Cap: create_agent compiles the graph with `recursion_limit` 9,999 super-steps (factory.py
+L1900-1902; LangGraph's own default is 10,007, _internal/_config.py L42-44). The model node and
+the tool node each take one super-step, so the 5,000th model call is the last (its tools would
+be super-step 10,000: `self.step > self.stop`, _loop.py L666, L1923): GraphRecursionError
+(pregel/main.py L3118-3127), raised out of invoke. Measured with a fake model at limits 5, 6, 7
+(3, 3, 4 model calls: ceil(limit / 2)). The bench's safety cap (200 requests) comes first.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
+from bench.predicate import Cap
+
+PIN = "PyPI langchain==1.5.0"
+OAI = "PyPI langchain-openai==1.7.4"
+ANT = "PyPI langchain-anthropic==1.7.10"
+CORE = "PyPI langchain-core==1.8.3"
+LG = "PyPI langgraph==1.2.24"
+PRE = "PyPI langgraph-prebuilt==1.1.3"
+OPENAI = "openai==3.57.0"
+ANTHROPIC = "anthropic==2.14.0"
+MODEL_CALLS = 5000  # ceil(9_999 / 2): factory.py L1902, _loop.py L666, L1923
+CLIENT_RETRIES = 2  # openai/_constants.py L8 DEFAULT_MAX_RETRIES; anthropic/_constants.py DEFAULT_MAX_RETRIES
+_RETRY_STATUS = (408, 409, 429)  # openai/_base_client.py _should_retry; anthropic/_base_client.py the same
+
+_RESPONSES_RAW = ("completed", "failed", "cancelled", "incomplete")
+
+
+def _wire(turn: Turn, state: State) -> str:
+    """Which chat model reads the turn: Responses for a Responses raw finish, Anthropic for its strings."""
+    raw = (turn.finish_raw or "").split("/", 1)[0]
+    if turn.end_turn is not None or raw in _RESPONSES_RAW:
+        return "openai-responses"
+    if raw in ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
+               "model_context_window_exceeded"):
+        return "anthropic"
+    return "openai-chat"
+
+
+def _client_retries(err: TurnError) -> bool:
+    """Whether the provider client retries this error (a non-streamed request)."""
+    if err.status is None:
+        # served as a broken body (a connection error) or as HTTP 500 (bench/serve/render.py): both retried
+        return True
+    return err.status in _RETRY_STATUS or err.status >= 500
+
+
+def _parse(arguments: str, wire: str) -> str:
+    """What the chat model makes of one call's arguments: 'call', 'empty', 'invalid' or 'raise'.
+
+    'empty' is a call whose arguments become {}: it runs, and binds only a tool without required
+    parameters. AMBIGUOUS, the port cannot see the tool's schema: like the other ports it takes
+    empty arguments as a tool without parameters ('call') and {} from anything else as a tool that
+    has some (failed), the convention of bench/conform/runner.py tool_specs.
+    Chat (core openai_tools.py L58-78, base.py L241-249): empty -> {}; unparsable -> an
+    InvalidToolCall; parsed -> `args = value or {}`, and a truthy value that is not an object fails
+    AIMessage validation (tool_calls[i].args must be a dict): a pydantic ValidationError out of the
+    model call. Responses (base.py L5286-5307): `json.loads(arguments, strict=False)` with no empty
+    special case, so "" is invalid. Anthropic (chat_models.py L2581-2587): tool_use input is an
+    object on the wire; arguments that are not one are served as {} (bench/serve/render.py
+    tool_input).
+    """
+    if not arguments.strip() and wire != "openai-responses":
+        return "call"
+    try:
+        value = json.loads(arguments, strict=False)
+    except ValueError:
+        return "empty" if wire == "anthropic" else "invalid"
+    if isinstance(value, dict):
+        return "call"
+    if wire == "anthropic" or (wire == "openai-chat" and not value):
+        return "empty"
+    return "raise"
+
+
+@predicate(
+    source=f"{PIN}: langchain/agents/factory.py create_agent L1523-1552, L1991-2042, L679-710; {OAI} langchain_openai/chat_models/base.py L1944-2016, L2066-2161; {ANT} langchain_anthropic/chat_models.py L2530-2621; {LG}; {PRE} langgraph/prebuilt/tool_node.py",
+    max_steps=MODEL_CALLS,
+    cap=Cap(reason="GraphRecursionError", ok=False, rule="recursion-limit"),
+    cap_note="recursion_limit 9,999 super-steps set by create_agent = 5,000 model calls -> GraphRecursionError, ok=False",
+    reasons=["final", "GraphRecursionError", "api_error", "exception"],
+    rules={
+        "tools": f"{PIN} langchain/agents/factory.py:L1991-2032 - the AIMessage has parsed tool_calls not yet answered: each is sent to the ToolNode (one Send per call) and the graph goes back to the model; {PRE} langgraph/prebuilt/tool_node.py:L1316-1330, L405-413 - a name that is no tool (here: blank) answers 'Error: ... is not a valid tool', arguments the tool's schema rejects answer the ToolInvocationError text: those calls are failed; calls whose JSON did not parse are InvalidToolCalls, never run, and answered by the model node's repair before the next request (factory.py L679-710, L1525): failed",
+        "final": f"{PIN} langchain/agents/factory.py:L2017-2019 - the AIMessage has no parsed tool_calls: the run ends (`end_destination`) and invoke returns the messages; finish_reason / stop_reason / refusal are not read ({OAI} base.py:L2125-2136; {ANT} chat_models.py:L2557-2573); InvalidToolCalls of this message are never answered (the repair runs only in the next model node)",
+        "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_constants.py, anthropic/_base_client.py _should_retry - the client ChatOpenAI / ChatAnthropic build with defaults retries up to 2 times on 408/409/429/>=500 and connection errors ({OAI} base.py:L913, L1474-1475 passes max_retries only when set; {ANT} chat_models.py:L1417 max_retries=2); create_agent adds no retry of its own (no RetryPolicy on the model node)",
+        "raise": f"{OAI} langchain_openai/chat_models/base.py:L1997-2001, L684-746; {ANT} langchain_anthropic/chat_models.py:L2610-2615 - the provider's error (after the client's retries) is re-raised as a LangChain error class; nothing in the graph catches it: out of invoke",
+        "args-not-object": f"{CORE} langchain_core/output_parsers/openai_tools.py:L58-78 - parsed arguments become `function_args or {{}}`; a truthy JSON value that is not an object (a string, a list) makes the AIMessage fail validation (tool_calls.N.args must be a dict): a pydantic ValidationError out of the model call, not retried (it is raised after the HTTP response)",
+        "responses-error": f"{OAI} langchain_openai/chat_models/base.py:L5195-5203 - a Response with `error` set (status failed) raises ValueError(response.error) after the client returned it: no retry, out of invoke",
+        "recursion-limit": f"{PIN} langchain/agents/factory.py:L1900-1902; {LG} langgraph/pregel/_loop.py:L666, L1923, langgraph/pregel/main.py:L3118-3127 - the 5,000th model call is the last super-step the limit allows when it asks for tools: GraphRecursionError, raised",
+    },
+    unreachable={"recursion-limit": "5,000 model calls: past the bench's safety cap of 200 requests"},
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    wire = _wire(turn, state)
+    err = turn.error
+    if err is not None and not (wire == "openai-responses" and (turn.finish_raw or "") == "failed"):
+        if _client_retries(err) and memo.get("retries", 0) < CLIENT_RETRIES:
+            memo["retries"] = memo.get("retries", 0) + 1
+            return Resend("client-retry")
+        memo["retries"] = 0
+        return Stop("api_error", ok=False, rule="raise")
+    memo["retries"] = 0
+    if wire == "openai-responses" and (turn.finish_raw or "") == "failed":
+        return Stop("exception", ok=False, rule="responses-error")
+    kinds = [_parse(c.arguments, wire) for c in turn.tool_calls]
+    if "raise" in kinds:
+        return Stop("exception", ok=False, rule="args-not-object")
+    calls = [i for i, k in enumerate(kinds) if k != "invalid"]
+    if not calls:
+        return Stop("final", ok=True, rule="final")
+    run = tuple(i for i in calls if kinds[i] == "call" and turn.tool_calls[i].name)
+    failed = tuple(i for i in range(len(kinds)) if i not in run)
+    return Continue("tools", run=ALL if not failed else run, failed=failed)
