@@ -21,8 +21,15 @@ from bench.model import Dialect
 
 Format = Literal["auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette"]
 FORMATS: tuple[Format, ...] = ("auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette")
+PRODUCTION: dict[str, str] = {  # streaming importers of production logs (stopbench corpus): name -> module
+    "otel": "bench.importers.otel",  # OpenTelemetry GenAI spans, OTLP JSON
+    "claude-code": "bench.importers.claude_code_log",  # Claude Code session transcripts
+    "codex": "bench.importers.codex_rollout",  # Codex rollout files
+}
+"""Each module has ``sniff(path, head)`` and ``iter_records(path, shown)`` (one Traced per session, streamed)."""
 
-__all__ = ["FORMATS", "CaptureError", "Format", "ImportResult", "ImportedTurn", "git_blob_sha", "import_capture"]
+__all__ = ["FORMATS", "PRODUCTION", "CaptureError", "Format", "ImportResult", "ImportedTurn", "git_blob_sha",
+           "import_capture"]
 
 
 def git_blob_sha(path: Path) -> str:

@@ -103,3 +103,19 @@ def test_two_sessions_stream_one_at_a_time(tmp_path: Path) -> None:
     assert first.sequence.id == "1d85e62b-eeb6-4976-ae29-1e6be19e5632"
     with pytest.raises(CaptureError, match=r"two\.jsonl: line \d+: invalid JSON"):
         list(records)
+
+
+def test_each_production_format_sniffs_its_own_fixtures_and_no_other() -> None:
+    # bench.importers.PRODUCTION is the one table stopbench corpus reads: every module in it has the
+    # interface, and auto-detection cannot take one format's file for another's
+    import importlib
+
+    from bench.importers import PRODUCTION
+
+    folders = {"otel": "otel", "claude-code": "claude_code", "codex": "codex_rollout"}
+    assert set(PRODUCTION) == set(folders)
+    for name, module in PRODUCTION.items():
+        mod = importlib.import_module(module)
+        for other, folder in folders.items():
+            for path in sorted((FIXTURES / folder).glob("*.jsonl")):
+                assert mod.sniff(path, path.read_bytes()[:65536]) is (other == name), (name, path.name)
