@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("bench.cli.serve:serve_cmd", "Serve one sequence as a model endpoint and record what the client does."),
     "conform": ("bench.cli.conform:conform_cmd", "Run original loops against the replay server; compare with ports."),
     "check": ("bench.cli.check:check_cmd", "Run your own loop (any program) against the catalogue and judge it."),
+    "corpus": ("bench.cli.corpus:corpus_cmd", "Stream recorded traces through every predicate; count what they show."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 
