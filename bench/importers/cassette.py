@@ -102,7 +102,7 @@ def _conversation(request: dict[str, Any]) -> int | None:
     body = _request_body(request)
     if not isinstance(body, dict):
         return None
-    for key in ("messages", "contents", "input"):
+    for key in ("messages", "contents", "input", "prompt"):  # prompt: a legacy /v1/completions request
         value = body.get(key)
         if isinstance(value, list):
             return len(value)
@@ -190,7 +190,8 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
             raise CaptureError(shown, bwhere, "the response has no body")
     except UnknownFormat as exc:
         result.unknown["cassette: a body in a format no importer reads"] += 1
-        result.skipped.append(f"{where} {method} {uri}: {exc.where}: {exc.problem.removesuffix(' (use --format)')}")
+        inside = exc.where.removeprefix(f"{where}.")
+        result.skipped.append(f"{where} {method} {uri}: {inside}: {exc.problem.removesuffix(' (use --format)')}")
         return None
     if http_error and turn.turn.error is None:
         turn.turn = Turn("error", None, error=provider_error(status, None, None))
