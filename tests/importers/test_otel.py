@@ -126,6 +126,52 @@ def test_a_conversation_waits_for_the_gap_or_the_end_of_the_file(tmp_path: Path)
         next(otel.iter_records(path, "spans.jsonl"))
 
 
+def test_a_conversation_is_yielded_after_a_gap_of_span_time(tmp_path: Path) -> None:
+    # conversation A, then spans of conversation B ending more than GAP_NS later: A is complete and
+    # comes out before the reader reaches the broken third line
+    later = json.loads((DIR / "openai-length-stream.jsonl").read_bytes())
+    for scope in later["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            for key in ("startTimeUnixNano", "endTimeUnixNano"):
+                span[key] = str(int(span[key]) + otel.GAP_NS + 10**9)
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes((DIR / "openai-tool-rounds.jsonl").read_bytes() + json.dumps(later).encode() + b"\n"
+                     + b'{"resourceSpans": 1}\n')
+    records = otel.iter_records(path, "spans.jsonl")
+    assert next(records).sequence.id == "conv-openai-tool-rounds"
+    with pytest.raises(CaptureError, match="line 3"):
+        next(records)
+
+
+def test_gen_ai_choice_span_events_give_the_turn_when_no_attribute_does(tmp_path: Path) -> None:
+    # no instrumentation driven here still writes span events (both emit log records now), so this one
+    # is made from a real span: its indexed completion attributes moved into a gen_ai.choice event with
+    # the fields semantic conventions 1.28 gave the event (index, finish_reason, message)
+    body = json.loads((DIR / "openai-legacy-attributes.jsonl").read_bytes())
+    for scope in body["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            attrs = {a["key"]: a["value"].get("stringValue") for a in span.get("attributes", [])}
+            if "gen_ai.completion.0.finish_reason" not in attrs:
+                continue
+            message: dict[str, object] = {"role": "assistant"}
+            if attrs.get("gen_ai.completion.0.content") is not None:
+                message["content"] = attrs["gen_ai.completion.0.content"]
+            calls = [{"id": attrs[f"gen_ai.completion.0.tool_calls.{n}.id"], "type": "function", "function": {
+                "name": attrs[f"gen_ai.completion.0.tool_calls.{n}.name"],
+                "arguments": attrs[f"gen_ai.completion.0.tool_calls.{n}.arguments"]}}
+                for n in range(4) if f"gen_ai.completion.0.tool_calls.{n}.id" in attrs]
+            if calls:
+                message["tool_calls"] = calls
+            span["attributes"] = [a for a in span["attributes"] if not a["key"].startswith("gen_ai.completion.")]
+            span["events"] = [{"name": "gen_ai.choice", "timeUnixNano": span["endTimeUnixNano"], "attributes": [
+                {"key": "index", "value": {"intValue": "0"}},
+                {"key": "finish_reason", "value": {"stringValue": attrs["gen_ai.completion.0.finish_reason"]}},
+                {"key": "message", "value": {"stringValue": json.dumps(message)}}]}]
+    path = tmp_path / "events.jsonl"
+    path.write_text(json.dumps(body) + "\n", encoding="utf-8")
+    assert_sequence_recovered(only(path), "chat-tool-rounds", [0, 1, 2, 3], content={0})
+
+
 def test_the_semantic_conventions_finish_words_are_read_as_the_dialects_own(tmp_path: Path) -> None:
     # opentelemetry-instrumentation-anthropic's own span writes the conventions' word ("tool_call") where
     # Anthropic said "tool_use"; without the SDK's span the importer reads the word, and says so
