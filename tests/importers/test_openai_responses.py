@@ -64,3 +64,22 @@ def test_end_turn_false_and_text_from_deltas() -> None:
     assert t.turn.end_turn is False
     assert t.turn.content == "Let me keep going."
     assert r.unknown == Counter({"openai-responses: event 'response.hologram.delta'": 1})
+
+
+def test_a_message_whose_only_part_is_a_refusal_has_no_content_whole_and_streamed() -> None:
+    """No public recording of a Responses refusal was found (searched openllmetry, openinference,
+    openai-python); the shape is the API reference's (`output[].content[]` part `{"type": "refusal"}`,
+    `response.refusal.delta` events), written here by hand."""
+    from bench.importers.openai_responses import from_response
+    item = {"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "I can't help."}]}
+    whole = from_response({"object": "response", "status": "completed", "output": [item]}, Counter()).turn
+    asm = StreamAssembler(Counter())
+    asm.feed({"type": "response.output_item.added", "output_index": 0,
+              "item": {"type": "message", "role": "assistant", "content": []}})
+    for piece in ("I can", "'t help."):
+        asm.feed({"type": "response.refusal.delta", "output_index": 0, "delta": piece})
+    asm.feed({"type": "response.completed", "response": {"status": "completed", "output": []}})
+    streamed = asm.finish().turn
+    for turn in (whole, streamed):
+        assert turn.content is None  # was "": an empty message, which a loop reads as an empty answer
+        assert getattr(turn, "refusal", None) == "I can't help." or turn.finish_detail == "refusal: I can't help."
