@@ -42,7 +42,7 @@ its root span (no parent) has arrived; it is yielded after that line. A conversa
 end: its sequence is yielded when no span of it has ended for :data:`GAP_NS` of span time (the
 latest end time the file has shown so far), or at the end of the file. Memory is the open groups,
 not the file. A span that arrives for a group already yielded starts a new sequence with the same
-id (the source says it continues an earlier one).
+id (the source says it continues an earlier one, when it was among the last :data:`RECENT` yielded).
 """
 
 from __future__ import annotations
@@ -61,6 +61,10 @@ from bench.model import Dialect, ErrorKind, Finish, Sequence, ToolCall, Turn, Tu
 FORMAT = "otel"
 GAP_NS = 30 * 60 * 10**9
 """A conversation with no span ending for this long (of span time) is taken as finished."""
+
+RECENT = 4096
+"""How many yielded group keys are remembered to note a sequence that continues an earlier one (a
+bounded memory: a group reappearing after more than this many others is not noted)."""
 
 _INFERENCE_OPS = frozenset({"chat", "text_completion", "generate_content"})
 _SEMCONV_FINISH: dict[str, Finish] = {"stop": "stop", "length": "length", "content_filter": "content_filter",
@@ -150,7 +154,7 @@ class _Groups:
     def __init__(self, shown: str) -> None:
         self.shown = shown
         self.open: dict[str, _Group] = {}
-        self.done: set[str] = set()  # keys already yielded from a group that closed early (for the note)
+        self.done: dict[str, None] = {}  # the last RECENT keys yielded (insertion-ordered), for the note
         self.latest = 0
 
     def request(self, obj: object, where: str) -> Iterator[Traced]:
@@ -201,7 +205,9 @@ class _Groups:
     def _close(self, key: str) -> Traced:
         group = self.open.pop(key)
         again = key in self.done
-        self.done.add(key)
+        self.done[key] = None
+        if len(self.done) > RECENT:
+            del self.done[next(iter(self.done))]
         return _sequence(group, self.shown, again)
 
     def _span(self, raw: object, where: str, path: str) -> _Span:

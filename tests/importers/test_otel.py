@@ -143,6 +143,21 @@ def test_a_conversation_is_yielded_after_a_gap_of_span_time(tmp_path: Path) -> N
         next(records)
 
 
+def test_a_conversation_that_comes_back_after_its_gap_is_a_second_sequence_that_says_so(tmp_path: Path) -> None:
+    first = (DIR / "openai-tool-rounds.jsonl").read_bytes()
+    again = json.loads(first)
+    for scope in again["resourceSpans"][0]["scopeSpans"]:
+        for span in scope["spans"]:
+            for key in ("startTimeUnixNano", "endTimeUnixNano"):
+                span[key] = str(int(span[key]) + 2 * otel.GAP_NS)
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(first + json.dumps(again).encode() + b"\n")
+    seqs = [r.sequence for r in otel.iter_records(path, "spans.jsonl")]
+    assert [s.id for s in seqs] == ["conv-openai-tool-rounds", "conv-openai-tool-rounds"]
+    assert "continues an earlier sequence" not in seqs[0].source
+    assert "note: continues an earlier sequence conv-openai-tool-rounds" in seqs[1].source
+
+
 def test_gen_ai_choice_span_events_give_the_turn_when_no_attribute_does(tmp_path: Path) -> None:
     # no instrumentation driven here still writes span events (both emit log records now), so this one
     # is made from a real span: its indexed completion attributes moved into a gen_ai.choice event with
