@@ -17,9 +17,11 @@ it. ``mypy --strict`` checks the shipped predicates against these types (``make 
 from bench.dialects import TABLES
 from bench.model import (
     ALL,
+    ERROR_KINDS,
     Cell,
     Continue,
     Decision,
+    ErrorKind,
     Finish,
     Remind,
     RequestChanges,
@@ -40,11 +42,13 @@ from bench.replay import replay
 
 __all__ = [
     "ALL",
+    "ERROR_KINDS",
     "TABLES",
     "Cap",
     "Cell",
     "Continue",
     "Decision",
+    "ErrorKind",
     "Finish",
     "Predicate",
     "Remind",

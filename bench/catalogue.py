@@ -28,6 +28,7 @@ from bench.model import (
     ACTIONS,
     Action,
     Dialect,
+    ErrorKind,
     Finish,
     Kind,
     Requirement,
@@ -58,9 +59,11 @@ class ToolCallIn(_Strict):
 
 
 class ErrorIn(_Strict):
-    type: str
+    kind: ErrorKind
     message: str = ""
-    status: int | None = None
+    status: int | None = Field(None, ge=100, le=599)
+    code: str | None = None
+    context_window: int | None = Field(None, ge=1)
 
 
 class UsageIn(_Strict):
@@ -274,7 +277,8 @@ def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
     if t.finish == "error" and t.error is None and raw is None:
         raise SequenceError(f"{where}.error: required when finish is 'error' and no finish_raw is given")
     calls = tuple(ToolCall(c.id, c.name, c.arguments) for c in t.tool_calls)
-    error = TurnError(t.error.type, t.error.message, t.error.status) if t.error else None
+    error = (TurnError(t.error.kind, t.error.message, t.error.status, t.error.code, t.error.context_window)
+             if t.error else None)
     usage = Usage(t.usage.input_tokens, t.usage.output_tokens) if t.usage else None
     return Turn(finish=t.finish, finish_raw=raw, content=t.content, tool_calls=calls,
                 reasoning=t.reasoning, error=error, usage=usage, end_turn=t.end_turn,

@@ -45,13 +45,54 @@ class ToolCall:
     arguments: str = "{}"
 
 
+ErrorKind: TypeAlias = Literal[
+    "rate_limit", "quota", "overloaded", "server_error", "timeout", "connection_refused", "connection_reset",
+    "stream_cut", "stream_error", "context_overflow", "invalid_request", "authentication", "permission",
+    "not_found", "content_filter", "http_status",
+]
+"""What went wrong, as a closed vocabulary (like :data:`Finish`), so that no port and no server guesses it
+from words in a message:
+
+- ``rate_limit``: 429, a provider rate limit;
+- ``quota``: quota or billing exhausted (OpenAI's ``insufficient_quota`` 429, a 402);
+- ``overloaded``: the provider is overloaded (Anthropic's 529 ``overloaded_error``, "model overloaded" 503/409);
+- ``server_error``: any other 5xx;
+- ``timeout``: no response in time (a client timeout, 408, a gateway's 504);
+- ``connection_refused``: no connection was made;
+- ``connection_reset``: the connection dropped after the response started (mid-stream, mid-body);
+- ``stream_cut``: the stream ended cleanly, but without a finish and without an error event;
+- ``stream_error``: an error event inside a stream (SSE ``error``, ``response.failed``, a Gemini error chunk);
+- ``context_overflow``: the request exceeds the context window (400/413 ``context_length_exceeded``, ...);
+- ``invalid_request``: any other 400/422;
+- ``authentication``: 401; ``permission``: 403; ``not_found``: 404 (an unknown model);
+- ``content_filter``: the request itself refused by a safety filter, as an error (Azure's 400, Gemini's
+  blocked prompt);
+- ``http_status``: any other HTTP status.
+"""
+
+ERROR_KINDS: tuple[ErrorKind, ...] = (
+    "rate_limit", "quota", "overloaded", "server_error", "timeout", "connection_refused", "connection_reset",
+    "stream_cut", "stream_error", "context_overflow", "invalid_request", "authentication", "permission",
+    "not_found", "content_filter", "http_status",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TurnError:
-    """A transport or provider error received in place of a normal response."""
+    """A transport or provider error received in place of a normal response.
 
-    type: str
+    A port and the replay server read `kind` and `status` only (a test in tests/unit holds them to
+    it); `message` and `code` are the provider's words, kept as data for people and echoed by the
+    server in the body it renders. `context_window` is the window an overflow error reports, in
+    tokens, where the provider's message gives one (a loop that reads the number, as Hermes does,
+    reads it here, not from the text).
+    """
+
+    kind: ErrorKind
     message: str = ""
     status: int | None = None
+    code: str | None = None
+    context_window: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,11 +46,15 @@ def turn_data(t: Turn) -> dict[str, Any]:
                 out[name] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in value]
         elif name == "error":
             if value is not None:
-                err: dict[str, Any] = {"type": value.type}
-                if value.message:
-                    err["message"] = value.message
+                err: dict[str, Any] = {"kind": value.kind}
                 if value.status is not None:
                     err["status"] = value.status
+                if value.code is not None:
+                    err["code"] = value.code
+                if value.message:
+                    err["message"] = value.message
+                if value.context_window is not None:
+                    err["context_window"] = value.context_window
                 out[name] = err
         elif name == "usage":
             if value is not None:

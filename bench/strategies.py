@@ -41,7 +41,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from bench.dialects import DIALECTS, TABLES, canonical
-from bench.model import Dialect, Finish, Sequence, Then, ToolCall, Turn, TurnError, Usage
+from bench.model import ERROR_KINDS, Dialect, ErrorKind, Finish, Sequence, Then, ToolCall, Turn, TurnError, Usage
 
 __all__ = [
     "ALPHABET",
@@ -194,17 +194,41 @@ def _tool_calls(draw: st.DrawFn, min_size: int, max_size: int, hostile: bool) ->
     return tuple(calls)
 
 
+_ERROR_SHAPES: dict[ErrorKind, tuple[tuple[int | None, ...], tuple[str | None, ...], str]] = {
+    "rate_limit": ((429, None), ("rate_limit_exceeded", "rate_limit_error", None), "Rate limit reached"),
+    "quota": ((429, 402), ("insufficient_quota", "billing_error"), "You exceeded your current quota"),
+    "overloaded": ((529, 503, 409, None), ("overloaded_error", None), "Overloaded"),
+    "server_error": ((500, 502, 503, None), ("server_error", "api_error", None), "Internal server error"),
+    "timeout": ((None, 408, 504), (None, "timeout_error"), "Request timed out."),
+    "connection_refused": ((None,), (None,), "Connection error: [Errno 111] Connection refused"),
+    "connection_reset": ((None,), (None,), "peer closed connection without sending complete message body"),
+    "stream_cut": ((None,), (None,), ""),
+    "stream_error": ((None, 400, 500), (None, "server_error"), "stream error"),
+    "context_overflow": ((400, 413), ("context_length_exceeded", "request_too_large", None),
+                         "maximum context length exceeded"),
+    "invalid_request": ((400, 422), ("invalid_request_error", None), "Invalid request"),
+    "authentication": ((401,), ("authentication_error", "invalid_api_key"), "Invalid API key"),
+    "permission": ((403,), ("permission_error",), "Forbidden"),
+    "not_found": ((404,), ("not_found_error", "model_not_found"), "The model does not exist"),
+    "content_filter": ((400,), ("content_filter",), "ResponsibleAIPolicyViolation"),
+    "http_status": ((418, 451), (None,), "Unexpected status"),
+}
+"""For each error kind: the statuses it arrives with (None: no HTTP status, e.g. inside a stream or a
+broken connection), the provider codes it is recorded with, and a message (data only)."""
+
+
+@st.composite
+def _error(draw: st.DrawFn, kind: ErrorKind) -> TurnError:
+    statuses, codes, message = _ERROR_SHAPES[kind]
+    return TurnError(kind, message, draw(st.sampled_from(statuses)), draw(st.sampled_from(codes)))
+
+
 @cache
 def errors() -> st.SearchStrategy[TurnError]:
-    """A transport or provider error in place of a response (rate limit first)."""
-    return st.sampled_from((
-        TurnError("rate_limit", "Rate limit reached", 429),
-        TurnError("server_error", "Internal server error", 500),
-        TurnError("stream_cut", "the stream ended without a finish reason", None),
-        TurnError("context_overflow", "maximum context length exceeded", 400),
-        TurnError("content_filter", "ResponsibleAIPolicyViolation", 400),
-        TurnError("overloaded", "Overloaded", 529),
-    ))
+    """A transport or provider error in place of a response: every kind of
+    :data:`~bench.model.ERROR_KINDS` (shrinking towards a rate limit, the first), with a status and
+    a provider code it plausibly arrives with."""
+    return st.sampled_from(ERROR_KINDS).flatmap(lambda kind: _error(kind))
 
 
 @st.composite
@@ -332,7 +356,7 @@ def describe(value: Any) -> str:
             parts.append("calls=[" + ", ".join(f"{c.id or '<no id>'}:{c.name}({c.arguments:.30})"
                                                for c in value.tool_calls) + "]")
         if value.error is not None:
-            parts.append(f"error={value.error.type}/{value.error.status}")
+            parts.append(f"error={value.error.kind}/{value.error.status}")
         if value.end_turn is not None:
             parts.append(f"end_turn={value.end_turn}")
         if value.steer:

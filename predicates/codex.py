@@ -120,7 +120,10 @@ CONTENT_FILTER_GUIDANCE = (
     "altered formatting, splitting, encoding, tools, subagents, or later wakes. Briefly explain the limitation "
     "and offer a permitted alternative. Continue unrelated authorized work.</content_filter_guidance>")
 
-_FATAL_CODES = ("context_length_exceeded", "insufficient_quota", "usage_not_included")
+_FATAL_KINDS = ("context_overflow", "quota")
+"""The error kinds of Codex's fatal codes: it matches the codes context_length_exceeded,
+insufficient_quota and usage_not_included, and the words "context window", in the error (see
+stream_outcome); the port reads the kinds those codes answer to, never the text."""
 
 RULES = {
     "tool-follow-up": f"{SEU} @c~13900-15000 handle_output_item_done: a tool call item -> record it, "
@@ -222,8 +225,7 @@ def stream_outcome(turn: Turn) -> str:
     (a retryable stream error), ``http5xx`` (retried by the transport first), ``rate_limit`` or ``fatal``."""
     err = turn.error
     if err is not None:
-        text = f"{err.type} {err.message}".lower()
-        if any(code in text for code in _FATAL_CODES) or "context window" in text:
+        if err.kind in _FATAL_KINDS:
             return "fatal"
         if err.status == 429:
             return "rate_limit"

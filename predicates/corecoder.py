@@ -59,31 +59,28 @@ CONFORMANCE_EXPLAINED = {
 """Differences between this port and corecoder 0.4.0 run by `stopbench conform corecoder` that come
 from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
 
-_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
-_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+_STREAM_KINDS = ("connection_reset", "stream_cut", "stream_error")
+"""Errors met while llm.py L141 iterates the stream, after create() returned: outside every retry."""
 
 
 def _kind(err: TurnError) -> str:
-    """`stream`, `status` (an HTTP status at request time), `timeout`, `connection` or `other`.
+    """`stream`, `status` (an HTTP status at request time), `timeout`, `connection` or `other`,
+    read from the error's kind and status only.
 
-    The bench's TurnError has no fixed vocabulary for `type`; these word lists are the port's
-    reading of it (in `type`, and in `message` when no status is given). A stream word in `type`
-    wins over a status: an error chunk inside a 200 stream may carry a
-    code (OpenRouter's `{"error": {"code": 400}}` after the finish, edge case H7), and the SDK
-    raises it while CoreCoder iterates the stream, outside every retry.
+    A stream kind wins over a status: an error chunk inside a 200 stream may carry a code
+    (OpenRouter's `{"error": {"code": 400}}` after the finish, edge case H7), and the SDK raises it
+    while CoreCoder iterates the stream, outside every retry. A body cut after the headers
+    (``connection_reset``: httpx's "incomplete chunked read", raised while L141 iterates) is a
+    stream error too; a failure to connect at all (``connection_refused``) and a client timeout are
+    raised by create() and retried there (openai/_base_client.py L1182-1218).
     """
-    t = err.type.lower()
-    if any(w in t for w in _STREAM_WORDS):
+    if err.kind in _STREAM_KINDS:
         return "stream"
     if err.status is not None:
         return "status"
-    # no status: the message tells a body cut after the headers (httpx's "incomplete chunked read",
-    # raised while llm.py L141 iterates) from a failure to connect at all (retried at create())
-    if any(w in err.message.lower() for w in _STREAM_WORDS):
-        return "stream"
-    if "timeout" in t or "timed_out" in t or "timed out" in t:
+    if err.kind == "timeout":
         return "timeout"
-    if any(w in t for w in _CONNECTION_WORDS):
+    if err.kind == "connection_refused":
         return "connection"
     return "other"
 

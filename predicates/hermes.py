@@ -66,7 +66,7 @@ import json
 import re
 from typing import Any
 
-from bench import ALL, TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
+from bench import ALL, TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9)"
 LOOP = f"{PIN} agent/conversation_loop.py"
@@ -290,30 +290,36 @@ def looks_like_ack(content: str | None) -> bool:
     return any(m in text for m in _ACK_WORKSPACE)
 
 
-_OVERFLOW = ("context length", "context size", "maximum context", "token limit", "too many tokens",
-             "reduce the length", "exceeds the limit", "context window", "prompt is too long",
-             "prompt exceeds max length", "max_tokens")
-_VALIDATION = ("unknown parameter", "unsupported parameter", "unrecognized request argument",
-               "invalid_request_error", "unknown_parameter", "unsupported_parameter")
-_TRANSPORT_TYPES = ("timeout", "connect", "connection", "remote_protocol", "stream", "network")
+# Hermes classifies an error by words in its message and type (classify_api_error; the phrase lists of
+# conversation_loop.py and chat_completion_helpers.py cited below). A port reads an error's kind and
+# status only, so each list is replaced by the kinds its words answer to:
+# - overflow phrases ("context length", "context size", "maximum context", "token limit", "too many
+#   tokens", "reduce the length", "exceeds the limit", "context window", "prompt is too long", "prompt
+#   exceeds max length", "max_tokens"; or "context" in the type): kind ``context_overflow``;
+# - request-validation phrases on a 500/502 ("unknown parameter", "unsupported parameter",
+#   "unrecognized request argument", "invalid_request_error", ...): kind ``invalid_request``;
+# - transport types ("timeout", "connect", "connection", "remote_protocol", "stream", "network"): the
+#   kinds of _TRANSPORT_KINDS;
+# - the SSE phrases naming a dropped connection (chat_completion_helpers.py L3400-3411: "connection
+#   lost", "connection reset", "peer closed", "broken pipe", ...): kinds of _STREAM_RETRY_KINDS.
+# Where the original's words would read an error differently from a person's kind for it (an in-stream
+# "Token limit reached" after a `length` finish: "token limit" is an overflow phrase), the port follows
+# the kind; the golden file says so for the cell where it shows.
+_TRANSPORT_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_cut", "stream_error")
+_STREAM_RETRY_KINDS = ("timeout", "connection_refused", "connection_reset")
 STREAM_RETRIES = 2  # chat_completion_helpers.py L3227 env_int("HERMES_STREAM_RETRIES", 2)
-# chat_completion_helpers.py L3400-3411: an SSE error without a status is a dropped connection if it says so
-_SSE_CONN_PHRASES = ("connection lost", "connection reset", "connection closed", "connection terminated",
-                     "network error", "network connection", "terminated", "peer closed", "broken pipe",
-                     "upstream connect error")
 
 
 def _transient_stream_error(turn: Turn) -> bool:
     """chat_completion_helpers.py L3389-3419: a timeout, a connection error, an SSE error without a
     status naming a dropped connection (or a stream parse error / empty stream): retried with a
-    fresh connection before the outer retry loop sees it. An HTTP status is never retried here."""
+    fresh connection before the outer retry loop sees it. An HTTP status is never retried here.
+    An in-stream error event (kind ``stream_error``) is an SSE APIError, transient only when its text
+    names a dropped connection, which is the kind ``connection_reset``."""
     err = turn.error
     if err is None or err.status is not None:
         return False
-    kind, msg = (err.type or "").lower(), (err.message or "").lower()
-    # an in-stream error event (a 'stream_error' type) is an SSE APIError: transient only by its text
-    return any(t in kind for t in ("timeout", "connect", "network", "reset", "eof")) or any(
-        p in msg for p in _SSE_CONN_PHRASES)
+    return err.kind in _STREAM_RETRY_KINDS
 
 
 _HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
@@ -731,42 +737,27 @@ def _invalid_response(m: dict[str, Any]) -> Decision:
     return Resend("invalid-response-retry")
 
 
-_CONTEXT_LIMIT = tuple(re.compile(p) for p in (
-    r"max_model_len\s*(?:is\s*)?[:=(]?\s*(\d{4,})",
-    r"maximum model length\s*(?:is\s*)?[:=(]?\s*(\d{4,})",
-    r"(?:max(?:imum)?|limit)\s*(?:context\s*)?(?:length|size|window)?\s*(?:is|of|:)?\s*(\d{4,})",
-    r"context\s*(?:length|size|window)\s*(?:is|of|:)?\s*(\d{4,})",
-    r"(\d{4,})\s*(?:token)?\s*(?:context|limit)",
-    r">\s*(\d{4,})\s*(?:max|limit|token)",
-    r"(\d{4,})\s*(?:max(?:imum)?)\b",
-))
-
-
-def context_limit(message: str) -> int | None:
-    """The context window an overflow error reports, as Hermes reads it (model_metadata.py L1238-1265,
-    ``parse_context_limit_from_error``: the first pattern that matches, 1,024 to 10,000,000 tokens)."""
-    text = message.lower()
-    for pattern in _CONTEXT_LIMIT:
-        found = pattern.search(text)
-        if found:
-            limit = int(found.group(1))
-            if 1024 <= limit <= 10_000_000:
-                return limit
-    return None
+def context_limit(err: TurnError) -> int | None:
+    """The context window an overflow error reports, as Hermes takes it (model_metadata.py
+    L1238-1265, ``parse_context_limit_from_error``: the first number its patterns find in the
+    message, kept when it is 1,024 to 10,000,000 tokens). The number is the error's
+    ``context_window``, recorded as data with the sequence, not read from the message here."""
+    limit = err.context_window
+    return limit if limit is not None and 1024 <= limit <= 10_000_000 else None
 
 
 def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
     err = turn.error
     assert err is not None
     status = err.status
-    msg = (err.message or "").lower()
-    kind = (err.type or "").lower()
-    overflow = any(p in msg for p in _OVERFLOW) or "context" in kind
+    overflow = err.kind == "context_overflow"
     if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):
         m["compress"] += 1
         if m["compress"] > MAX_COMPRESSION_ATTEMPTS:
             return Stop("context_length_exceeded", ok=False, rule="context-exhausted")
-        limit = None if status == 413 else context_limit(err.message or "")
+        # the window the error reports (context_limit reads it from the message; the port reads the
+        # sequence's context_window, the same number recorded as data)
+        limit = None if status == 413 else context_limit(err)
         if limit is not None and limit < m["ctx"]:
             m["ctx"] = limit  # L3738-3760: the compressor takes the provider's lower window
         elif m["messages"] <= COMPRESS_MIN_MESSAGES:
@@ -776,12 +767,12 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
         return Resend("context-compress")
     if status is not None and (
         (400 <= status < 500 and status not in (402, 408, 429))
-        or (status in (500, 502) and any(p in msg for p in _VALIDATION))
+        or (status in (500, 502) and err.kind == "invalid_request")
     ):
         return Stop("non_retryable_client_error", ok=False, rule="api-error-fatal")
     m["retry"] += 1
     if m["retry"] >= API_MAX_RETRIES:
-        transport = status is None and any(t in kind for t in _TRANSPORT_TYPES)
+        transport = status is None and err.kind in _TRANSPORT_KINDS
         if transport and not m["recovered"]:
             m["recovered"] = True
             m["retry"] = 0

@@ -41,8 +41,8 @@ FILE = f"{PIN} agents/s01_agent_loop.py"
 ANTHROPIC = "anthropic==2.14.0"
 SDK_RETRIES = 2  # anthropic/_constants.py L11
 
-_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
-_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+_RETRIED_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_cut", "stream_error")
+"""Errors without a status the client retries (the error kinds of a timeout or a transport failure)."""
 
 
 def _tool_use(turn: Turn) -> bool:
@@ -59,10 +59,9 @@ def _sdk_retries(err: TurnError) -> bool:
     """Whether the Anthropic client retries this error (non-streamed request)."""
     if err.status is not None:
         return err.status in (408, 409, 429) or err.status >= 500
-    t = err.type.lower()
-    # not streamed: a cut while reading the body is an httpx error inside send() -> APIConnectionError
-    return ("timeout" in t or "timed_out" in t or any(w in t for w in _STREAM_WORDS)
-            or any(w in t for w in _CONNECTION_WORDS))
+    # no status: a timeout, a connection that failed or broke (not streamed: a cut while reading the
+    # body is an httpx error inside send() -> APIConnectionError), or an error the server streams
+    return err.kind in _RETRIED_KINDS
 
 
 @predicate(

@@ -41,8 +41,8 @@ MAX_TURNS = 10  # run_config.py L45 DEFAULT_MAX_TURNS
 SDK_RETRIES = 2  # openai/_constants.py L8
 
 _RESPONSES_RAW = ("completed", "failed", "cancelled", "incomplete")
-_STREAM_WORDS = ("stream", "drop", "eof", "incomplete", "chunk", "midway", "mid_", "interrupt", "truncat")
-_CONNECTION_WORDS = ("connect", "network", "transport", "reset", "refused", "dns", "socket")
+_RETRIED_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_cut", "stream_error")
+"""Errors without a status the client retries (the error kinds of a timeout or a transport failure)."""
 
 
 def _responses(turn: Turn) -> bool:
@@ -54,10 +54,9 @@ def _sdk_retries(err: TurnError) -> bool:
     """Whether the openai client retries this error (a non-streamed request)."""
     if err.status is not None:
         return err.status in (408, 409, 429) or err.status >= 500
-    t = err.type.lower()
-    # not streamed: a cut while reading the body is an httpx error inside send() -> APIConnectionError
-    return ("timeout" in t or "timed_out" in t or any(w in t for w in _STREAM_WORDS)
-            or any(w in t for w in _CONNECTION_WORDS))
+    # no status: a timeout, a connection that failed or broke (not streamed: a cut while reading the
+    # body is an httpx error inside send() -> APIConnectionError), or an error the server streams
+    return err.kind in _RETRIED_KINDS
 
 
 def _args_ok(arguments: str) -> bool:

@@ -49,9 +49,8 @@ native LLM runtime (off by default; the AI SDK runtime is the default path).
 from __future__ import annotations
 
 import json
-import re
 
-from bench import ALL, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
+from bench import ALL, Continue, Decision, ErrorKind, Remind, Resend, State, Stop, Turn, predicate
 
 BIN = "opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)"
 RUN = f"{BIN} SessionPrompt.run"
@@ -119,8 +118,10 @@ def opencode_finish(raw: str | None, has_calls: bool) -> tuple[str, str]:
 
 # ---------------------------------------------------------------- errors
 
+# The original classifies errors by these words; the port does not run them (a port reads an error's kind
+# and status only): they are kept, as strings, as the citation the kinds below answer to.
 # SessionRetry Rd (bin/opencode @96735412 onwards): messages that make an error retryable
-_RETRYABLE_MESSAGE = [re.compile(p, re.I) for p in (
+_RETRYABLE_MESSAGE = (
     r"429|500|502|503|504|524",
     r"rate increased too quickly|rate limit|rate-limit|rate_limit|too many requests",
     r"overloaded|service unavailable|service_unavailable|service-unavailable|internal error|internal_error"
@@ -132,10 +133,10 @@ _RETRYABLE_MESSAGE = [re.compile(p, re.I) for p in (
     r"^timeout$|\b(?:request|response|connection|network|stream|read) (?:timeout|timed out|time out)\b",
     r"try your request again|retry your request|resource exhausted|resource_exhausted",
     r"\btry again (?:later|in\b)|\b(?:currently|temporarily) at capacity\b",
-)]
+)
 # Overflow patterns b$ and their exclusions X$ (bin/opencode @104638000-104639700, used as p8 by
 # MessageV2 parseAPICallError a9 @98393469)
-_OVERFLOW = [re.compile(p, re.I) for p in (
+_OVERFLOW = (
     r"prompt is too long", r"request_too_large", r"input is too long for requested model",
     r"exceeds the context window",
     r"exceeds (?:the )?(?:model'?s )?maximum context length(?: of [\d,]+ tokens?|\s*\([\d,]+\))",
@@ -150,37 +151,39 @@ _OVERFLOW = [re.compile(p, re.I) for p in (
     r"prompt has [\d,]+ tokens?, but the configured context size is [\d,]+ tokens?",
     r"model_context_window_exceeded", r"too many tokens", r"token limit exceeded",
     r"^4(00|13)\s*(status code)?\s*\(no body\)",
-)]
-_NOT_OVERFLOW = [re.compile(p, re.I) for p in (r"^(throttling error|service unavailable):", r"rate limit",
-                                              r"too many requests")]
+)
+_NOT_OVERFLOW = (r"^(throttling error|service unavailable):", r"rate limit", r"too many requests")
 RETRY_MAX_RETRIES = 5
 
 
-def _matches(text: str) -> bool:
-    return any(p.search(text) for p in _RETRYABLE_MESSAGE)
-
-
-def is_overflow(error_type: str, message: str, status: int | None) -> bool:
+def is_overflow(kind: ErrorKind, status: int | None) -> bool:
     """MessageV2 parseAPICallError a9 (bin/opencode @98393469): status 413, the body's error code
-    context_length_exceeded (taken from the turn error's type), or an overflow message (p8)."""
-    if status == 413 or error_type == "context_length_exceeded":
-        return True
-    if any(p.search(message) for p in _NOT_OVERFLOW):
-        return False
-    return any(p.search(message) for p in _OVERFLOW)
+    context_length_exceeded, or a message matching an overflow pattern (p8, _OVERFLOW above, unless
+    it matches an exclusion, _NOT_OVERFLOW). The port reads the kind these answer to: an error
+    whose kind is ``context_overflow`` is one OpenCode's code and patterns call an overflow; the
+    patterns stay above as the citation of what OpenCode matches, and are not run."""
+    return status == 413 or kind == "context_overflow"
 
 
-def is_retryable(message: str, status: int | None) -> bool:
+RETRYABLE_KINDS: tuple[ErrorKind, ...] = ("rate_limit", "quota", "overloaded", "server_error", "timeout",
+                                          "connection_refused", "connection_reset")
+"""The kinds OpenCode's retryable messages name (_RETRYABLE_MESSAGE above, and too_many_requests,
+exhausted, unavailable): rate limits, exhausted resources, overload and unavailability, server errors,
+timeouts, and network failures. A stream error event is retryable only by its words in OpenCode: the
+kind ``stream_error`` says none of these, so it is not retryable here."""
+
+
+def is_retryable(kind: ErrorKind, status: int | None) -> bool:
     """SessionRetry.retryable ga (bin/opencode @96736794).
 
     An HTTP error is an APIError: retryable when the AI SDK marks it so (408, 409, 429, >= 500),
     when the status is >= 500, or when its message matches. Any other error (a stream cut) is
-    retryable only by its message: too_many_requests, exhausted, unavailable, or the patterns.
+    retryable only by its message: too_many_requests, exhausted, unavailable, or the patterns. The
+    port reads the kind the message would be matched for (RETRYABLE_KINDS), not the message.
     """
     if status is not None:
-        return status in (408, 409, 429) or status >= 500 or _matches(message)
-    low = message.lower()
-    return "too_many_requests" in low or "exhausted" in low or "unavailable" in low or _matches(message)
+        return status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS
+    return kind in RETRYABLE_KINDS
 
 
 # A connection that breaks (no HTTP status): the message OpenCode sees is its runtime's, not the one a
@@ -188,12 +191,10 @@ def is_retryable(message: str, status: int | None) -> bool:
 # @94935712) wraps a fetch TypeError "fetch failed" or an error coded ConnectionClosed / ECONNRESET /
 # EPIPE / ... as APICallError("Cannot connect to API: ...", isRetryable: true), and the retry policy
 # retries it. Driving the original showed it: Bun says "The socket connection was closed unexpectedly".
-_CONNECTION_WORDS = ("connection", "disconnect", "reset", "eof", "incomplete", "dropped", "closed", "peer")
-
-
-def is_connection_break(error_type: str, status: int | None) -> bool:
-    """A turn error that is a broken connection rather than an answer from the server."""
-    return status is None and any(w in error_type.lower() for w in _CONNECTION_WORDS)
+def is_connection_break(kind: ErrorKind, status: int | None) -> bool:
+    """A turn error that is a broken connection rather than an answer from the server (the server
+    serves both kinds as a connection closed mid-body)."""
+    return status is None and kind in ("connection_reset", "connection_refused")
 
 
 def _call_ok(name: str, arguments: str) -> bool:
@@ -325,14 +326,14 @@ def decide(turn: Turn, state: State) -> Decision:
 
     retryable: bool | None = None
     if err is not None:
-        if is_overflow(err.type, err.message, err.status):
+        if is_overflow(err.kind, err.status):
             memo["retries"] = 0
             memo["compacting"] = True
             return Remind("context-overflow", "compaction")
-        if is_connection_break(err.type, err.status):
+        if is_connection_break(err.kind, err.status):
             retryable, rule_retry, rule_stop = True, "connection-retry", "error"
         else:
-            retryable = is_retryable(err.message or err.type, err.status)
+            retryable = is_retryable(err.kind, err.status)
             rule_retry, rule_stop = "retry", "error"
     elif turn.finish_raw == "network_error":
         retryable, rule_retry, rule_stop = True, "network-error-finish", "error"
@@ -340,7 +341,7 @@ def decide(turn: Turn, state: State) -> Decision:
         # Responses status 'failed' with no output before it: the AI SDK raises an APICallError
         # whose status defaults to 500, which is retryable. (A failure after output, or one with no
         # error object, would take other paths; the bench's turn does not say, see the report.)
-        retryable, rule_retry, rule_stop = is_retryable("", 500), "responses-failed", "error"
+        retryable, rule_retry, rule_stop = is_retryable("server_error", 500), "responses-failed", "error"
     if retryable is not None:
         if not retryable:
             memo["retries"] = 0

@@ -53,9 +53,11 @@ MAX_PAUSES = 3
 REPEAT_REMIND = 3
 REPEAT_STOP = 4
 
-_TRANSIENT = re.compile(
-    r"rate.?limit|overload|too many requests|server.?error|internal|unavailable|timeout|timed out|"
-    r"connection|reset|terminated|stream", re.IGNORECASE)
+_TRANSIENT_KINDS = ("rate_limit", "overloaded", "server_error", "timeout", "connection_refused",
+                    "connection_reset", "stream_cut", "stream_error")
+"""Errors worth a resend when no HTTP status says otherwise: the provider's or the network's
+passing trouble, never the request's fault (overflow, invalid, auth, permission, not found,
+filter) nor an exhausted quota, which a resend cannot fix."""
 _TRANSIENT_RAW = {"MALFORMED_FUNCTION_CALL", "failed"}
 _TEXT_CALL = re.compile(r"<tool_call>|</tool_call>|\[TOOL_CALLS\]|<function=|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
 
@@ -74,7 +76,7 @@ def _transient(turn: Turn) -> bool:
                                                                             "rate_limit_exceeded")
     if err.status is not None:  # an HTTP status says it all: 4xx other than 408/409/429 is the request's fault
         return err.status in (408, 409, 429) or err.status >= 500
-    return bool(_TRANSIENT.search(f"{err.type} {err.message}"))
+    return err.kind in _TRANSIENT_KINDS
 
 
 def _bad_json(arguments: str) -> bool:

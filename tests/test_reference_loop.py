@@ -125,13 +125,14 @@ def test_an_empty_stop_is_reminded_at_most_twice() -> None:
 
 
 def test_transient_errors_are_resent_at_most_three_times() -> None:
-    err = Turn(finish="error", error=TurnError("server_error", "overloaded", 503))
+    err = Turn(finish="error", error=TurnError("overloaded", "overloaded", 503))
     cell = run(err, then="repeat")
     assert (cell.reason, cell.ok, cell.resends, cell.n_steps) == ("model_error", False, 3, 4)
 
 
 def test_a_client_error_is_not_resent() -> None:
-    err = Turn(finish="error", error=TurnError("invalid_request_error", "context length exceeded", 400))
+    err = Turn(finish="error", error=TurnError("context_overflow", "context length exceeded", 400,
+                                               "context_length_exceeded"))
     cell = run(err, then="repeat")
     assert (cell.reason, cell.ok, cell.resends, cell.n_steps) == ("model_error", False, 0, 1)
 

@@ -20,7 +20,7 @@ def turn_text(turn: Turn, index: int) -> str:
         parts.append("calls " + ", ".join(f"{c.name}({_short(c.arguments, 40)})" for c in turn.tool_calls))
     if turn.error is not None:
         status = f" {turn.error.status}" if turn.error.status is not None else ""
-        parts.append(f"error {turn.error.type}{status}: {_short(turn.error.message, 60)}")
+        parts.append(f"error {turn.error.kind}{status}: {_short(turn.error.message, 60)}")
     if turn.end_turn is not None:
         parts.append(f"end_turn {turn.end_turn}")
     return ", ".join(parts)

@@ -58,7 +58,8 @@ def describe_turn(turn: Turn) -> str:
     if turn.error:
         status = f" {turn.error.status}" if turn.error.status is not None else ""
         message = f" {quoted(turn.error.message, 80)}" if turn.error.message else ""
-        parts.append(f"error={turn.error.type}{status}{message}")
+        code = f" ({turn.error.code})" if turn.error.code else ""
+        parts.append(f"error={turn.error.kind}{status}{code}{message}")
     if turn.end_turn is not None:
         parts.append(f"end_turn={shown_value(turn.end_turn)}")
     if turn.steer:

@@ -150,7 +150,7 @@ def _no_false_ok(pred: Predicate, ex: Example, cap: int) -> str | None:
     turn, index, handled = found
     why = ""
     if turn.error is not None:
-        why = f"an errored turn ({turn.error.type})"
+        why = f"an errored turn ({turn.error.kind})"
     elif turn.finish in _BAD_FINISHES:
         why = {"length": "a truncated turn", "content_filter": "a filtered turn"}.get(turn.finish, "an errored turn")
         why += f" (finish {turn.finish}, raw {turn.finish_raw!r})"

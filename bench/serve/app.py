@@ -387,5 +387,6 @@ def create_app(session: Session) -> Starlette:
     return Starlette(routes=routes)
 
 
-def _err(kind: str, message: str) -> TurnError:
-    return TurnError(kind, message)
+def _err(code: str, message: str) -> TurnError:
+    """The error of a request the server refuses; `code` is the provider's error type it answers with."""
+    return TurnError("not_found" if code == "not_found_error" else "invalid_request", message, code=code)

@@ -72,29 +72,33 @@ def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
     return mapped if mapped is not None else turn.finish_raw
 
 
-ErrorMode: TypeAlias = Literal["http", "stream", "cut"]
+ErrorMode: TypeAlias = Literal["http", "stream", "cut", "end"]
 
-_CUT_WORDS = ("connection", "disconnect", "reset", "eof", "incomplete", "dropped", "closed", "peer")
+_CUT_KINDS = ("connection_reset", "connection_refused")
+"""Kinds served by breaking the connection: the server has already accepted it, so a refused
+connection is served like a reset one (the client sees a transport error either way)."""
 
 
 def error_mode(turn: Turn) -> ErrorMode | None:
-    """How a turn's error is served (None: the turn has no error).
+    """How a turn's error is served (None: the turn has no error), read from its kind and status only.
 
-    ``cut``: the type says the connection broke (connection, reset, eof, incomplete, ...) and no
-    status is given: the response starts, carries the turn's partial output, and the connection is
-    closed without ending the body. ``stream``: the type names a stream (``stream_error``), or the
-    turn has output before the error (content, reasoning or tool calls), or there is no status: the
-    output is streamed, then the provider's error event, carrying the status as its code if any.
-    ``http``: otherwise, that HTTP status with the provider's error body.
+    ``cut``: a connection that breaks (``connection_reset``, ``connection_refused``) with no status:
+    the response starts, carries the turn's partial output, and the connection is closed without
+    ending the body. ``end``: ``stream_cut``: the output is streamed and the stream ends cleanly,
+    with no finish and no error event. ``stream``: an in-stream error (``stream_error``), or output
+    before the error (content, reasoning or tool calls), or no status: the output is streamed, then
+    the provider's error event, carrying the status as its code if any. ``http``: otherwise, that
+    HTTP status with the provider's error body.
     """
     err = turn.error
     if err is None:
         return None
-    kind = err.type.lower()
-    if err.status is None and any(w in kind for w in _CUT_WORDS):
+    if err.status is None and err.kind in _CUT_KINDS:
         return "cut"
+    if err.kind == "stream_cut":
+        return "end"
     has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
-    if err.status is None or "stream" in kind or has_output:
+    if err.status is None or err.kind == "stream_error" or has_output:
         return "stream"
     return "http"
 
@@ -110,27 +114,33 @@ def render(wire: Wire, turn: Turn, ctx: Context, stream: bool) -> Rendered:
         if mode == "cut":  # the JSON body breaks off half-way
             text = json.dumps(_JSON[wire](turn, ctx), ensure_ascii=False)
             return Rendered(200, frames=(text[:len(text) // 2].encode(),), cut=True, media="application/json")
-        if err is not None and not failed_response:
+        if err is not None and mode != "end" and not failed_response:
             return Rendered(err.status or IN_STREAM_JSON_STATUS, body=error_body(wire, err))
-        return Rendered(200, body=_JSON[wire](turn, ctx))
+        return Rendered(200, body=_JSON[wire](turn, ctx))  # (a stream cut, asked without a stream: no finish)
     frames = tuple(_STREAM[wire](turn, ctx))
     if mode == "cut":
         return Rendered(200, frames=frames[:-1], cut=True)  # the output, without the error event
+    if mode == "end":
+        return Rendered(200, frames=frames[:-1])  # the output, then the stream ends: no finish, no error event
     return Rendered(200, frames=frames)
 
 
 def error_body(wire: Wire, err: TurnError) -> dict[str, Any]:
-    """The provider's error body (for an HTTP error status, or inside a stream); an OpenAI body's
-    `code` is the status when the turn gives one (OpenRouter's in-stream errors do), else the type."""
+    """The provider's error body (for an HTTP error status, or inside a stream).
+
+    The error's `code` and `message` are echoed as data, never read: the body's type is the
+    recorded code, else the kind; an OpenAI body's `code` is the status when the turn gives one
+    (OpenRouter's in-stream errors do), else the recorded code, else the kind."""
+    name = err.code or err.kind
     if wire == "anthropic":
-        return {"type": "error", "error": {"type": err.type, "message": err.message}}
-    code: str | int = err.status if err.status is not None else err.type
-    return {"error": {"message": err.message, "type": err.type, "param": None, "code": code}}
+        return {"type": "error", "error": {"type": name, "message": err.message}}
+    code: str | int = err.status if err.status is not None else name
+    return {"error": {"message": err.message, "type": name, "param": None, "code": code}}
 
 
 def script_ended(wire: Wire, detail: str) -> dict[str, Any]:
     """The error body answering a request past the end of a `then: end` sequence."""
-    return error_body(wire, TurnError("script_ended", detail))
+    return error_body(wire, TurnError("invalid_request", detail, code="script_ended"))
 
 
 def pieces(text: str, size: int = CHUNK) -> list[str]:
@@ -308,7 +318,7 @@ def _responses_object(turn: Turn, ctx: Context, status: str | None, output: list
     error = None
     if final and status == "failed":
         err = turn.error or TurnError("server_error", "the response failed")
-        error = {"code": err.type, "message": err.message}
+        error = {"code": err.code or err.kind, "message": err.message}
     body: dict[str, Any] = {
         "id": ctx.response_id, "object": "response", "created_at": 0, "status": status, "model": ctx.model,
         "output": output, "error": error,
@@ -362,7 +372,7 @@ def _responses_stream(turn: Turn, ctx: Context) -> list[bytes]:
             ev("response.output_item.added", output_index=n, item={**item, "summary": []})
         ev("response.output_item.done", output_index=n, item=item)
     if turn.error is not None and ctx.finish_raw != "failed":
-        ev("error", code=turn.error.type, message=turn.error.message, param=None)
+        ev("error", code=turn.error.code or turn.error.kind, message=turn.error.message, param=None)
         return out
     status = responses_status(ctx.finish_raw)[0]
     if status is None:  # no finish sent: the stream ends without a terminal event

@@ -49,7 +49,7 @@ def test_content_filter_is_retried_five_times_with_guidance(codex: Predicate) ->
 
 def test_a_dropped_stream_is_retried_five_times(codex: Predicate) -> None:
     # run_sampling_request: retries < stream_max_retries (5) -> retry; then Err -> run_turn breaks
-    dropped = Turn(finish="error", error=TurnError(type="connection_error", message="connection closed"))
+    dropped = Turn(finish="error", error=TurnError("connection_reset", message="connection closed"))
     cell = run(codex, dropped, then="repeat")
     assert actions(cell) == ["resend stream-retry"] * 5 + ["stop stream-retry-exhausted"]
     assert cell.reason == "stream_error"
@@ -57,7 +57,7 @@ def test_a_dropped_stream_is_retried_five_times(codex: Predicate) -> None:
 
 def test_a_5xx_gets_four_request_retries_per_stream_attempt(codex: Predicate) -> None:
     # default request_max_retries 4 inside each of the 1 + 5 stream attempts: 30 requests in all
-    err = Turn(finish="error", error=TurnError(type="server_error", status=500))
+    err = Turn(finish="error", error=TurnError("server_error", status=500))
     cell = run(codex, err, then="repeat")
     attempt = ["resend request-retry"] * 4
     assert actions(cell) == [*attempt, "resend stream-retry"] * 5 + attempt + ["stop stream-retry-exhausted"]
@@ -67,14 +67,14 @@ def test_a_5xx_gets_four_request_retries_per_stream_attempt(codex: Predicate) ->
 def test_a_rate_limit_is_not_retried(codex: Predicate) -> None:
     # 0.169.0: "exceeded retry limit, last status: 429" (RetryLimit), not retryable; 429 is not a
     # status the transport re-sends
-    limited = Turn(finish="error", error=TurnError(type="rate_limit_error", status=429))
+    limited = Turn(finish="error", error=TurnError("rate_limit", status=429, code="rate_limit_error"))
     cell = run(codex, limited, tools("ls"), answer())
     assert actions(cell) == ["stop rate-limit"] and (cell.reason, cell.ok) == ("error", False)
 
 
 def test_a_completed_response_resets_the_retry_budget(codex: Predicate) -> None:
     # `retries` is a local of run_sampling_request, which run_turn calls afresh per request
-    dropped = Turn(finish="error", error=TurnError(type="connection_error"))
+    dropped = Turn(finish="error", error=TurnError("connection_reset"))
     cell = run(codex, *([dropped] * 5), tools("ls"), *([dropped] * 5), answer())
     assert cell.reason == "turn_complete" and cell.resends == 10
 

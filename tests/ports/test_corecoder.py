@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.discovery import load_file
-from bench.model import Cell, Turn, TurnError
+from bench.model import Cell, ErrorKind, Turn, TurnError
 from bench.predicate import Predicate
 from bench.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
@@ -25,8 +25,8 @@ def run(pred: Predicate, *turns: Turn, then: str = "end", dialect: str = "openai
     return replay(replace(seq(*turns, then=then), dialect=dialect), pred)  # type: ignore[arg-type]
 
 
-def error(status: int | None, kind: str = "server_error") -> Turn:
-    return Turn(finish="error", error=TurnError(type=kind, status=status))
+def error(status: int | None, kind: ErrorKind = "server_error") -> Turn:
+    return Turn(finish="error", error=TurnError(kind, status=status))
 
 
 def test_finish_reason_is_never_read_only_tool_calls_decide(cc: Predicate) -> None:
@@ -48,7 +48,7 @@ def test_fiftieth_tool_round_returns_the_fixed_string_as_success(cc: Predicate) 
 
 def test_retries_do_not_count_as_rounds(cc: Predicate) -> None:
     # the retries live inside llm.chat (llm.py L130-134, L193-209), one round of agent.py L54
-    turns = [t for _ in range(50) for t in (error(429, "rate_limit_error"), tools("bash"))]
+    turns = [t for _ in range(50) for t in (error(429, "rate_limit"), tools("bash"))]
     cell = run(cc, *turns, answer())
     assert cell.resends == 50 and len(cell.tools_run) == 50 and cell.reason == "max_rounds"
 
@@ -62,13 +62,13 @@ def test_persistent_5xx_costs_three_attempts_of_three_requests(cc: Predicate) ->
 
 def test_bad_request_gets_one_more_call_without_stream_options(cc: Predicate) -> None:
     # llm.py L130-134: except BadRequestError -> pop stream_options -> _call_with_retry again, once
-    cell = run(cc, error(400, "invalid_request_error"), then="repeat")
+    cell = run(cc, error(400, "invalid_request"), then="repeat")
     assert [s.decision.rule for s in cell.steps] == ["bad-request-fallback", "raise"]
 
 
 def test_a_401_is_not_retried_at_all(cc: Predicate) -> None:
     # openai _should_retry: not 408/409/429/5xx; llm.py L203-209: status < 500 -> raise
-    cell = run(cc, error(401, "authentication_error"), then="repeat")
+    cell = run(cc, error(401, "authentication"), then="repeat")
     assert (cell.n_steps, cell.reason) == (1, "api_error")
 
 
@@ -91,8 +91,8 @@ def test_cut_arguments_fail_but_empty_arguments_run(cc: Predicate) -> None:
 def test_a_body_cut_after_the_headers_is_a_stream_error_but_a_refused_connect_is_retried(cc: Predicate) -> None:
     # httpx's "incomplete chunked read" happens while llm.py L141 iterates (no retry); a refused
     # connect fails inside create() and gets both retry layers (openai client x2, L193-209 x3)
-    cut = Turn(finish="error", error=TurnError(type="connection_error",
+    cut = Turn(finish="error", error=TurnError("connection_reset",
                                                message="peer closed connection (incomplete chunked read)"))
-    refused = Turn(finish="error", error=TurnError(type="connection_error", message="Connection refused"))
+    refused = Turn(finish="error", error=TurnError("connection_refused", message="Connection refused"))
     assert run(cc, cut, then="repeat").n_steps == 1
     assert run(cc, refused, then="repeat").n_steps == 9

@@ -76,7 +76,7 @@ def test_a_streamed_reply_with_valid_calls_and_no_finish_reason_runs_them(hermes
 
 def test_a_dropped_connection_is_retried_twice_on_the_stream_before_it_counts(hermes: Predicate) -> None:
     # chat_completion_helpers.py L3227 HERMES_STREAM_RETRIES=2, L3389-3450; then the outer retry
-    cut = Turn(finish="error", error=TurnError(type="connection_error", message="peer closed connection"))
+    cut = Turn(finish="error", error=TurnError("connection_reset", message="peer closed connection"))
     cell = run(hermes, cut, cut, cut, answer())
     assert actions(cell) == ["resend stream-retry", "resend stream-retry", "resend api-error-retry",
                              "stop text-response"]
@@ -115,7 +115,7 @@ def test_cut_json_arguments_in_a_chat_stream_are_a_length_truncation(hermes: Pre
 
 def test_server_errors_get_three_attempts(hermes: Predicate) -> None:
     # agent_init.py L1586-1594 api_max_retries 3; L3126 retry_count += 1; L4106 >= max -> stop
-    err = Turn(finish="error", error=TurnError(type="server_error", status=500))
+    err = Turn(finish="error", error=TurnError("server_error", status=500))
     cell = run(hermes, err, then="repeat")
     assert actions(cell) == ["resend api-error-retry"] * 2 + ["stop api-error-stop"]
 
@@ -150,7 +150,7 @@ def test_inner_loop_resends_do_not_count_toward_max_iterations(hermes: Predicate
 
 def test_a_context_overflow_on_the_first_request_cannot_be_compressed(hermes: Predicate) -> None:
     # conversation_loop.py L3817-3840: compression that shrinks nothing -> "Cannot compress further"
-    overflow = Turn(finish="error", error=TurnError(type="stream_error", message="context length exceeded"))
+    overflow = Turn(finish="error", error=TurnError("context_overflow", message="context length exceeded"))
     assert actions(run(hermes, overflow, answer())) == ["stop context-uncompressible"]
     # three messages cannot be summarised either (context_compressor.py L3353-3356): the same stop
     later = run(hermes, tools("bash"), overflow, answer())
@@ -159,7 +159,8 @@ def test_a_context_overflow_on_the_first_request_cannot_be_compressed(hermes: Pr
 
 def _window(limit: int) -> Turn:
     message = f"This model's maximum context length is {limit} tokens. Your messages resulted in 204308 tokens."
-    return Turn(finish="error", error=TurnError(type="invalid_request_error", message=message, status=400))
+    return Turn(finish="error", error=TurnError("context_overflow", message=message, status=400,
+                                                 code="context_length_exceeded", context_window=limit))
 
 
 def test_a_compression_counts_only_when_the_error_reports_a_smaller_window(hermes: Predicate) -> None:

@@ -71,7 +71,7 @@ def test_anthropic_loop_has_no_cap(anthropic: Predicate) -> None:
 
 def test_both_versions_retry_twice_in_the_client_then_raise(anthropic: Predicate, openai: Predicate) -> None:
     # no try/except in agent_loop or __main__; the SDK clients retry 408/409/429/5xx twice
-    overloaded = Turn(finish="error", error=TurnError(type="overloaded_error", status=529))
+    overloaded = Turn(finish="error", error=TurnError("overloaded", status=529, code="overloaded_error"))
     for pred in (anthropic, openai):
         cell = run(pred, overloaded, then="repeat")
         assert (cell.n_steps, cell.resends, cell.reason, cell.ok) == (3, 2, "api_error", False)

@@ -88,7 +88,7 @@ def test_a_call_id_reused_for_another_call_raises(oa: Predicate) -> None:
 
 def test_client_retries_do_not_count_as_turns(oa: Predicate) -> None:
     # the openai client's retries happen inside one get_response call (model_retry.py L574-686)
-    limited = Turn(finish="error", error=TurnError(type="rate_limit_error", status=429))
+    limited = Turn(finish="error", error=TurnError("rate_limit", status=429, code="rate_limit_error"))
     turns = [t for k in range(10) for t in (limited, fresh("bash", k))]
     cell = run(oa, *turns, answer())
     assert (cell.resends, len(cell.tools_run), cell.reason) == (10, 10, "MaxTurnsExceeded")
@@ -105,7 +105,7 @@ def test_non_object_arguments_are_answered_with_an_error_and_empty_ones_run(oa: 
 
 
 def test_no_runner_retry_by_default_so_a_persistent_500_ends_after_three_requests(oa: Predicate) -> None:
-    cell = run(oa, Turn(finish="error", error=TurnError(type="server_error", status=500)), then="repeat")
+    cell = run(oa, Turn(finish="error", error=TurnError("server_error", status=500)), then="repeat")
     assert (cell.n_steps, cell.reason, cell.ok) == (3, "APIError", False)
 
 

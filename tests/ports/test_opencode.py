@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.discovery import load_file
-from bench.model import Cell, Turn, TurnError
+from bench.model import Cell, ErrorKind, Turn, TurnError
 from bench.predicate import Predicate
 from bench.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
@@ -25,7 +25,7 @@ def run(pred: Predicate, *turns: Turn, then: str = "end", dialect: str = "openai
     return replay(replace(seq(*turns, then=then), dialect=dialect), pred)  # type: ignore[arg-type]
 
 
-def http(status: int, message: str = "", kind: str = "api_error") -> Turn:
+def http(status: int, message: str = "", kind: ErrorKind = "server_error") -> Turn:
     return Turn(finish="error", error=TurnError(kind, message, status))
 
 
@@ -48,7 +48,7 @@ def test_a_turn_that_does_not_exit_is_echoed_when_it_has_text(oc: Predicate) -> 
 
 def test_a_broken_connection_is_retried(oc: Predicate) -> None:
     # handleFetchError @94935712: ConnectionClosed -> APICallError isRetryable, whatever the message
-    cut = Turn(finish="error", error=TurnError("connection_error", "peer closed connection (incomplete read)"))
+    cut = Turn(finish="error", error=TurnError("connection_reset", "peer closed connection (incomplete read)"))
     cell = run(oc, cut, then="repeat")
     assert [s.decision.rule for s in cell.steps] == ["connection-retry"] * 5 + ["retries-exhausted"]
     assert (cell.reason, cell.ok) == ("error", False)
@@ -105,14 +105,15 @@ def test_a_client_error_is_not_retried(oc: Predicate) -> None:
     assert (cell.n_steps, cell.steps[0].decision.rule, cell.ok) == (1, "error", False)
 
 
-def test_a_stream_cut_is_retried_by_its_message(oc: Predicate) -> None:
-    cut = Turn(finish="error", error=TurnError("stream_error", "socket hang up"))
+def test_a_connection_reset_mid_stream_is_retried(oc: Predicate) -> None:
+    # "socket hang up" is one of SessionRetry's retryable messages: the kind they name, connection_reset
+    cut = Turn(finish="error", error=TurnError("connection_reset", "socket hang up"))
     cell = run(oc, cut, answer())
     assert [s.decision.action for s in cell.steps] == ["resend", "stop"]
 
 
 def test_a_context_overflow_goes_to_compaction(oc: Predicate) -> None:
-    overflow = http(400, "prompt is too long: 210000 tokens > 200000 maximum")
+    overflow = http(400, "prompt is too long: 210000 tokens > 200000 maximum", "context_overflow")
     summary = answer("Summary of the conversation so far.")
     cell = run(oc, overflow, summary, answer())
     assert [s.decision.rule for s in cell.steps] == ["context-overflow", "compaction-summary", "exit"]

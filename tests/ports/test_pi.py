@@ -82,7 +82,7 @@ def test_anthropic_context_window_exceeded_is_not_in_the_mapper(pi: Predicate) -
 
 
 def test_a_provider_error_stops_at_once_without_retry(pi: Predicate) -> None:
-    err = Turn(finish="error", error=TurnError("rate_limit_error", "Rate limit reached", 429))
+    err = Turn(finish="error", error=TurnError("rate_limit", "Rate limit reached", 429, "rate_limit_error"))
     cell = run(pi, err, answer())
     assert (cell.n_steps, cell.reason, cell.ok, cell.resends) == (1, "error", False, 0)
 

@@ -104,8 +104,8 @@ def test_non_standard_finish_string_is_sent_verbatim() -> None:
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
 def test_error_turn_with_a_status_is_that_http_status_and_body(stream: bool) -> None:
-    seq = make_sequence([{"finish": "error", "error": {"type": "rate_limit_error", "message": "slow down",
-                                                       "status": 429}}], "openai-chat")
+    seq = make_sequence([{"finish": "error", "error": {"kind": "rate_limit", "code": "rate_limit_error",
+                                                       "message": "slow down", "status": 429}}], "openai-chat")
     with serving(seq) as srv, pytest.raises(openai.RateLimitError) as info:
         oai(srv.base_url).chat.completions.create(model="m", messages=USER, stream=stream)  # type: ignore[call-overload]
     assert info.value.status_code == 429
@@ -114,13 +114,27 @@ def test_error_turn_with_a_status_is_that_http_status_and_body(stream: bool) -> 
 
 def test_error_turn_without_a_status_breaks_the_chat_stream_after_its_content() -> None:
     seq = make_sequence([{"finish": "error", "content": "partial answ",
-                          "error": {"type": "server_error", "message": "stream cut"}}], "openai-chat")
+                          "error": {"kind": "server_error", "message": "stream cut"}}], "openai-chat")
     seen: list[str] = []
     with serving(seq) as srv, pytest.raises(openai.APIError, match="stream cut"):
         for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
                                                                stream=True):
             seen.extend(c.delta.content or "" for c in chunk.choices)
     assert "".join(seen) == "partial answ"
+
+
+def test_a_stream_cut_ends_the_chat_stream_cleanly_with_no_finish_and_no_error_event() -> None:
+    seq = make_sequence([{"finish": "error", "content": "partial answ",
+                          "error": {"kind": "stream_cut", "message": "never sent"}}], "openai-chat")
+    seen: list[str] = []
+    finishes: list[str | None] = []
+    with serving(seq) as srv:
+        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+                                                               stream=True):
+            seen.extend(c.delta.content or "" for c in chunk.choices)
+            finishes.extend(c.finish_reason for c in chunk.choices)
+    assert "".join(seen) == "partial answ"
+    assert set(finishes) == {None}
 
 
 # ---------------------------------------------------------------- Anthropic Messages
@@ -183,7 +197,7 @@ def test_anthropic_json_sends_invalid_arguments_as_an_empty_input_object() -> No
 
 def test_anthropic_in_stream_error_raises_in_the_client() -> None:
     seq = make_sequence([{"finish": "error", "content": "partial",
-                          "error": {"type": "overloaded_error", "message": "Overloaded"}}], "anthropic")
+                          "error": {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded"}}], "anthropic")
     with (serving(seq) as srv, pytest.raises(anthropic.APIStatusError, match="Overloaded"),
           claude(srv.url).messages.stream(model="m", max_tokens=5, messages=USER) as s):  # type: ignore[arg-type]
         s.get_final_message()
@@ -263,7 +277,7 @@ def test_responses_end_turn_flag_is_on_the_completed_response() -> None:
 
 def test_a_stream_error_with_a_status_is_sent_inside_a_200_stream_with_the_status_as_code() -> None:
     seq = make_sequence([{"finish": "error", "finish_raw": None, "content": "", "reasoning": "We need",
-                          "error": {"type": "stream_error", "message": "Token limit reached", "status": 400}}],
+                          "error": {"kind": "stream_error", "message": "Token limit reached", "status": 400}}],
                         "openai-chat")
     with serving(seq) as srv, pytest.raises(openai.APIError) as info:
         for _ in oai(srv.base_url).chat.completions.create(model="m", messages=USER, stream=True):  # type: ignore[arg-type]
@@ -274,7 +288,7 @@ def test_a_stream_error_with_a_status_is_sent_inside_a_200_stream_with_the_statu
 
 def test_a_connection_error_turn_cuts_the_stream_off_mid_body() -> None:
     seq = make_sequence([{"finish": "error", "content": "partial",
-                          "error": {"type": "connection_error", "message": "peer closed connection"}}],
+                          "error": {"kind": "connection_reset", "message": "peer closed connection"}}],
                         "openai-chat")
     seen: list[str] = []
     # openai 3.x wraps the transport's "incomplete chunked read" in APIConnectionError while iterating
