@@ -165,6 +165,7 @@ class _Groups:
             raise CaptureError(self.shown, where, "resourceSpans: " + ("missing" if "resourceSpans" not in obj
                                                                        else "expected an array"))
         roots: list[str] = []
+        ended: list[Traced] = []
         for i, rs in enumerate(resource_spans):
             path = f"resourceSpans[{i}]"
             if not isinstance(rs, dict):
@@ -189,12 +190,16 @@ class _Groups:
                     conv = span.attrs.get("gen_ai.conversation.id")
                     key = conv if isinstance(conv, str) and conv else f"trace-{span.trace}"
                     group = self.open.get(key)
+                    if group is not None and span.start - group.last_end > GAP_NS:
+                        ended.append(self._close(key))  # the conversation went quiet, then came back
+                        group = None
                     if group is None:
                         group = self.open[key] = _Group(key, service=str(service))
                     group.spans.append(span)
                     group.last_end = max(group.last_end, span.end)
         closing = sorted({f"trace-{t}" for t in roots} & self.open.keys()
                          | {k for k, g in self.open.items() if self.latest - g.last_end > GAP_NS})
+        yield from ended
         for key in closing:
             yield self._close(key)
 
