@@ -74,3 +74,13 @@ def assert_sequence_recovered(got: Sequence, sequence_id: str, answered: list[in
     for i, (turn, k) in enumerate(zip(got.turns, answered, strict=True)):
         assert_turn_recovered(turn, sent.turns[k], got.dialect, sent.dialect, f"{got.id} turns[{i}]",
                               content=i not in skip.get("content", set()), usage=i not in skip.get("usage", set()))
+
+
+def corpus_on(path: Path, out: Path) -> tuple[int, str, str]:
+    """``stopbench corpus PATH --out OUT`` as a user runs it: (exit status, stdout, stderr)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "bench", "corpus", str(path), "--out", str(out)],
+                          capture_output=True, text=True, timeout=300, check=False, cwd=ROOT)
+    return proc.returncode, proc.stdout, proc.stderr

@@ -14,7 +14,7 @@ from bench.errors import UnusableInput
 from bench.importers import codex_rollout
 from bench.importers._common import CaptureError
 from bench.model import Sequence
-from tests.importers.served import FIXTURES, assert_sequence_recovered
+from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
 
 DIR = FIXTURES / "codex_rollout"
 # fixture -> (served sequence, the turn that answered each request, from the server's records)
@@ -94,3 +94,14 @@ def test_two_sessions_stream_one_at_a_time(tmp_path: Path) -> None:
     assert next(records).sequence.turns[0].reasoning is not None  # yielded before the bad line is read
     with pytest.raises(CaptureError, match=r"two\.jsonl: line \d+: not a JSON object"):
         list(records)
+
+
+def test_stopbench_corpus_on_a_broken_rollout_exits_2_with_one_line(tmp_path: Path) -> None:
+    lines = (DIR / "responses-function-call-rounds.jsonl").read_bytes().splitlines(keepends=True)
+    n = next(i for i, raw in enumerate(lines) if b'"type":"function_call"' in raw)
+    lines[n] = lines[n].replace(b'"name":"shell"', b'"name":null', 1)
+    path = tmp_path / "rollout-x.jsonl"
+    path.write_bytes(b"".join(lines))
+    status, _, err = corpus_on(path, tmp_path / "out")
+    assert (status, err) == (2, f"{path}: line {n + 1}: payload.name: expected a string, got NoneType\n")
+    assert not (tmp_path / "out").exists()

@@ -16,7 +16,7 @@ from bench.errors import UnusableInput
 from bench.importers import otel
 from bench.importers._common import CaptureError
 from bench.model import Sequence
-from tests.importers.served import FIXTURES, assert_sequence_recovered
+from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
 
 DIR = FIXTURES / "otel"
 # fixture -> (served sequence, the turn that answered each request, fields the instrumentation drops)
@@ -199,3 +199,13 @@ def test_the_semantic_conventions_finish_words_are_read_as_the_dialects_own(tmp_
     assert [(t.finish, t.finish_raw) for t in seq.turns] == [
         ("tool_calls", "tool_use"), ("tool_calls", "tool_use"), ("stop", "end_turn")]
     assert "finish 'tool_call' is the semantic conventions' word" in seq.source
+
+
+def test_stopbench_corpus_on_a_broken_export_exits_2_with_one_line(tmp_path: Path) -> None:
+    good = (DIR / "openai-error-500.jsonl").read_bytes()
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(good + good.replace(b'"traceId": "', b'"traceId": 5, "x": "', 1))
+    status, _, err = corpus_on(path, tmp_path / "out")
+    assert (status, err) == (2, f"{path}: line 2: resourceSpans[0].scopeSpans[0].spans[0].traceId: "
+                                "expected a hex string\n")
+    assert not (tmp_path / "out").exists()
