@@ -44,7 +44,9 @@ from bench.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
 
 FORMAT = "codex"
 _INCOMPLETE = "Incomplete response returned, reason: "
-"""Codex's own words for an incomplete response (the message of its error for one), read verbatim."""
+"""Codex's own words for an incomplete response (the message of its error for one; the string at byte
+offset 380,429 of the 0.169.0 linux-x64 binary), read verbatim: the only place a rollout says why a
+response ended."""
 
 _CODEX_KINDS: dict[str, ErrorKind] = {
     "context_window_exceeded": "context_overflow",
@@ -57,8 +59,14 @@ _CODEX_KINDS: dict[str, ErrorKind] = {
     "http_connection_failed": "connection_refused",
     "response_stream_disconnected": "connection_reset",
 }
-"""Codex's own error variants (``codex_error_info``) whose kind is fixed by the variant; the others
-(``response_too_many_failed_attempts``...) take their kind from the HTTP status they carry."""
+"""Codex's own error variants (``codex_error_info``, serialised in snake case) whose kind is fixed by the
+variant; the others (``response_too_many_failed_attempts``...) take their kind from the HTTP status they
+carry. The names are the strings of the 0.169.0 linux-x64 binary (the serde variant table near byte
+offsets 1,912,164 and 2,274,917: ``context_window_exceeded``, ``usage_limit_exceeded``,
+``http_connection_failed``, ``response_stream_connection_failed``, ``bad_request``,
+``response_stream_disconnected``, ``response_too_many_failed_attempts``, ``server_overloaded``,
+``internal_server_error``); what each means is read from its name, not from source (ambiguity said:
+``http_connection_failed`` may also carry a status, which then is kept but does not change the kind)."""
 
 
 def sniff(path: Path, head: bytes) -> bool:
