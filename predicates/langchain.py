@@ -52,18 +52,13 @@ MODEL_CALLS = 5000  # ceil(9_999 / 2): factory.py L1902, _loop.py L666, L1923
 CLIENT_RETRIES = 2  # openai/_constants.py L8 DEFAULT_MAX_RETRIES; anthropic/_constants.py DEFAULT_MAX_RETRIES
 _RETRY_STATUS = (408, 409, 429)  # openai/_base_client.py _should_retry; anthropic/_base_client.py the same
 
-_RESPONSES_RAW = ("completed", "failed", "cancelled", "incomplete")
+def _wire(state: State) -> str:
+    """Which chat model reads the turn: the one the sequence's API is served to (the driver's wiring).
 
-
-def _wire(turn: Turn, state: State) -> str:
-    """Which chat model reads the turn: Responses for a Responses raw finish, Anthropic for its strings."""
-    raw = (turn.finish_raw or "").split("/", 1)[0]
-    if turn.end_turn is not None or raw in _RESPONSES_RAW:
-        return "openai-responses"
-    if raw in ("end_turn", "tool_use", "max_tokens", "stop_sequence", "pause_turn", "refusal",
-               "model_context_window_exceeded"):
-        return "anthropic"
-    return "openai-chat"
+    openai-responses -> ChatOpenAI(use_responses_api=True); anthropic -> ChatAnthropic; openai-chat
+    and gemini -> ChatOpenAI on Chat Completions (the assumption stated in the module docstring).
+    """
+    return state.dialect if state.dialect in ("openai-responses", "anthropic") else "openai-chat"
 
 
 def _client_retries(err: TurnError) -> bool:
@@ -121,7 +116,7 @@ def _parse(arguments: str, wire: str) -> str:
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
-    wire = _wire(turn, state)
+    wire = _wire(state)
     err = turn.error
     if err is not None and not (wire == "openai-responses" and (turn.finish_raw or "") == "failed"):
         if _client_retries(err) and memo.get("retries", 0) < CLIENT_RETRIES:
