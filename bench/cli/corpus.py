@@ -19,7 +19,7 @@ from bench.cli._common import (
 from bench.corpus.aggregate import FINDINGS
 from bench.corpus.output import write_report
 from bench.corpus.run import Job, run_dask, run_local
-from bench.corpus.sources import FORMATS, plan
+from bench.corpus.sources import FORMATS, SHARD_BYTES, plan
 from bench.errors import UnusableInput
 
 
@@ -34,13 +34,16 @@ from bench.errors import UnusableInput
                    "for a cluster of --workers processes on this machine.")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Worker processes of --dask local.")
+@click.option("--shard-bytes", type=click.IntRange(min=1), default=SHARD_BYTES, show_default=True,
+              help="Bytes of a JSON-lines file per shard (a Parquet shard is 4 row groups, an importer's file one).")
 @predicates_option
 @no_entry_points_option
 @only_predicates_option
 @safety_cap_option
 @quiet_option
 @decision_timeout_option
-def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, workers: int, predicates_dir: Path,
+def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, workers: int, shard_bytes: int,
+               predicates_dir: Path,
                no_entry_points: bool, only: tuple[str, ...], safety_cap: int, quiet: bool) -> None:
     """Replay a corpus of recorded traces (PATH: files or folders) through every predicate.
 
@@ -68,7 +71,7 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
             raise UnusableInput(f"-p {', '.join(unknown)}: no such predicate")
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
-    shards = plan(list(paths), fmt)
+    shards = plan(list(paths), fmt, shard_bytes)
     if not shards:
         raise UnusableInput(f"{', '.join(map(str, paths))}: no corpus file")
     t0 = time.perf_counter()

@@ -30,7 +30,19 @@ import msgspec
 from bench import dialects
 from bench.corpus.record import Traced
 from bench.errors import UnusableInput
-from bench.model import FINISHES, Dialect, ErrorKind, Finish, Kind, Requirement, Sequence, Then, ToolCall, Turn
+from bench.model import (
+    ERROR_KINDS,
+    FINISHES,
+    Dialect,
+    ErrorKind,
+    Finish,
+    Kind,
+    Requirement,
+    Sequence,
+    Then,
+    ToolCall,
+    Turn,
+)
 from bench.yaml_read import paused_gc
 
 __all__ = ["BLOCK_BYTES", "CorpusError", "SequenceLine", "iter_json_lines", "iter_parquet", "line_records"]
@@ -235,6 +247,12 @@ def _require(r: RequireLine, n_turns: int) -> Requirement:
 _AT = re.compile(r"^(?P<msg>.*?)(?: - at `\$(?P<path>[^`]*)`)?$", re.S)
 
 
+_VOCABULARIES: dict[str, tuple[str, ...]] = {
+    "finish": FINISHES, "dialect": dialects.DIALECTS, "error.kind": ERROR_KINDS, "kind": ("recorded", "constructed"),
+    "then": ("repeat", "end")}
+"""The allowed values a refused enum value is told of, by field (as the catalogue's messages say them)."""
+
+
 def _msgspec_problem(exc: msgspec.MsgspecError) -> tuple[str, str]:
     """(field path, problem) of a msgspec error: ``Expected `str`, got `int` - at `$.turns[0].finish```."""
     m = _AT.match(str(exc).replace("\n", " "))
@@ -245,6 +263,12 @@ def _msgspec_problem(exc: msgspec.MsgspecError) -> tuple[str, str]:
         key = msg.split("`")[1] if "`" in msg else "?"
         path = f"{path}.{key}" if path != "(top level)" else key
         msg = "unknown key (not part of the corpus format)"
+    elif msg.startswith("Invalid enum value"):
+        field = path.rsplit(".", 1)[-1]
+        allowed = _VOCABULARIES.get("error.kind" if path.endswith("error.kind") else field)
+        got = msg.removeprefix("Invalid enum value").strip()
+        if allowed:
+            msg = f"expected one of {', '.join(map(repr, allowed))}, got {got}"
     elif msg.startswith("Object missing required field"):
         key = msg.split("`")[1] if "`" in msg else "?"
         path = f"{path}.{key}" if path != "(top level)" else key
