@@ -3,6 +3,7 @@ capture imports to (checked against the test copies of the captures, never the s
 
 from __future__ import annotations
 
+import glob
 import re
 from pathlib import Path
 
@@ -19,7 +20,8 @@ CATALOGUE = load_catalogue(RECORDED)
 EXCERPTS = {"test_pause_turn_web_search_vcr.yaml": "test_pause_turn_web_search_vcr.excerpt.yaml"}
 CONSTRUCTED = {"anthropic-refusal.json", "anthropic-refusal.chunks.txt", "spliced-message-start.chunks.txt"}
 LICENCES = {"pydantic/pydantic-ai": "MIT", "crewAIInc/crewAI": "MIT", "simonw/llm": "Apache-2.0",
-            "vercel/ai": "Apache-2.0"}
+            "vercel/ai": "Apache-2.0", "traceloop/openllmetry": "Apache-2.0", "openai/openai-python": "Apache-2.0",
+            "Arize-ai/openinference": "Apache-2.0"}
 
 
 def _fields(seq: Sequence) -> dict[str, str]:
@@ -31,16 +33,21 @@ def _fields(seq: Sequence) -> dict[str, str]:
     return out
 
 
+def _excerpt_name(name: str) -> str:
+    """The test copy's name when it is an excerpt of the upstream file (`x.yaml` -> `x.excerpt.yaml`)."""
+    return EXCERPTS.get(name, f"{Path(name).stem}.excerpt{Path(name).suffix}")
+
+
 def _copy(seq: Sequence) -> Path:
     name = Path(_fields(seq)["path"]).name
-    hits = list(DATA.glob(f"*/{EXCERPTS.get(name, name)}"))
+    hits = [h for n in (name, _excerpt_name(name)) for h in DATA.glob(f"*/{glob.escape(n)}")]
     assert len(hits) == 1, f"{seq.id}: no test copy of {name}"
     return hits[0]
 
 
 def test_the_recorded_catalogue_loads_cleanly() -> None:
     assert CATALOGUE.problems == []
-    assert len(CATALOGUE.sequences) == 24
+    assert len(CATALOGUE.sequences) == 36
 
 
 @pytest.mark.parametrize("seq", CATALOGUE.sequences, ids=lambda s: s.id)
@@ -60,8 +67,10 @@ def test_provenance_requirements_and_kind(seq: Sequence) -> None:
 def test_sequence_is_what_its_capture_imports_to(seq: Sequence) -> None:
     copy = _copy(seq)
     f = _fields(seq)
-    if copy.name not in EXCERPTS.values():
+    if copy.name != _excerpt_name(Path(f["path"]).name):
         assert git_blob_sha(copy) == f["blob"], f"{copy} is not the upstream blob"
+    elif copy.name not in EXCERPTS.values():  # converted from the excerpt itself: the origin says which part
+        assert "excerpt" in f["origin"], f"{seq.id}: its capture is an excerpt; origin must say so"
     runs = import_capture(copy).runs()
     m = re.search(r"-run(\d+)$", seq.id)
     run = runs[int(m.group(1)) - 1] if m else runs[0]
