@@ -56,7 +56,8 @@ PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropi
 PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0'
 .PHONY: conformance conformance-python conformance-venvs
 conformance: $(STAMP)
-	rc=0; $(MAKE) conformance-python || rc=1; $(MAKE) conformance-node || rc=1; exit $$rc
+	rc=0; $(MAKE) conformance-python || rc=1; $(MAKE) conformance-node || rc=1; \
+	  $(MAKE) conformance-gemini_cli || rc=1; exit $$rc
 
 ## make conformance-python: the three Python loops (what CI runs)
 conformance-python: $(STAMP) conformance-venvs
@@ -80,6 +81,13 @@ conformance-node: $(STAMP) $(NODE_LOOPS:%=$(CONFORM_DIR)/%/.pinned-npm)
 
 $(NODE_LOOPS:%=conformance-%): conformance-%: $(STAMP) $(CONFORM_DIR)/%/.pinned-npm
 	$(BIN)/stopbench conform $* --conform-dir $(CONFORM_DIR) --timeout 180
+
+## Gemini CLI, on the replay server's Gemini endpoint: its own target, as a failing sequence spends about
+## 4 minutes in its real retry back-off (10 attempts, 5 s doubling to 30 s; predicates/gemini_cli.py)
+NPM_gemini_cli := @google/gemini-cli@0.61.0
+.PHONY: conformance-gemini_cli
+conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
+	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400
 
 $(CONFORM_DIR)/%/.pinned-npm: Makefile
 	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)
