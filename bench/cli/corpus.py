@@ -19,7 +19,7 @@ from bench.cli._common import (
 from bench.corpus.aggregate import FINDINGS
 from bench.corpus.output import write_report
 from bench.corpus.run import Job, run_dask, run_local
-from bench.corpus.sources import FORMATS, SHARD_BYTES, plan
+from bench.corpus.sources import FORMATS, SHARD_BYTES, SUFFIXES, plan
 from bench.errors import UnusableInput
 
 
@@ -71,7 +71,11 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
             raise UnusableInput(f"-p {', '.join(unknown)}: no such predicate")
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
-    shards = plan(list(paths), fmt, shard_bytes)
+    skipped: list[str] = []
+    shards = plan(list(paths), fmt, shard_bytes, skipped)
+    if skipped and not quiet:
+        click.echo(f"skipped {len(skipped)} file(s) of a folder, not in a corpus format ({', '.join(SUFFIXES)} "
+                   f"files that a reader claims): {', '.join(skipped)}", err=True)
     if not shards:
         raise UnusableInput(f"{', '.join(map(str, paths))}: no corpus file")
     t0 = time.perf_counter()

@@ -25,15 +25,17 @@ import msgspec
 from bench.corpus.decode import CorpusError, iter_json_lines, iter_parquet
 from bench.corpus.record import Traced
 from bench.files import display_path
+from bench.importers import PRODUCTION
 
-__all__ = ["FORMATS", "IMPORTERS", "SHARD_BYTES", "Shard", "plan", "records"]
+__all__ = ["FORMATS", "IMPORTERS", "SHARD_BYTES", "SUFFIXES", "Shard", "plan", "records"]
 
-IMPORTERS: dict[str, str] = {
-    "otel": "bench.importers.otel",
-    "claude-code": "bench.importers.claude_code",
-    "codex": "bench.importers.codex_rollout",
-}
-"""Production importers: format name -> module with ``sniff(path, head)`` and ``iter_records(path, shown)``."""
+IMPORTERS = PRODUCTION
+"""Production importers (the one table, :data:`bench.importers.PRODUCTION`): format name -> module with
+``sniff(path, head)`` and ``iter_records(path, shown)``."""
+
+SUFFIXES = (".jsonl", ".ndjson", ".json", ".parquet")
+"""The files a folder argument contributes; others in it (notes, READMEs), and files with these suffixes
+that no reader claims, are skipped and named. A file given by name must be a corpus file."""
 
 FORMATS: tuple[str, ...] = ("auto", "jsonl", "parquet", *IMPORTERS)
 
@@ -64,10 +66,14 @@ def _importer(fmt: str) -> ModuleType | None:
         raise
 
 
-def _files(path: Path) -> list[Path]:
+def _files(path: Path, skipped: list[str] | None) -> list[Path]:
+    """A file given by name is read whatever its name; a folder gives its files with a corpus suffix."""
     if path.is_dir():
-        return sorted(p for p in path.rglob("*") if p.is_file()
-                      and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        found = sorted(p for p in path.rglob("*") if p.is_file()
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        if skipped is not None:
+            skipped += [display_path(p) for p in found if p.suffix.lower() not in SUFFIXES]
+        return [p for p in found if p.suffix.lower() in SUFFIXES]
     if path.is_file():
         return [path]
     raise CorpusError(f"{display_path(path)}: no such file or folder")
@@ -106,13 +112,22 @@ def detect(path: Path, shown: str) -> str:
                       f"inputs of {', '.join(IMPORTERS)}); --format names one")
 
 
-def plan(paths: list[Path], fmt: str = "auto", shard_bytes: int = SHARD_BYTES) -> list[Shard]:
-    """The shards of every file under `paths`, in order. Raises CorpusError on a path it cannot use."""
+def plan(paths: list[Path], fmt: str = "auto", shard_bytes: int = SHARD_BYTES,
+         skipped: list[str] | None = None) -> list[Shard]:
+    """The shards of every file under `paths`, in order (files of a folder without a corpus suffix are
+    added to `skipped`). Raises CorpusError on a path it cannot use."""
     out: list[Shard] = []
     for given in paths:
-        for path in _files(given):
+        in_folder = given.is_dir()
+        for path in _files(given, skipped):
             shown = display_path(path)
-            kind = detect(path, shown) if fmt == "auto" else fmt
+            try:
+                kind = detect(path, shown) if fmt == "auto" else fmt
+            except CorpusError as exc:
+                if not (in_folder and skipped is not None and "not a corpus format" in str(exc)):
+                    raise
+                skipped.append(shown)  # a folder's file no reader claims (metadata, notes): named, not read
+                continue
             if kind in IMPORTERS and _importer(kind) is None:
                 raise CorpusError(f"{shown}: --format {kind}: that importer is not available in this installation")
             if kind == "jsonl":
