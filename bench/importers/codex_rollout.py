@@ -16,6 +16,11 @@ one JSON object per line, ``{"timestamp", "type", "payload"}``. What this import
   records it when the response completed, so the items since the previous one are one turn with
   ``finish_raw: completed`` and that usage. (The rollout keeps no response status of its own; a
   completed response is the only one Codex records usage for, as the fixtures show.)
+- ``event_msg`` of type ``item_completed`` with a ``UserMessage`` item is what the user typed (Codex's
+  own context messages, the environment and instructions, are not such items): after the first
+  response it is the ``steer`` of the turn before it (the loop receives it before its next request,
+  mid-task through ``turn/steer`` or as the next task's prompt; the rollout tells the two apart by
+  ``task_started``, the sequence does not). Before any response it is the prompt, not kept.
 - ``event_msg`` of type ``task_complete`` with an ``error`` ends a task in failure. Codex reports a
   response that came back ``incomplete`` as "Incomplete response returned, reason: R" with
   ``codex_error_info: "other"``; that turn's ``finish_raw`` becomes ``incomplete/R`` (the Responses
@@ -31,7 +36,7 @@ stream cut before it completed (no usage record, no task error) end as a turn wi
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +108,10 @@ def iter_records(path: Path, shown: str) -> Iterator[Traced]:
             payload = typed_field(obj, "payload", dict, shown, where)
             if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
                 session.failed(payload["error"])
+            elif payload.get("type") == "item_completed":
+                item = payload.get("item")
+                if isinstance(item, dict) and item.get("type") == "UserMessage":
+                    session.user(item)
     if session is not None:
         yield session.traced(shown)
 
@@ -143,6 +152,15 @@ class _Session:
             self.calls.append(ToolCall(call_id, name, args))
             self.pending = True
 
+    def user(self, item: dict[str, Any]) -> None:
+        """A user's message after a response is that turn's steer (the loop gets it before its next request)."""
+        text = "".join(p["text"] for p in item.get("content") or () if isinstance(p, dict)
+                       and isinstance(p.get("text"), str))
+        if not self.turns or self.pending:
+            return  # the task's prompt, or a message mid-response (kept for the response's turn: not modelled)
+        last = self.turns[-1]
+        self.turns[-1] = replace(last, steer=f"{last.steer}\n{text}" if last.steer else text)
+
     def completed(self, payload: dict[str, Any]) -> None:
         usage = payload.get("usage")
         rid = payload.get("response_id")
@@ -159,10 +177,8 @@ class _Session:
             if self.pending:
                 self._close(raw, None)
             elif self.turns and self.turns[-1].finish_raw == "completed":
-                last = self.turns[-1]
-                self.turns[-1] = Turn(finish=dialects.canonical("openai-responses", raw), finish_raw=raw,
-                                      content=last.content, tool_calls=last.tool_calls, reasoning=last.reasoning,
-                                      usage=last.usage)
+                self.turns[-1] = replace(self.turns[-1], finish=dialects.canonical("openai-responses", raw),
+                                         finish_raw=raw)
             return
         self._close(None, None)
         variant, status = _variant(info)

@@ -14,6 +14,7 @@ from pathlib import Path
 from bench import dialects
 from bench.catalogue import load_catalogue
 from bench.model import Sequence, Turn
+from bench.serve.render import finish_for
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
@@ -35,30 +36,36 @@ def _args(raw: str) -> object:
 
 
 def assert_turn_recovered(got: Turn, sent: Turn, dialect: str, sent_dialect: str, where: str, *,
-                          content: bool = True, usage: bool = True) -> None:
+                          content: bool = True, usage: bool = True, finish: bool = True) -> None:
     """`got` (imported) says what the server sent as `sent`, on the wire of `dialect`.
 
-    The finish is compared canonically; the raw string verbatim when the sequence was served on its
-    own dialect, else as the served wire's first string for that finish (docs/serve.md). Tool call
+    The finish is the raw string the server sent on that wire (:func:`bench.serve.render.finish_for`:
+    verbatim on the sequence's own dialect, else the wire's first string for the finish) and its
+    canonical reading on that wire; an error turn is compared by kind and status. Tool call
     arguments are compared as JSON values when they parse (an importer that only has the parsed
     object writes it back compactly), else as raw strings. `content=False` and `usage=False` skip
-    fields the recording program does not keep (each caller says why).
+    fields the recording program does not keep, `finish=False` a finish it cannot record (each caller
+    says why).
     """
     __tracebackhide__ = True
-    assert got.finish == sent.finish, f"{where}: finish {got.finish!r}, served {sent.finish!r}"
     if sent.error is not None:
         assert got.error is not None, f"{where}: the served error was not recovered"
         assert got.error.kind == sent.error.kind, f"{where}: error kind {got.error.kind!r}, served {sent.error.kind!r}"
         assert got.error.status == sent.error.status, f"{where}: status {got.error.status}, served {sent.error.status}"
         return
-    want_raw = sent.finish_raw if dialect == sent_dialect else dialects.default_raw(dialect, sent.finish)  # type: ignore[arg-type]
-    assert got.finish_raw == want_raw, f"{where}: finish_raw {got.finish_raw!r}, served {want_raw!r}"
+    if finish:
+        want_raw = finish_for(dialect, sent_dialect, sent)  # type: ignore[arg-type]
+        want = dialects.canonical(dialect, want_raw)  # type: ignore[arg-type]
+        assert got.finish == want, f"{where}: finish {got.finish!r}, served {want!r}"
+        assert got.finish_raw == want_raw, f"{where}: finish_raw {got.finish_raw!r}, served {want_raw!r}"
     if content:
         assert got.content == sent.content, f"{where}: content {got.content!r}, served {sent.content!r}"
     assert [(c.id, c.name, _args(c.arguments)) for c in got.tool_calls] == [
         (c.id, c.name, _args(c.arguments)) for c in sent.tool_calls], f"{where}: tool calls differ"
     if sent.reasoning is not None:
         assert got.reasoning == sent.reasoning, f"{where}: reasoning {got.reasoning!r}, served {sent.reasoning!r}"
+    if sent.steer is not None:
+        assert got.steer == sent.steer, f"{where}: steer {got.steer!r}, served {sent.steer!r}"
     if usage and sent.usage is not None:
         assert got.usage == sent.usage, f"{where}: usage {got.usage}, served {sent.usage}"
 
@@ -73,7 +80,8 @@ def assert_sequence_recovered(got: Sequence, sequence_id: str, answered: list[in
         f"{got.id}: {len(got.turns)} turns imported, the server answered {len(answered)} requests")
     for i, (turn, k) in enumerate(zip(got.turns, answered, strict=True)):
         assert_turn_recovered(turn, sent.turns[k], got.dialect, sent.dialect, f"{got.id} turns[{i}]",
-                              content=i not in skip.get("content", set()), usage=i not in skip.get("usage", set()))
+                              content=i not in skip.get("content", set()), usage=i not in skip.get("usage", set()),
+                              finish=i not in skip.get("finish", set()))
 
 
 def corpus_on(path: Path, out: Path) -> tuple[int, str, str]:

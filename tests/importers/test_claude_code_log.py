@@ -15,7 +15,7 @@ from bench.errors import UnusableInput
 from bench.importers import claude_code_log
 from bench.importers._common import CaptureError
 from bench.model import Sequence
-from tests.importers.served import FIXTURES, assert_sequence_recovered
+from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
 
 DIR = FIXTURES / "claude_code"
 # fixture -> (served sequence, the turn that answered each request, from the server's records)
@@ -119,3 +119,14 @@ def test_each_production_format_sniffs_its_own_fixtures_and_no_other() -> None:
         for other, folder in folders.items():
             for path in sorted((FIXTURES / folder).glob("*.jsonl")):
                 assert mod.sniff(path, path.read_bytes()[:65536]) is (other == name), (name, path.name)
+
+
+def test_stopbench_corpus_on_a_broken_transcript_exits_2_with_one_line(tmp_path: Path) -> None:
+    lines = (DIR / "anthropic-pause-turn.jsonl").read_bytes().splitlines(keepends=True)
+    n = next(i for i, raw in enumerate(lines) if b'"type":"assistant"' in raw)
+    lines[n] = lines[n].replace(b'"id":"msg_stopbench-3-1"', b'"id":7', 1)
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(b"".join(lines))
+    status, _, err = corpus_on(path, tmp_path / "out")
+    assert (status, err) == (2, f"{path}: line {n + 1}: message.id: expected a string, got int\n")
+    assert not (tmp_path / "out").exists()

@@ -17,13 +17,18 @@ from bench.model import Sequence
 from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
 
 DIR = FIXTURES / "codex_rollout"
-# fixture -> (served sequence, the turn that answered each request, from the server's records)
-CASES = {
-    "responses-function-call-rounds": ("responses-function-call-rounds", [0, 1, 2]),
-    "responses-incomplete-max-output-tokens": ("responses-incomplete-max-output-tokens", [0]),
-    "chat-error-rate-limit": ("chat-error-rate-limit", [0]),
-    "rec-responses-function-call-stream": ("rec-responses-function-call-stream", [0, 1]),
-    "responses-reasoning-only": ("responses-reasoning-only", [0]),
+# fixture -> (served sequence, the turn that answered each request, from the server's records, fields the
+# rollout cannot have)
+CASES: dict[str, tuple[str, list[int], dict[str, set[int]]]] = {
+    "responses-function-call-rounds": ("responses-function-call-rounds", [0, 1, 2], {}),
+    "responses-incomplete-max-output-tokens": ("responses-incomplete-max-output-tokens", [0], {}),
+    "chat-error-rate-limit": ("chat-error-rate-limit", [0], {}),
+    "rec-responses-function-call-stream": ("rec-responses-function-call-stream", [0, 1], {}),
+    "responses-reasoning-only": ("responses-reasoning-only", [0], {}),
+    # a Chat sequence on the Responses wire: the server sent statuses "tool_calls" and "stop", which no
+    # Responses server sends; Codex took each response.completed event as completed, and a rollout keeps
+    # no status, so the finish is not compared
+    "chat-steer-mid-run": ("chat-steer-mid-run", [0, 1, 2, 3, 4], {"finish": {0, 1, 2, 3, 4}}),
 }
 
 
@@ -36,10 +41,10 @@ def only(path: Path) -> Sequence:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_model_response_is_the_served_turn(name: str) -> None:
-    sequence_id, answered = CASES[name]
+    sequence_id, answered, cannot = CASES[name]
     seq = only(DIR / f"{name}.jsonl")
     assert seq.dialect == "openai-responses"
-    assert_sequence_recovered(seq, sequence_id, answered)
+    assert_sequence_recovered(seq, sequence_id, answered, **cannot)
 
 
 def test_an_incomplete_response_is_read_from_codexs_task_error() -> None:
@@ -52,6 +57,11 @@ def test_a_failed_task_without_a_response_is_an_error_turn_with_codexs_variant()
     err = seq.turns[0].error
     assert err is not None
     assert (err.kind, err.status, err.code) == ("rate_limit", 429, "response_too_many_failed_attempts")
+
+
+def test_a_message_typed_after_a_response_is_that_turns_steer() -> None:
+    seq = only(DIR / "chat-steer-mid-run.jsonl")
+    assert [t.steer for t in seq.turns] == [None, None, "Also update the README's option table.", None, None]
 
 
 def test_usage_comes_from_each_responses_usage_record() -> None:
