@@ -49,6 +49,8 @@ _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
     ("/embeddings", "an embeddings call is not a model turn"),
 )
 _CONVERSATION_KEYS = ("messages", "contents", "input", "prompt")
+UNKNOWN_BODY = "cassette: a body in a format no importer reads"
+"""How a skipped model call whose body no importer reads is counted in :attr:`ImportResult.unknown`."""
 
 
 def dialect_of_uri(uri: str) -> Dialect | None:
@@ -182,6 +184,8 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
                 turn = ImportedTurn(Turn("error", None, error=provider_error(status, None, message)),
                                     dialect or "openai-chat")
             elif dialect is None and not _looks_like_model_body(content):
+                if _is_model_request(request):  # a model call in a format no importer reads (Ollama's /api/chat)
+                    result.unknown[UNKNOWN_BODY] += 1
                 result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
                 return None
             else:
@@ -189,7 +193,7 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
         else:
             raise CaptureError(shown, bwhere, "the response has no body")
     except UnknownFormat as exc:
-        result.unknown["cassette: a body in a format no importer reads"] += 1
+        result.unknown[UNKNOWN_BODY] += 1
         inside = exc.where.removeprefix(f"{where}.")
         result.skipped.append(f"{where} {method} {uri}: {inside}: {exc.problem.removesuffix(' (use --format)')}")
         return None

@@ -164,3 +164,16 @@ def test_a_mistral_streamed_tool_call_is_one_call() -> None:
     assert t.turn.finish == "tool_calls"
     (call,) = t.turn.tool_calls
     assert call.name == "get_weather" and orjson.loads(call.arguments)
+
+
+def test_an_ollama_api_chat_call_in_a_cassette_is_skipped_counted_and_named() -> None:
+    """Ollama's own /api/chat (NDJSON) is a model call in a format no importer reads."""
+    from bench.importers import ImportResult
+    from bench.importers.cassette import UNKNOWN_BODY, import_cassette
+    path = DATA / "openinference/test_chat.yaml"
+    result = ImportResult(file="test_chat.yaml", format="cassette")
+    with pytest.raises(CaptureError, match=r"no model call in the cassette .*11434/api/chat"):
+        import_cassette(str(path), "test_chat.yaml", None, result)
+    assert result.unknown == {UNKNOWN_BODY: 1}
+    res = CliRunner().invoke(cli, ["import", str(path), "--dry-run"])
+    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
