@@ -48,7 +48,8 @@ def _slug(path: Path) -> str:
 @click.command("import")
 @click.argument("capture", type=click.Path(path_type=Path, dir_okay=False))
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
-              help="The capture's wire format; auto tells it from the extension and the first event.")
+              help="The capture's wire format; auto tells it from the extension and the first event. On a "
+                   "cassette (.yaml/.yml), a dialect forces the dialect of its model calls.")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="Sequence file to write [default: sequences/recorded/<capture stem>.yaml]. A capture "
                    "with several agent runs writes <stem>-run<N>.yaml beside it.")
@@ -72,8 +73,9 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
 
     Formats: OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini generateContent,
     each whole or streamed, and VCR / pytest-recording cassettes holding any of them (one turn per
-    model call). A capture that cannot be read is reported with its file and line or event, and
-    nothing is written. Unknown event types are counted and reported.
+    model call; interactions that are not model calls, such as an image download's 403, and bodies
+    no importer reads are skipped and listed). A capture that cannot be read is reported with its
+    file and line or event, and nothing is written. Unknown event types are counted and reported.
 
     Exit status: 0 when the sequence files were written (or printed with --dry-run); 2 when the
     capture, an option or the target cannot be used (nothing is written then).
