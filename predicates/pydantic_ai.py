@@ -1,0 +1,154 @@
+"""pydantic-ai `Agent.run`: run the tool calls, retry-prompt what fails validation, end on text; 50 requests.
+
+Pin: pydantic/pydantic-ai, PyPI `pydantic-ai-slim[openai,anthropic]==2.68.0` (the library the
+`pydantic-ai` meta-package installs with every extra; the wheel's `pydantic_ai/` paths below),
+licence MIT, with the SDK clients it resolves to: `openai==3.57.0`, `anthropic==2.14.0`
+(Apache-2.0). Read from the installed wheels.
+
+Configuration modelled (the defaults, said once here): `Agent(model, tools=[...])` with
+`output_type=str`, `retries=1` for tools and for output (agent/__init__.py L487-493, L822-826),
+`end_strategy='graceful'` (L641), no output validators, no capabilities or toolsets beyond the
+function tools, `agent.run(prompt)` (not streamed) with the default `UsageLimits()`
+(usage.py L559 `request_limit=50`, L568 `tool_calls_limit=None`). The model is `OpenAIChatModel`,
+`OpenAIResponsesModel` or `AnthropicModel` on a provider built from base URL and key only, so the
+SDK client's own 2 retries apply (models/_sdk_retries.py L24-37: `max_retries` is forwarded only
+when a model setting sets it; providers/_openai_compatible.py L39-56 builds a default AsyncOpenAI).
+Gemini turns are read as a Gemini model on an OpenAI-compatible endpoint (`OpenAIChatModel`):
+ASSUMPTION, stated here (GoogleModel is another extra, not read).
+
+What the loop reads (CallToolsNode, _agent_graph.py L3891-4046): the response's parts. Tool calls
+come first: each is validated and run (an unknown name or arguments that fail the signature's
+schema become a retry prompt to the model, charged to that tool's retry budget); with no tool
+call, non-blank text is the output; a response with no text and no call (empty, blank or
+thinking-only) raises on `length` and `content_filter` finishes and otherwise asks the model
+again once (the output retry budget of 1), then raises UnexpectedModelBehavior.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
+
+PIN = "PyPI pydantic-ai-slim==2.68.0"
+OPENAI = "openai==3.57.0"
+ANTHROPIC = "anthropic==2.14.0"
+REQUEST_LIMIT = 50  # usage.py L559
+TOOL_RETRIES = 1  # agent/__init__.py L487 default=1
+OUTPUT_RETRIES = 1  # the same default, the output budget
+MAX_CONTINUATIONS = 10  # models/_continuation.py L92 MAX_GENERATION_CONTINUATIONS
+CLIENT_RETRIES = 2  # openai/_constants.py L8; anthropic/_constants.py DEFAULT_MAX_RETRIES
+_RETRY_STATUS = (408, 409, 429)
+
+
+def _client_retries(err: TurnError) -> bool:
+    """Whether the SDK client retries this error (a non-streamed request)."""
+    if err.status is None:
+        # served as a broken body (a connection error) or as HTTP 500 (bench/serve/render.py): both retried
+        return True
+    return err.status in _RETRY_STATUS or err.status >= 500
+
+
+def _binds(arguments: str) -> bool:
+    """Whether a call's arguments pass the tool's schema validation (tool_manager.py validate path).
+
+    Empty arguments are validated as '{}'. AMBIGUOUS, the port cannot see the tool's schema: like
+    the other ports it takes a JSON object as binding and anything else (cut JSON, a JSON string)
+    as failing the validation (bench/conform/runner.py tool_specs' convention).
+    """
+    if not arguments.strip():
+        return True
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def _cap(state: State, run: tuple[int, ...] | None, failed: tuple[int, ...], fallback: Decision) -> Decision:
+    """The next request would be the 51st: UsageLimitExceeded before it is made."""
+    if state.memo["requests"] >= REQUEST_LIMIT:
+        return Stop("UsageLimitExceeded", ok=False, rule="request-limit", run=ALL if run is None else run,
+                    failed=failed)
+    return fallback
+
+
+def _tools(turn: Turn, state: State) -> Decision:
+    retries: dict[str, int] = state.memo.setdefault("tool_retries", {})
+    run: list[int] = []
+    failed: list[int] = []
+    failed_names: set[str] = set()
+    for i, c in enumerate(turn.tool_calls):
+        if c.name and _binds(c.arguments):
+            run.append(i)
+            continue
+        # tool_manager.py L519-533: the step-start count of this name against its budget
+        if retries.get(c.name, 0) >= TOOL_RETRIES:
+            return Stop("UnexpectedModelBehavior", ok=False, rule="tool-retries-exceeded", run=tuple(run),
+                        failed=tuple(failed))
+        failed.append(i)
+        failed_names.add(c.name)
+    # tool_manager.py L436-447: succeeded names start over, each failed name counts once per step
+    ok_names = {turn.tool_calls[i].name for i in run}
+    kept = {n: k for n, k in retries.items() if n not in ok_names}
+    for n in failed_names:
+        kept[n] = retries.get(n, 0) + 1
+    state.memo["tool_retries"] = kept
+    decision = Continue("tools", run=ALL if not failed else tuple(run), failed=tuple(failed))
+    return _cap(state, None if not failed else tuple(run), tuple(failed), decision)
+
+
+@predicate(
+    source=f"{PIN}: pydantic_ai/_agent_graph.py CallToolsNode L3891-4046, _handle_tool_calls L4067-4160; pydantic_ai/tool_manager.py; pydantic_ai/usage.py L559-637",
+    max_steps=None,
+    cap_note="request_limit 50 model requests (SDK retries do not count) -> UsageLimitExceeded, ok=False",
+    reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "OutputTokenLimitExceeded",
+             "ContentFilterError", "ModelHTTPError", "ModelAPIError"],
+    rules={
+        "output": f"{PIN} pydantic_ai/_agent_graph.py:L3943-3946, L4017-4020 - no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path",
+        "tools": f"{PIN} pydantic_ai/_agent_graph.py:L3999-4006, L4067-4160; pydantic_ai/tool_manager.py:L808-825, L880-915 - every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request",
+        "tool-retries-exceeded": f"{PIN} pydantic_ai/tool_manager.py:L519-533, L436-447 - a call fails validation while its tool name already used its budget of 1 retry (a failure in an earlier step, with no success of that tool since): UnexpectedModelBehavior 'Tool ... exceeded max retries count of 1', raised out of run",
+        "no-output-retry": f"{PIN} pydantic_ai/_agent_graph.py:L3906-3939, L4021-4046, L851-870 - a response with no tool call and no text (empty, blank text or thinking only), not cut by length nor filtered: a retry prompt ('Please return text or call a tool.') is added as a new request, consuming the output retry budget of 1",
+        "output-retries-exceeded": f"{PIN} pydantic_ai/_agent_graph.py:L851-870 - a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised",
+        "empty-length": f"{PIN} pydantic_ai/_agent_graph.py:L3909-3913 - no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry",
+        "empty-content-filter": f"{PIN} pydantic_ai/_agent_graph.py:L3915-3921 - no actionable output and finish_reason 'content_filter': ContentFilterError, raised",
+        "pause-continue": f"{PIN} pydantic_ai/models/anthropic/__init__.py:L2469, pydantic_ai/_agent_graph.py:L1838-1990 - Anthropic `stop_reason: pause_turn` makes the response `suspended`: the model request node echoes it back and asks again (a continuation, no new message), then merges the segments into one response that CallToolsNode handles; a continuation is not a separate request step (L1805-1813). AMBIGUOUS: tool calls in a paused segment are merged, not run before the continuation; the port does not model running them afterwards",
+        "continuations-exceeded": f"{PIN} pydantic_ai/models/_continuation.py:L92, pydantic_ai/_agent_graph.py:L1911-1921 - more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised",
+        "request-limit": f"{PIN} pydantic_ai/usage.py:L559, L631-637 - before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made",
+        "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_base_client.py _should_retry - the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it ({PIN} models/_sdk_retries.py:L24-37)",
+        "raise": f"{PIN} pydantic_ai/models/openai/_errors.py map_api_errors; pydantic_ai/models/anthropic/__init__.py - the provider's error after the client's retries becomes ModelHTTPError (a status) or ModelAPIError (a connection error) and is raised out of run (no FallbackModel, no retry of its own)",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    if memo.get("sdk", 0) == 0:
+        memo["requests"] = memo.get("requests", 0) + 1
+    err = turn.error
+    if err is not None:
+        if _client_retries(err) and memo.get("sdk", 0) < CLIENT_RETRIES:
+            memo["sdk"] = memo.get("sdk", 0) + 1
+            return Resend("client-retry")
+        memo["sdk"] = 0
+        return Stop("ModelHTTPError" if err.status is not None else "ModelAPIError", ok=False, rule="raise")
+    memo["sdk"] = 0
+    if turn.finish_raw == "pause_turn" and state.dialect == "anthropic":
+        # a suspended response is echoed back and continued; the segments are merged into one response
+        memo["paused"] = memo.get("paused", 0) + 1
+        memo["requests"] -= 1  # the continuation is not a separate request step (L1805-1813)
+        if memo["paused"] > MAX_CONTINUATIONS:
+            return Stop("UnexpectedModelBehavior", ok=False, rule="continuations-exceeded")
+        memo["stitched"] = memo.get("stitched", False) or bool(turn.content) or bool(turn.tool_calls)
+        return Continue("pause-continue", run=())
+    stitched = memo.pop("stitched", False)
+    memo["paused"] = 0
+    if turn.tool_calls:
+        return _tools(turn, state)
+    if turn.content or stitched:
+        return Stop("output", ok=True, rule="output")
+    if turn.finish == "length":
+        return Stop("OutputTokenLimitExceeded", ok=False, rule="empty-length")
+    if turn.finish == "content_filter":
+        return Stop("ContentFilterError", ok=False, rule="empty-content-filter")
+    memo["output_retries"] = memo.get("output_retries", 0) + 1
+    if memo["output_retries"] > OUTPUT_RETRIES:
+        return Stop("UnexpectedModelBehavior", ok=False, rule="output-retries-exceeded")
+    return _cap(state, None, (), Remind("no-output-retry"))
