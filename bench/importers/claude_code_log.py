@@ -17,7 +17,11 @@ object per line to a transcript per session. What this importer reads, and why:
   gave up on (``apiErrorStatus``, ``apiErrorType``): an error turn too, not a model response.
 - ``isSidechain: true`` lines belong to a sub-agent's own loop; they are skipped and counted in
   the source (a sub-agent is another sequence, in its own file in newer versions).
-- everything else (user prompts and tool results, attachments, request shapes, queue operations,
+- a ``type: user`` line whose content is what the user typed (not tool results, not ``isMeta``) after
+  a response is the ``steer`` of that turn: the loop receives it before its next request. That is how a
+  session continued with ``claude --continue`` (or a prompt queued while Claude Code worked) reads;
+  Claude Code 2.1.328 appends a continued session to the same file under the same ``sessionId``.
+- everything else (the first prompt, tool results, attachments, request shapes, queue operations,
   cost state, summaries) is not a model response and is skipped without parsing further.
 
 One sequence per session: a new ``sessionId`` starts the next one, so a file holding several
@@ -29,7 +33,7 @@ stop reason is kept verbatim as ``finish_raw``. The first ``api-request`` line's
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +73,8 @@ def iter_records(path: Path, shown: str) -> Iterator[Traced]:
             continue  # lines before the first message (none of them is a turn)
         if kind == "assistant":
             session.assistant(obj, shown, where)
+        elif kind == "user":
+            session.user(obj)
         elif kind == "system" and obj.get("subtype") == "api_error":
             session.api_error(obj, shown, where)
         elif kind == "api-request" and session.max_tokens is None:
@@ -131,6 +137,25 @@ class _Session:
                 if isinstance(usage, dict) else None)
         for i, block in enumerate(content):
             self._block(block, shown, f"{where}: message.content[{i}]")
+
+    def user(self, obj: dict[str, Any]) -> None:
+        """A prompt the user typed after a response is that turn's steer (tool results are not prompts)."""
+        msg = obj.get("message")
+        if obj.get("isSidechain") is True or obj.get("isMeta") is True or not isinstance(msg, dict):
+            return
+        content = msg.get("content")
+        if isinstance(content, list):
+            if any(isinstance(b, dict) and b.get("type") == "tool_result" for b in content):
+                return
+            text = _text_of(content)
+        elif isinstance(content, str):
+            text = content
+        else:
+            return
+        self._close()
+        if self.turns:  # before the first response it is the session's prompt, not kept
+            last = self.turns[-1]
+            self.turns[-1] = replace(last, steer=f"{last.steer}\n{text}" if last.steer else text)
 
     def _block(self, block: object, shown: str, where: str) -> None:
         assert self.open is not None

@@ -15,7 +15,7 @@ from bench.errors import UnusableInput
 from bench.importers import claude_code_log
 from bench.importers._common import CaptureError
 from bench.model import Sequence
-from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
+from tests.importers.served import FIXTURES, assert_sequence_recovered, assert_turn_recovered, corpus_on, served
 
 DIR = FIXTURES / "claude_code"
 # fixture -> (served sequence, the turn that answered each request, from the server's records)
@@ -130,3 +130,13 @@ def test_stopbench_corpus_on_a_broken_transcript_exits_2_with_one_line(tmp_path:
     status, _, err = corpus_on(path, tmp_path / "out")
     assert (status, err) == (2, f"{path}: line {n + 1}: message.id: expected a string, got int\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_continued_session_is_one_sequence_and_the_second_prompt_is_a_steer() -> None:
+    # claude -p, then claude -p --continue: Claude Code appends to the same file and session; the
+    # server served anthropic-tool-use-rounds (turns 0-2) to the first run, anthropic-pause-turn to the second
+    seq = only(DIR / "continued-session.jsonl")
+    first, second = served("anthropic-tool-use-rounds"), served("anthropic-pause-turn")
+    for i, (got, sent) in enumerate(zip(seq.turns, [*first.turns, second.turns[0]], strict=True)):
+        assert_turn_recovered(got, sent, "anthropic", "anthropic", f"turns[{i}]")
+    assert [t.steer for t in seq.turns] == [None, None, "go on", None]
