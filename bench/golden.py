@@ -328,14 +328,18 @@ class Accepted:
 
 def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
                 replace_header: bool = False, mode: AcceptMode = "new", sequences: set[str] | None = None,
-                basis: Basis | None = None, keep_only: set[str] | None = None) -> Accepted:
+                basis: Basis | None = None, keep_only: set[str] | None = None,
+                note: str | None = None) -> Accepted:
     """What accepting `cells` into ``folder/<predicate>.yaml`` would change; raises GoldenError when
     it cannot be done, before anything is written.
 
     mode ``new`` adds only cells with no expectation; ``all`` also replaces mismatching ones (a
     matching cell is never rewritten, so a no-op accept leaves the file byte-identical).
     `sequences` narrows the cells considered. `basis` is required for every new cell and replaces
-    the basis of a replaced cell when given (otherwise the old basis is kept, with the old note).
+    the basis of a replaced cell when given (otherwise the old basis is kept, with the old note);
+    `note`, when given, is the note of every written cell (a replaced cell otherwise keeps its own);
+    in mode ``all`` with a `note`, a matching cell whose note (or basis, when given) differs is
+    rewritten with them, its expectation unchanged (without a note a matching cell is never touched).
     `derived` is required for a new file; on an existing file whose header differs it is refused
     unless `replace_header`. `keep_only`, when given, is the set of sequence ids that exist:
     expectations for any other id are removed (``--prune``). A crashed cell is never stored; it
@@ -361,7 +365,9 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
         if sequences is not None and cell.sequence not in sequences:
             continue
         old = table.get(cell.sequence)
-        if old is not None and (mode == "new" or compare(cell, old) is None):
+        relabel = old is not None and note is not None and (note != old.note
+                                                            or (basis is not None and basis != old.basis))
+        if old is not None and (mode == "new" or (compare(cell, old) is None and not relabel)):
             continue
         if cell.outcome == "crashed":
             refused.append(f"{cell.sequence} x {predicate}: crashed, not accepted: {cell.error or 'no detail'}")
@@ -370,7 +376,8 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
         if chosen is None:
             unbased.append(cell.sequence)
             continue
-        table[cell.sequence] = expected_of(cell, chosen, old.note if old is not None else None)
+        table[cell.sequence] = expected_of(cell, chosen, note if note is not None
+                                           else old.note if old is not None else None)
         (added if old is None else replaced).append(cell.sequence)
     if unbased:
         raise GoldenError(f"{shown}: basis: {len(unbased)} new cell(s) need one ({_some(unbased)}): pass "
@@ -386,9 +393,9 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
 
 def accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
            replace_header: bool = False, mode: AcceptMode = "new", sequences: set[str] | None = None,
-           basis: Basis | None = None, keep_only: set[str] | None = None) -> Accepted:
+           basis: Basis | None = None, keep_only: set[str] | None = None, note: str | None = None) -> Accepted:
     """:func:`plan_accept`, then write the file (atomically) when something changes."""
     planned = plan_accept(folder, predicate, cells, derived=derived, replace_header=replace_header, mode=mode,
-                          sequences=sequences, basis=basis, keep_only=keep_only)
+                          sequences=sequences, basis=basis, keep_only=keep_only, note=note)
     planned.write()
     return planned

@@ -58,7 +58,17 @@ What is modelled, per model response:
 * Other stream errors (the stream ends without ``response.completed``: "stream closed before
   response.completed" @2446904; a body cut mid-stream: "error decoding response body" @8225014;
   ``response.failed`` with no error object) are retried by ``run_sampling_request`` while
-  ``retries < 5`` with the history re-read (Resend); the 6th ends the turn (``stream_error``).
+  ``retries < 5`` with the history re-read; the 6th ends the turn (``stream_error``). The
+  history holds the output items whose ``output_item.done`` arrived before the stream ended, so a
+  retry after output carries them (a Continue, with the calls of those items run) and a retry
+  after none is the same request (a Resend): driving 0.169.0 showed both (chat-finish-null-intent,
+  rec-openrouter-length-then-stream-error: an echo; rec-gemini-prompt-blocked-no-candidates: the
+  same request). Such a stream is: a turn with no finish at all (finish_raw null: no terminal
+  event; Codex reads no finish string, so this holds in every dialect), a ``stream_cut`` or
+  ``connection_reset``, and any error that arrives in a stream that had started: an in-stream
+  error event (``stream_error``), an error with no status, or an error after output, whatever its
+  status (once output has streamed the HTTP status is 200; driving 0.169.0 on a status-400
+  ``error`` event after reasoning showed no end of the response on the event, then the retry).
 * HTTP errors before the stream (``turn.error`` with a status): the transport retries 5xx
   ``request_max_retries`` (4) times itself (Resend); after that the 5xx becomes a retryable
   ``internalServerError`` ("We're currently experiencing high demand", @5390450) and the stream
@@ -66,14 +76,15 @@ What is modelled, per model response:
   layer: "exceeded retry limit, last status: " (@720263), codexErrorInfo
   ``responseTooManyFailedAttempts`` (@2301577), not retryable -> Stop ``error`` at once (observed
   with the default configuration: one request). Other 4xx and context-window / quota errors are
-  fatal. Ambiguous and unobserved: 408 (read as a stream-retryable status), a status error that
-  the server sends in-stream after output (see CONFORMANCE_EXPLAINED).
+  fatal (``context_overflow``, ``quota``: checked first, also in a stream; unverified there). Ambiguous
+  and unobserved: 408 (read as a stream-retryable status).
 
 Dialects: Codex speaks only the Responses API. A sequence of another dialect is read as the
 Responses stream a proxy would produce: tool calls as ``function_call`` items, finish ``length`` as
 ``incomplete/max_output_tokens``, ``content_filter`` as ``incomplete/content_filter``, ``error``
-(a raw error finish with no error object) as ``response.failed`` without an error object, and every
-other finish as ``response.completed``: Codex never reads a finish string.
+(a raw error finish with no error object) as ``response.failed`` without an error object, no finish
+at all as a stream with no terminal event, and every other finish as ``response.completed``: Codex
+never reads a finish string.
 
 Not modelled: auto-compaction, stop and after_agent hooks (none configured), plan mode, mailbox
 pre-emption (multi-agent), invalid-image sanitising, the request-level retry of transport errors
@@ -153,7 +164,8 @@ RULES = {
                     "stream_max_retries (5) -> retries += 1, backoff, re-run the request with the "
                     f"history re-read; {TURN} @c~84500 drain_in_flight runs the tools of items already "
                     f"done; {BIN} @2446904 'stream closed before response.completed', @8225014 'error "
-                    f"decoding response body'; {OBSERVED}",
+                    f"decoding response body'; the items already done are in the history re-read, so a "
+                    f"retry after output is a continue (their calls run), after none a resend; {OBSERVED}",
     "request-retry": f"{BIN} @1948847 ModelProviderInfo.request_max_retries (default 4, secondary): the "
                      "transport re-sends a request answered with a 5xx up to 4 times before the error reaches "
                      "run_sampling_request, then as internalServerError (@2301490, 'We're currently "
@@ -173,25 +185,10 @@ RULES = {
 
 # ---------------------------------------------------------------- conformance (the original, driven)
 # `stopbench conform codex` drives npm @openai/codex@0.169.0 (`codex app-server`, dynamic tools,
-# Codex's default retry settings; conformance/drivers/codex_driver.mjs). What remains below is what
-# the replay server cannot show the way the port models it, not a difference of versions.
-_NO_FINISH = (
-    "Served differently. The server renders a missing finish (finish_raw null) as a Responses stream "
-    "with no terminal event. The port reads a missing finish as a proxy's response.completed (module "
-    "docstring, 'Dialects'). Codex does what the port's own stream-retry rule says for a stream without "
-    "response.completed ('stream closed before response.completed', bin/codex @2446904): it retries. When the "
-    "turn had output, the retry request carries the partial assistant message, so the server sees an echo, not a resend.")
-_IN_STREAM_ERROR = (
-    "Served differently. The turn's error (status 400, type stream_error) comes after output, so the "
-    "server sends it as an in-stream `error` event, not as an HTTP 400. 0.169.0 does not end the "
-    "response on that event: the stream closes without response.completed ('stream closed before "
-    "response.completed'), which is retried. The port classifies the error by its status (4xx -> "
-    "fatal-error), as an HTTP error.")
-CONFORMANCE_EXPLAINED = {
-    "chat-finish-null-intent": _NO_FINISH,
-    "rec-gemini-prompt-blocked-no-candidates": _NO_FINISH,
-    "rec-openrouter-length-then-stream-error": _IN_STREAM_ERROR,
-}
+# Codex's default retry settings; conformance/drivers/codex_driver.mjs). The two differences once
+# explained here (a missing finish read as response.completed; an error after output classified by
+# its status) were settled by following what the driven original does (stream_outcome, in_stream).
+CONFORMANCE_EXPLAINED: dict[str, str] = {}
 
 
 def _memo(state: State) -> dict[str, Any]:
@@ -227,20 +224,40 @@ def stream_outcome(turn: Turn) -> str:
     if err is not None:
         if err.kind in _FATAL_KINDS:
             return "fatal"
+        if in_stream(turn):
+            return "stream"  # the response had started: Codex sees the end of a stream, not a status
         if err.status == 429:
             return "rate_limit"
         if err.status is not None and err.status >= 500:
             return "http5xx"
         if err.status is not None and 400 <= err.status < 500 and err.status != 408:
             return "fatal"
-        return "stream"  # no status: the connection dropped mid-stream; 408: ambiguous, see docstring
+        return "stream"  # 408: ambiguous, see docstring
     if turn.finish == "length":
         return "incomplete"
     if turn.finish == "content_filter":
         return "content_filter"
-    if turn.finish == "error":
-        return "stream"
+    if turn.finish == "error" or turn.finish_raw is None:
+        return "stream"  # no terminal event: 'stream closed before response.completed' (observed)
     return "completed"
+
+
+def in_stream(turn: Turn) -> bool:
+    """Whether the turn's error reaches Codex inside a stream that had started rather than as an HTTP
+    status: an in-stream error event (kind ``stream_error``), a stream that ends or breaks with no
+    terminal event (``stream_cut``, ``connection_reset``), no status at all, or any error after output
+    (once output has streamed the status is 200, so an error can only come as an event)."""
+    err = turn.error
+    if err is None:
+        return False
+    return (err.kind in ("stream_error", "stream_cut", "connection_reset") or err.status is None
+            or has_output(turn))
+
+
+def has_output(turn: Turn) -> bool:
+    """Whether the response streamed output items before it ended: text, reasoning or tool calls.
+    Codex records each item when its ``output_item.done`` arrives, so a retried request carries them."""
+    return bool(turn.content) or bool(turn.reasoning) or bool(turn.tool_calls)
 
 
 @predicate(
@@ -271,7 +288,9 @@ def decide(turn: Turn, state: State) -> Decision:
         m["retries"] += 1
         if outcome == "content_filter":
             return Remind("content-filter-retry", CONTENT_FILTER_GUIDANCE, run=run, failed=failed)
-        return Decision("resend", "stream-retry", run=run, failed=failed)
+        if has_output(turn):  # the items already done are in the history the retry re-reads
+            return Continue("stream-retry", run=run, failed=failed)
+        return Resend("stream-retry")
 
     m["retries"] = 0  # a new run_sampling_request starts with retries = 0
     pending = m["pending"]

@@ -40,10 +40,13 @@ from bench.runner import cells as replay_cells
               help="Let --derived replace the header of an existing golden file.")
 @click.option("--prune", is_flag=True,
               help="Remove expectations whose sequence is no longer in the catalogue.")
+@click.option("--note", default=None,
+              help="The written cells' note: what the cell rests on in words (for observed: what driving the "
+                   "original showed). A replaced cell keeps its note unless this is given.")
 def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
                safety_cap: int, no_entry_points: bool, only_sequences: tuple[str, ...],
                replace: bool, basis: Basis | None, derived: str | None, replace_header: bool,
-               prune: bool) -> None:
+               prune: bool, note: str | None) -> None:
     """Write the current cells of PREDICATES as reviewed expectations.
 
     Run this only after looking at the cells (`stopbench show SEQ -p PRED`): it records what the
@@ -72,7 +75,7 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
     for name, cells in by_predicate.items():
         plan = plan_accept(expected_dir, name, cells, derived=derived, replace_header=replace_header,
                            mode="all" if replace else "new", sequences=wanted, basis=basis,
-                           keep_only=known if prune else None)
+                           keep_only=known if prune else None, note=note)
         plans.append((name, plan, {c.sequence: label(c) for c in cells}))
     refused = False
     for name, plan, labels in plans:

@@ -91,7 +91,27 @@ def test_calls_done_before_a_stream_error_still_run(codex: Predicate) -> None:
     # drain_in_flight runs after try_run_sampling_request's event loop whatever the outcome
     failed = Turn(finish="error", finish_raw="error", tool_calls=(call("read_file"),))
     cell = run(codex, failed, answer())
-    assert cell.steps[0].decision.action == "resend" and cell.tools_run == ("read_file",)
+    # the retried request carries the call and its output: a continue, not a resend (driven: 0.169.0)
+    assert actions(cell)[0] == "continue stream-retry" and cell.tools_run == ("read_file",)
+
+
+def test_a_stream_with_no_finish_is_retried_carrying_its_output(codex: Predicate) -> None:
+    # no terminal event: 'stream closed before response.completed', retried (driven: chat-finish-null-intent)
+    said = Turn(finish="unknown", finish_raw=None, content="I'll check the config first.")
+    assert actions(run(codex, said, answer())) == ["continue stream-retry", "stop no-follow-up"]
+    nothing = Turn(finish="unknown", finish_raw=None)
+    assert actions(run(codex, nothing, answer())) == ["resend stream-retry", "stop no-follow-up"]
+
+
+def test_an_error_after_output_is_a_stream_retry_whatever_its_status(codex: Predicate) -> None:
+    # once output streamed the status is 200: a 400 arrives as an error event, which 0.169.0 does
+    # not end the response on (driven: rec-openrouter-length-then-stream-error)
+    after = Turn(finish="error", reasoning="thinking", content="", error=TurnError("invalid_request", status=400))
+    assert actions(run(codex, after, answer())) == ["continue stream-retry", "stop no-follow-up"]
+    before = Turn(finish="error", error=TurnError("invalid_request", status=400))
+    assert actions(run(codex, before, answer())) == ["stop fatal-error"]
+    event = Turn(finish="error", error=TurnError("stream_error", status=400))
+    assert actions(run(codex, event, answer())) == ["resend stream-retry", "stop no-follow-up"]
 
 
 def test_steer_forces_another_request(codex: Predicate) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +84,15 @@ def test_the_page_shows_each_step_s_changes_and_a_reactive_turn_s_after() -> Non
     turns = next(s for s in data["sequences"] if s["id"] == "reactive")["turns"]
     assert turns[0]["after"] == {"resend": 1, "remind": 2}
     assert "after" not in turns[1]
+
+
+def test_accept_with_a_note_relabels_a_matching_cell_and_without_one_leaves_it(tmp_path: Path) -> None:
+    from bench.golden import plan_accept, read_golden_file
+
+    cells = [next(iter(run([SEQ], [BOOSTER]))).cell]
+    plan_accept(tmp_path, "booster", cells, derived="test", basis="source").write()
+    assert plan_accept(tmp_path, "booster", cells, mode="all", basis="observed").text is None
+    plan_accept(tmp_path, "booster", cells, mode="all", basis="observed", note="seen driving it").write()
+    cell = read_golden_file(tmp_path / "booster.yaml").cells["cut-twice"]
+    assert (cell.basis, cell.note) == ("observed", "seen driving it")
+    assert cell.path == ["resend boost +max_tokens=8192", "resend boost +max_tokens=16384", "stop done"]
