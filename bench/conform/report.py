@@ -244,6 +244,7 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
                         c["not driven"], c["not run"], c["driver failed"]])
     out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
                                           "differs", "not driven", "not run", "driver failed"], tablefmt="github"))
+    out += [f"\n`{d.name}`: {d.reused}." for d in drivers if d.reused]
     out += ["", "## Differences", ""]
     if diffs:
         out.append(tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",

@@ -53,6 +53,9 @@ class Driver:
     interpreter: str | None = None
     """What runs the script (``node``); None: the loop's Python (the ``python`` of run_conformance,
     which for an interpreter driver is the loop's install prefix instead, passed in SPEC as ``loop``)."""
+    reused: str = ""
+    """Why CI reuses this driver's committed record instead of driving the loop (a loop that is not
+    in a registry, driven once from a checkout); empty for the loops CI installs and drives."""
 
     def wire_for(self, sequence: Sequence) -> Wire:
         return self.wires.get(sequence.dialect, self.wire)
@@ -61,6 +64,12 @@ class Driver:
         """Why this loop is not run on `sequence`, or None."""
         return self.skip.get(sequence.dialect)
 
+
+LCC_INSTALL = ("python -m venv LOOP; LOOP/bin/pip install anthropic==2.14.0 openai==3.57.0 python-dotenv; "
+               "the lesson file at its pinned commit under LOOP/src/<commit>/")
+LCC_REUSED = ("learn-claude-code is not in a registry: driven once from checkouts of its pinned commits "
+              "(conformance/drivers/learn_claude_code_driver.py); CI reuses this committed record, "
+              "it does not re-drive it")
 
 DRIVERS: Mapping[str, Driver] = {
     "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
@@ -97,6 +106,13 @@ DRIVERS: Mapping[str, Driver] = {
     "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
                           "pip install 'pydantic-ai-slim[openai,anthropic]==2.68.0'",
                           wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
+    # `gemini -p` (non-interactive) on the Gemini API; every sequence is served as Gemini (a tool-call
+    # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
+    "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
+                         "npm install --prefix LOOP @google/gemini-cli@0.61.0", interpreter="node"),
+    # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
+    **{name: Driver(name, name, "conformance/drivers/learn_claude_code_driver.py", wire, LCC_INSTALL, reused=LCC_REUSED)
+       for name, wire in (("learn_claude_code_s01", "anthropic"), ("learn_claude_code_s01_openai", "openai-chat"))},
 }
 
 
