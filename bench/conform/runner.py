@@ -65,6 +65,7 @@ class Driver:
         return self.skip.get(sequence.dialect)
 
 
+LCC_SCRIPT = "conformance/drivers/learn_claude_code_driver.py"
 LCC_INSTALL = ("python -m venv LOOP; LOOP/bin/pip install anthropic==2.14.0 openai==3.57.0 python-dotenv; "
                "the lesson file at its pinned commit under LOOP/src/<commit>/")
 LCC_REUSED = ("learn-claude-code is not in a registry: driven once from checkouts of its pinned commits "
@@ -111,8 +112,10 @@ DRIVERS: Mapping[str, Driver] = {
     "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
                          "npm install --prefix LOOP @google/gemini-cli@0.61.0", interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
-    **{name: Driver(name, name, "conformance/drivers/learn_claude_code_driver.py", wire, LCC_INSTALL, reused=LCC_REUSED)
-       for name, wire in (("learn_claude_code_s01", "anthropic"), ("learn_claude_code_s01_openai", "openai-chat"))},
+    "learn_claude_code_s01": Driver("learn_claude_code_s01", "learn_claude_code_s01", LCC_SCRIPT, "anthropic",
+                                    LCC_INSTALL, reused=LCC_REUSED),
+    "learn_claude_code_s01_openai": Driver("learn_claude_code_s01_openai", "learn_claude_code_s01_openai", LCC_SCRIPT,
+                                           "openai-chat", LCC_INSTALL, reused=LCC_REUSED),
 }
 
 
