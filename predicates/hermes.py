@@ -66,7 +66,20 @@ import json
 import re
 from typing import Any
 
-from bench import ALL, TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
+from bench import (
+    ALL,
+    TABLES,
+    Continue,
+    Decision,
+    Remind,
+    RequestChanges,
+    Resend,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+)
 
 PIN = "NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9)"
 LOOP = f"{PIN} agent/conversation_loop.py"
@@ -79,6 +92,28 @@ DEFAULT_CONTEXT = 256_000  # model_metadata.py L179-189 DEFAULT_FALLBACK_CONTEXT
 # context_compressor.py L3353-3356: protect_first_n (3, L1310) + 3 tail + 1; `messages` has no system
 # prompt (conversation_loop.py L962 prepends it to api_messages only)
 COMPRESS_MIN_MESSAGES = 3 + 3 + 1
+
+# The output budget of each request. The custom provider's profile gives no max_tokens of the user's,
+# so every request carries the profile's default (plugins/model-providers/custom/__init__.py L95-101,
+# default_max_tokens=65536; agent/transports/chat_completions.py L563-578: ephemeral > user > profile).
+# A length continuation and a truncated-call retry boost it (conversation_loop.py L4418-4432 and
+# L2117-2124): min(max(base * 2**n, requested), max(32768, requested)) with base = agent.max_tokens or
+# 4096 (None here) and `requested` the cap of the request that was cut. With requested = 65536 the boost
+# is 65536 again: the next request does not change max_tokens (driving 0.19.0 showed 65536 on every
+# request of seed000-truncated-max-tokens and chat-length-cut-json-repeat).
+REQUESTED_MAX_TOKENS = 65536  # plugins/model-providers/custom/__init__.py L100
+BOOST_BASE = 4096  # conversation_loop.py L4425, L2118: agent.max_tokens or 4096
+BOOST_CAP = 32768  # conversation_loop.py L4430, L2122
+
+
+def boosted(retries: int, requested: int = REQUESTED_MAX_TOKENS) -> RequestChanges | None:
+    """The request change of the n-th boost: a new max_tokens, or None when it equals the request's."""
+    new = min(max(BOOST_BASE * 2 ** retries, requested), max(BOOST_CAP, requested))
+    return None if new == requested else RequestChanges(max_tokens=new)
+
+
+COMPACTED = RequestChanges(compact=True)
+"""A compression that rewrote the history: the head, a summary and the tail in place of the rest."""
 
 CONTINUE_PROMPT = (
     "[System: Your previous response was truncated by the output length limit. Continue exactly "
@@ -589,13 +624,13 @@ def _length(turn: Turn, m: dict[str, Any], stub: bool = False) -> Decision:
         if m["length"] < 4:
             _append(m, "user")
             if stub:
-                return Remind("stream-stub-continue", STUB_PROMPT)
-            return Remind("length-continue", CONTINUE_PROMPT)
+                return Remind("stream-stub-continue", STUB_PROMPT, changes=boosted(m["length"]))
+            return Remind("length-continue", CONTINUE_PROMPT, changes=boosted(m["length"]))
         return Stop("truncated_after_continuations", ok=False, rule="length-exhausted")
     if m["trunc_tools"] < 4:
         m["trunc_tools"] += 1
         m["inner"] = True
-        return Resend("length-tools-resend")
+        return Resend("length-tools-resend", changes=boosted(m["trunc_tools"]))
     return Stop("response_truncated", ok=False, rule="length-tools-stop")
 
 
@@ -764,7 +799,9 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
             return Stop("context_length_exceeded", ok=False, rule="context-uncompressible")
         m["inner"] = True
         m["retry"] = 0  # the outer loop restarts (L4387-4405), retry_count is set again at L1216
-        return Resend("context-compress")
+        # more than 7 messages: the compressor rewrites them (context_compressor.py L3353-3356 returns
+        # fewer untouched), so the request is compacted; at most 7 only the window was lowered
+        return Resend("context-compress", changes=COMPACTED if m["messages"] > COMPRESS_MIN_MESSAGES else None)
     if status is not None and (
         (400 <= status < 500 and status not in (402, 408, 429))
         or (status in (500, 502) and err.kind == "invalid_request")

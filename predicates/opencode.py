@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, ErrorKind, Remind, Resend, State, Stop, Turn, predicate
+from bench import ALL, Continue, Decision, ErrorKind, Remind, RequestChanges, Resend, State, Stop, Turn, predicate
 
 BIN = "opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)"
 RUN = f"{BIN} SessionPrompt.run"
@@ -218,12 +218,13 @@ def _call_ok(name: str, arguments: str) -> bool:
 # ---------------------------------------------------------------- conformance (the original, driven)
 # `stopbench conform opencode` drives npm opencode-ai@1.18.32 (`opencode run`, custom tool files;
 # conformance/drivers/opencode_driver.mjs). Differences that remain, and why:
+_STEER = ("`opencode run` takes one prompt, and the driver has no way to add a user message while the run "
+          "is going (that needs `opencode serve` and its HTTP API, not tried), so the steer would never reach "
+          "OpenCode: the port's newer-user rule (a user message that arrived while the response streamed) is "
+          "read from the source only.")
+CONFORMANCE_NOT_DRIVEN = {"chat-steer-mid-run": _STEER, "chat-steer-with-tool-calls": _STEER}
+"""Sequences the driver cannot produce for OpenCode: not run, reported 'not driven' (never 'explained')."""
 CONFORMANCE_EXPLAINED = {
-    "chat-steer-mid-run": (
-        "Not driven: the steer never reaches OpenCode. `opencode run` takes one prompt, and the driver "
-        "has no way to add a user message while the run is going (that needs `opencode serve` and its "
-        "HTTP API, not tried). So OpenCode exits after turn 2 (the exit rule), where the port takes the "
-        "newer user message (rule newer-user)."),
     "gemini-malformed-function-call": (
         "Served differently. There is no Gemini endpoint, so the Gemini sequence goes out on Chat. "
         "MALFORMED_FUNCTION_CALL (canonical 'error') has no Chat finish string, so the server sends the "
@@ -231,6 +232,10 @@ CONFORMANCE_EXPLAINED = {
         "loop does not exit (rule unknown-finish; the turn is empty: resend). The port reads the Gemini "
         "string with @ai-sdk/google's mapper, where it is 'error', which exits."),
 }
+
+
+COMPACTED = RequestChanges(compact=True)
+"""The request after a compaction's summary carries the summary in place of the history before it."""
 
 
 @predicate(
@@ -309,7 +314,10 @@ CONFORMANCE_EXPLAINED = {
         "compaction-summary": (
             f"{BIN} SessionCompaction.process @96755709-96760200: the summary request; on 'continue' with auto "
             "(text @96759511) it adds a synthetic user message ('Continue if you have next steps...') and the "
-            "loop goes on; an error there sets the message error and returns 'stop'"
+            "loop goes on; an error there sets the message error and returns 'stop'. The next request is "
+            f"compacted: {RUN} re-reads the messages at the top of every iteration with "
+            "Me.filterCompactedEffect (@96801238), which drops everything before the completed compaction "
+            "(the summary stands in for it): changes compact"
         ),
     },
 )
@@ -322,7 +330,7 @@ def decide(turn: Turn, state: State) -> Decision:
         if err is not None:
             return Stop("error", ok=False, rule="compaction-summary")
         return Remind("compaction-summary", "Continue if you have next steps, or stop and ask for "
-                      "clarification if you are unsure how to proceed.")
+                      "clarification if you are unsure how to proceed.", changes=COMPACTED)
 
     retryable: bool | None = None
     if err is not None:
