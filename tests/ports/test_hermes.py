@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.discovery import load_file
-from bench.model import Cell, Turn, TurnError
+from bench.model import Cell, RequestChanges, Turn, TurnError
 from bench.predicate import Predicate
 from bench.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools, truncated
@@ -201,3 +201,25 @@ def test_arguments_that_are_json_but_not_an_object_are_not_executed(hermes: Pred
                 tool_calls=(call("bash", 0, '"{\\"command\\": \\"ls\\"}"'), call("read_file", 1)))
     first = run(hermes, turn, answer()).steps[0].decision
     assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))
+
+
+def test_the_max_tokens_boost_changes_nothing_over_the_custom_providers_65536(hermes: Predicate) -> None:
+    # conversation_loop.py L4418-4432: min(max(4096 * 2**n, requested), max(32768, requested))
+    import sys
+
+    port = sys.modules["stopbench_predicates.hermes"]
+    assert [port.boosted(n) for n in (1, 2, 3, 4)] == [None] * 4
+    assert [port.boosted(n, requested=4096) for n in (1, 2, 3, 4)] == [
+        RequestChanges(max_tokens=8192), RequestChanges(max_tokens=16384), RequestChanges(max_tokens=32768),
+        RequestChanges(max_tokens=32768)]
+    cell = run(hermes, truncated(), answer())
+    assert [s.decision.changes for s in cell.steps] == [None, None]
+
+
+def test_a_compression_of_more_than_seven_messages_compacts_the_request(hermes: Predicate) -> None:
+    overflow = Turn(finish="error", error=TurnError("context_overflow", status=400))
+    few = run(hermes, tools("a"), overflow, answer(), then="end")
+    assert actions(few)[1] == "stop context-uncompressible"  # 3 messages: nothing to summarise
+    many = run(hermes, tools("a"), tools("b"), tools("c"), tools("d"), overflow, answer())
+    assert actions(many)[4] == "resend context-compress"
+    assert many.steps[4].decision.changes == RequestChanges(compact=True)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.discovery import load_file
-from bench.model import Cell, ErrorKind, Turn, TurnError
+from bench.model import Cell, ErrorKind, RequestChanges, Turn, TurnError
 from bench.predicate import Predicate
 from bench.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
@@ -150,3 +150,13 @@ def test_a_blank_tool_name_is_repaired_into_the_invalid_tool(oc: Predicate) -> N
     cell = run(oc, tools("", "read_file"), answer())
     first = cell.steps[0].decision
     assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))
+
+
+def test_the_request_after_a_compaction_summary_is_compacted(oc: Predicate) -> None:
+    # SessionCompaction.process adds 'Continue if you have next steps...'; run re-reads the messages
+    # with filterCompactedEffect (bin/opencode @96801238): the summary stands in for the history
+    overflow = Turn(finish="error", error=TurnError("context_overflow", status=400))
+    cell = run(oc, tools("read_file"), overflow, answer("summary"), answer())
+    assert [(s.decision.action, s.decision.rule, s.decision.changes) for s in cell.steps] == [
+        ("continue", "tool-parts", None), ("remind", "context-overflow", None),
+        ("remind", "compaction-summary", RequestChanges(compact=True)), ("stop", "exit", None)]
