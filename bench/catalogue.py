@@ -56,6 +56,7 @@ class ToolCallIn(_Strict):
     id: str
     name: str
     arguments: str = "{}"
+    result: str | None = None
 
 
 class ErrorIn(_Strict):
@@ -83,6 +84,7 @@ class TurnIn(_Strict):
     end_turn: bool | None = None
     steer: str | None = None
     after: dict[str, int] | None = None
+    refusal: str | None = None
 
 
 class RequireIn(_Strict):
@@ -93,6 +95,7 @@ class RequireIn(_Strict):
     answer_after_tools: bool = False
     answer_on: list[int] | None = None
     no_malformed_runs: bool = False
+    progress: int | None = Field(None, ge=1)
 
 
 class SequenceIn(_Strict):
@@ -102,6 +105,7 @@ class SequenceIn(_Strict):
     source: str = Field(min_length=1)
     tags: list[str] = []
     then: Then = "end"
+    max_tokens: int | None = Field(None, ge=1)
     require: RequireIn = RequireIn()
     turns: list[TurnIn] = Field(min_length=1)
 
@@ -208,10 +212,10 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
                       no_truncated_runs=raw.require.no_truncated_runs,
                       answer_after_tools=raw.require.answer_after_tools,
                       answer_on=_answer_on(raw.require.answer_on, len(turns)),
-                      no_malformed_runs=raw.require.no_malformed_runs)
+                      no_malformed_runs=raw.require.no_malformed_runs, progress=raw.require.progress)
     return Sequence(id=sequence_id, title=raw.title, kind=raw.kind, dialect=raw.dialect,
                     source=raw.source.strip(), turns=turns, then=raw.then, tags=tuple(raw.tags),
-                    require=req, path=path)
+                    require=req, path=path, max_tokens=raw.max_tokens)
 
 
 def _answer_on(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | None:
@@ -276,13 +280,13 @@ def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
         raise SequenceError(f"{where}.finish: a turn with an error must have finish 'error'")
     if t.finish == "error" and t.error is None and raw is None:
         raise SequenceError(f"{where}.error: required when finish is 'error' and no finish_raw is given")
-    calls = tuple(ToolCall(c.id, c.name, c.arguments) for c in t.tool_calls)
+    calls = tuple(ToolCall(c.id, c.name, c.arguments, c.result) for c in t.tool_calls)
     error = (TurnError(t.error.kind, t.error.message, t.error.status, t.error.code, t.error.context_window)
              if t.error else None)
     usage = Usage(t.usage.input_tokens, t.usage.output_tokens) if t.usage else None
     return Turn(finish=t.finish, finish_raw=raw, content=t.content, tool_calls=calls,
                 reasoning=t.reasoning, error=error, usage=usage, end_turn=t.end_turn,
-                finish_detail=t.finish_detail, steer=t.steer, after=_after(t.after, where))
+                finish_detail=t.finish_detail, steer=t.steer, after=_after(t.after, where), refusal=t.refusal)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

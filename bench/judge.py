@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from bench.model import Cell, Sequence, Step, Violation
+from bench.model import Cell, Sequence, Step, Turn, Violation
 
 
 def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
@@ -62,7 +62,47 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
             found.append(Violation(f"answer_on: {list(req.answer_on)}", final.step,
                                    f"reported success on turn {final.turn}, which is not an answer "
                                    f"(answers: turn {allowed})"))
+    if req.progress is not None:
+        stuck = first_plain_repeat(sequence, cell, req.progress)
+        if stuck is not None:
+            found.append(Violation(f"progress: {req.progress}", stuck[0], stuck[1]))
     return tuple(found)
+
+
+def round_signature(turn: Turn) -> tuple[tuple[str, str, str | None], ...]:
+    """What makes two tool rounds the same: every call's name and arguments, and the result its
+    tool returns (`ToolCall.result`; None, the default stub result, equals itself)."""
+    return tuple((c.name, c.arguments, c.result) for c in turn.tool_calls)
+
+
+def first_plain_repeat(sequence: Sequence, cell: Cell, rounds: int) -> tuple[int, str] | None:
+    """The first step that runs a turn's calls plainly once more after `rounds` rounds in a row ran
+    the same calls and got the same results, with a description; or None.
+
+    A round is a `continue` that runs calls. The streak counts rounds with the same
+    :func:`round_signature`; a round with other calls or other results starts it again (results
+    that change are progress: a build still running, a poll that moves), and so does anything the
+    loop does about it: a reminder, a stop, or a continue that changes the next request
+    (`Decision.changes`). A resend runs nothing and leaves the streak as it is.
+    """
+    streak = 0
+    previous: tuple[tuple[str, str, str | None], ...] | None = None
+    for s in cell.steps:
+        d = s.decision
+        if d.action == "resend":
+            continue
+        turn = sequence.turns[s.turn]
+        plain_round = d.action == "continue" and d.changes is None and bool(s.tools_run)
+        if not plain_round:
+            streak, previous = 0, None
+            continue
+        signature = round_signature(turn)
+        if signature == previous and streak >= rounds:
+            return s.step, (f"step {s.step}: ran {', '.join(s.tools_run)} again with the same arguments after "
+                            f"{streak} rounds in a row that ran the same calls and got the same results")
+        streak = streak + 1 if signature == previous else 1
+        previous = signature
+    return None
 
 
 def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | None:

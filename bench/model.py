@@ -43,6 +43,9 @@ class ToolCall:
     id: str
     name: str
     arguments: str = "{}"
+    result: str | None = None
+    """What the tool returns when this call is run (None: the default stub result, the same every
+    time), so a sequence can say that a round's results never change (``require: progress``)."""
 
 
 ErrorKind: TypeAlias = Literal[
@@ -125,6 +128,9 @@ class Turn:
     index) pairs in the order continue, resend, remind (YAML ``after: {remind: 3, resend: 1}``).
     An action left out, or no ``after`` at all, is answered by the next turn (open loop, the
     default). :func:`next_turn` is the one reading of it."""
+    refusal: str | None = None
+    """The model's refusal text, whatever the finish says (chat ``message.refusal``, often with
+    finish ``stop``; a Responses ``refusal`` content part; the text of an Anthropic ``refusal``)."""
 
 
 def next_turn(turn: Turn, index: int, action: Action) -> int:
@@ -162,6 +168,10 @@ class Requirement:
     no_malformed_runs: no tool call whose `arguments` is not valid JSON is run, whatever the
         finish says (a truncation hidden behind `tool_calls`, edge-cases.md C2); failing it is
         fine; an empty string counts as no arguments. Added in issue 3.
+    progress: after this many rounds in a row that ran the same calls and got the same results
+        (`ToolCall.result`), the loop must not run them plainly once more: it stops, reminds, or
+        changes the next request (`Decision.changes`). Results that change are progress (a poll
+        that moves). Added in issue 13.
     """
 
     ok: bool | None = None
@@ -171,6 +181,7 @@ class Requirement:
     answer_after_tools: bool = False
     answer_on: tuple[int, ...] | None = None
     no_malformed_runs: bool = False
+    progress: int | None = None
 
     def is_empty(self) -> bool:
         return self == Requirement()
@@ -190,6 +201,9 @@ class Sequence:
     tags: tuple[str, ...] = ()
     require: Requirement = field(default_factory=Requirement)
     path: str = ""
+    max_tokens: int | None = None
+    """The request's max_tokens when the recording had one: a `stop` whose usage.output_tokens
+    equals it is a truncation the finish does not say."""
 
 
 ALL: Literal["all"] = "all"

@@ -25,11 +25,15 @@ class State:
     them. `memo` is the predicate's own scratch space for counters a loop keeps (retries left,
     nudges sent): one fresh dict per cell, so a port need not rescan the history every step.
     `dialect` is the sequence's wire format, for a port whose loop maps raw finish strings
-    through a provider-specific table.
+    through a provider-specific table. `max_tokens` is the request's max_tokens when the sequence
+    records one (`Sequence.max_tokens`): a `stop` whose usage reaches it was cut off. The results of
+    earlier tool calls are in `turns` (`ToolCall.result`, None for the default stub result);
+    :meth:`same_rounds` counts the rounds that repeated them.
     """
 
     step: int = 0
     dialect: str = "openai-chat"
+    max_tokens: int | None = None
     turns: list[Turn] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     reminders: int = 0
@@ -42,6 +46,28 @@ class State:
     def last(self) -> Decision | None:
         """The previous decision, or None on the first step."""
         return self.decisions[-1] if self.decisions else None
+
+    def same_rounds(self, turn: Turn) -> int:
+        """How many tool rounds in a row, ending with the previous decision, ran the same calls
+        (names and arguments) as `turn` carries and got the same results as each other: the rounds
+        that made no progress before this one. A round is a `continue`; a resend in between is
+        skipped; anything else ends the count."""
+        calls = tuple((c.name, c.arguments) for c in turn.tool_calls)
+        if not calls:
+            return 0
+        n = 0
+        results: tuple[str | None, ...] | None = None
+        for earlier, decision in zip(reversed(self.turns), reversed(self.decisions), strict=False):
+            if decision.action == "resend":
+                continue
+            if decision.action != "continue" or tuple((c.name, c.arguments) for c in earlier.tool_calls) != calls:
+                break
+            got = tuple(c.result for c in earlier.tool_calls)
+            if results is not None and got != results:
+                break
+            results = got
+            n += 1
+        return n
 
     def streak(self, action: str, rule: str | None = None) -> int:
         """How many decisions in a row, ending with the previous one, had this action (and rule)."""

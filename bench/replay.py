@@ -72,7 +72,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     max_steps = pred.max_steps if pred.max_steps is not None else -1
     rules = pred.rules or None
     reasons = pred.reason_set
-    state = State(dialect=sequence.dialect)
+    state = State(dialect=sequence.dialect, max_tokens=sequence.max_tokens)
     steps: list[Step] = []
     tools_run: list[str] = []
     tools_failed: list[str] = []

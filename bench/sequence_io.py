@@ -43,7 +43,8 @@ def turn_data(t: Turn) -> dict[str, Any]:
             out[name] = value
         elif name == "tool_calls":
             if value:
-                out[name] = [{"id": c.id, "name": c.name, "arguments": c.arguments} for c in value]
+                out[name] = [{"id": c.id, "name": c.name, "arguments": c.arguments,
+                              **({"result": c.result} if c.result is not None else {})} for c in value]
         elif name == "error":
             if value is not None:
                 err: dict[str, Any] = {"kind": value.kind}
@@ -87,6 +88,8 @@ def sequence_data(seq: Sequence) -> dict[str, Any]:
     doc: dict[str, Any] = {"title": seq.title, "kind": seq.kind, "dialect": seq.dialect, "source": seq.source}
     if seq.tags:
         doc["tags"] = list(seq.tags)
+    if seq.max_tokens is not None:
+        doc["max_tokens"] = seq.max_tokens
     doc["then"] = seq.then
     if not seq.require.is_empty():
         doc["require"] = _require(seq.require)
