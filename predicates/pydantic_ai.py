@@ -22,6 +22,11 @@ schema become a retry prompt to the model, charged to that tool's retry budget);
 call, non-blank text is the output; a response with no text and no call (empty, blank or
 thinking-only) raises on `length` and `content_filter` finishes and otherwise asks the model
 again once (the output retry budget of 1), then raises UnexpectedModelBehavior.
+
+Not ported: a Chat Completions `message.refusal` makes the response empty with finish
+'content_filter' (models/openai/_chat_model.py L658-675), so ContentFilterError whatever else the
+message carried; the bench's turns have no refusal field yet (a refusal reaches this port only as
+its finish). Anthropic `stop_reason: refusal` is the canonical `content_filter` finish here.
 """
 
 from __future__ import annotations
@@ -102,7 +107,7 @@ def _tools(turn: Turn, state: State) -> Decision:
     max_steps=None,
     cap_note="request_limit 50 model requests (SDK retries do not count) -> UsageLimitExceeded, ok=False",
     reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "OutputTokenLimitExceeded",
-             "ContentFilterError", "ModelHTTPError", "ModelAPIError"],
+             "ContentFilterError", "ModelAPIError"],
     rules={
         "output": f"{PIN} pydantic_ai/_agent_graph.py:L3943-3946, L4017-4020 - no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path",
         "tools": f"{PIN} pydantic_ai/_agent_graph.py:L3999-4006, L4067-4160; pydantic_ai/tool_manager.py:L808-825, L880-915 - every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request",
@@ -115,7 +120,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         "continuations-exceeded": f"{PIN} pydantic_ai/models/_continuation.py:L92, pydantic_ai/_agent_graph.py:L1911-1921 - more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised",
         "request-limit": f"{PIN} pydantic_ai/usage.py:L559, L631-637 - before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made",
         "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_base_client.py _should_retry - the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it ({PIN} models/_sdk_retries.py:L24-37)",
-        "raise": f"{PIN} pydantic_ai/models/openai/_errors.py map_api_errors; pydantic_ai/models/anthropic/__init__.py - the provider's error after the client's retries becomes ModelHTTPError (a status) or ModelAPIError (a connection error) and is raised out of run (no FallbackModel, no retry of its own)",
+        "raise": f"{PIN} pydantic_ai/models/openai/_errors.py map_api_errors; pydantic_ai/models/anthropic/__init__.py - the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)",
     },
 )
 def decide(turn: Turn, state: State) -> Decision:
@@ -128,7 +133,7 @@ def decide(turn: Turn, state: State) -> Decision:
             memo["sdk"] = memo.get("sdk", 0) + 1
             return Resend("client-retry")
         memo["sdk"] = 0
-        return Stop("ModelHTTPError" if err.status is not None else "ModelAPIError", ok=False, rule="raise")
+        return Stop("ModelAPIError", ok=False, rule="raise")
     memo["sdk"] = 0
     if turn.finish_raw == "pause_turn" and state.dialect == "anthropic":
         # a suspended response is echoed back and continued; the segments are merged into one response

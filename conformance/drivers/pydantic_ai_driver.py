@@ -24,8 +24,8 @@ does not carry the ok marker. A call that binds answers "<ok_marker> <name>" and
 A request past `safety_cap` raises a BaseException from the HTTP transport (httpx2, what openai 3.x
 and anthropic 2.x send through), which no retry catches: the driver reports "capped".
 
-RESULT: {"ok": bool | None, "reason": "output" | "<exception class name>" | "capped", "final": str |
-         null, "error": str | null}; the reasons are those of predicates/pydantic_ai.py.
+RESULT: {"ok": bool | None, "reason": "output" | "<exception family>" | "capped", "final": str | null,
+         "error": str | null}; the reasons are those of predicates/pydantic_ai.py (see `family`).
 """
 
 from __future__ import annotations
@@ -78,6 +78,23 @@ def stub(name: str, required: list[str], marker: str) -> Tool[Any]:
     return Tool(execute, takes_ctx=False, name=name, description=f"stopbench stub for {name}")
 
 
+def family(exc: BaseException) -> str:
+    """The reason for an exception: the most specific of the families predicates/pydantic_ai.py names.
+
+    Provider errors are one family, ModelAPIError: pydantic-ai sorts them into subclasses by status,
+    code and message (models/openai/_errors.py map_api_errors; ModelRateLimitError,
+    ModelContextWindowExceededError, ...), which the bench records as the error's kind, not as a
+    stop reason. The class itself is kept in RESULT's error.
+    """
+    from pydantic_ai import exceptions as ex
+
+    for cls in (ex.UsageLimitExceeded, ex.ContentFilterError, ex.IncompleteToolCall, ex.OutputTokenLimitExceeded,
+                ex.UnexpectedModelBehavior, ex.ModelAPIError):
+        if isinstance(exc, cls):
+            return cls.__name__
+    return type(exc).__name__
+
+
 def model_for(spec: dict[str, Any]) -> Any:
     wire = spec.get("wire", "openai-chat")
     name = spec.get("model", "stopbench")
@@ -107,8 +124,8 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
         out = await agent.run(spec.get("prompt", "stopbench conformance run"))
     except Capped as exc:
         result.update(ok=None, reason="capped", error=str(exc))
-    except Exception as exc:  # what Agent.run lets out: the class name is the reason
-        result.update(ok=False, reason=type(exc).__name__, error=f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # what Agent.run lets out: its family is the reason, the class is in error
+        result.update(ok=False, reason=family(exc), error=f"{type(exc).__name__}: {exc}")
     else:
         result.update(ok=True, reason="output", final=None if out.output is None else str(out.output))
     return result

@@ -85,7 +85,7 @@ def test_the_client_retries_twice_then_the_error_leaves_run(pa: Predicate) -> No
     err = Turn(finish="error", error=TurnError(kind="server_error", status=500))
     cell = run(pa, err, then="repeat")
     assert [s.decision.action for s in cell.steps] == ["resend", "resend", "stop"]
-    assert (cell.reason, cell.ok) == ("ModelHTTPError", False)
+    assert (cell.reason, cell.ok) == ("ModelAPIError", False)
 
 
 def test_pause_turn_is_continued_ten_times_then_raises(pa: Predicate) -> None:
