@@ -1,6 +1,7 @@
 """OpenTelemetry GenAI spans (OTLP JSON) as sequences: one per conversation, or per trace.
 
-Two file forms, both the OTLP/JSON encoding of an ``ExportTraceServiceRequest``
+Two file forms, both the OTLP/JSON encoding of an ``ExportTraceServiceRequest`` (or of an
+``ExportLogsServiceRequest``, for the GenAI events below)
 (``{"resourceSpans": [{"resource", "scopeSpans": [{"scope", "spans": [...]}]}]}``):
 
 - JSON lines, one request per line: what the collector's file exporter writes, and what a receiver
@@ -29,6 +30,12 @@ the same ``gen_ai.response.id``, or one lying within the other's time span, are 
   else the indexed ``gen_ai.completion.0.content`` and ``gen_ai.completion.0.tool_calls.N.*``, else
   ``gen_ai.choice`` span events (``message.content``, ``message.tool_calls``). Arguments recorded as
   a string are kept verbatim; an object is written as compact JSON.
+- log records (a ``resourceLogs`` request in the same file, as a collector's file exporter writes
+  traces and logs): a ``gen_ai.client.inference.operation.details`` event (the conventions' one event
+  per call, which instrumentations emit instead of span attributes when told to keep content out of
+  spans) gives its span the attributes it lacks, output messages and finish reasons included; a
+  ``gen_ai.choice`` event (semantic conventions 1.28) is read as the span event of that name. They
+  join their span by ``spanId``, whether they come before it or within LAG requests after it.
 - usage: ``gen_ai.usage.input_tokens``/``output_tokens`` (or ``prompt_tokens``/``completion_tokens``).
 - an error: span status ``ERROR``. The HTTP status from ``http.response.status_code``, else from the
   status message the openai and anthropic SDKs give their status errors ("Error code: 429 - ..."),
@@ -38,7 +45,8 @@ the same ``gen_ai.response.id``, or one lying within the other's time span, are 
 **Grouping and streaming.** A span with ``gen_ai.conversation.id`` belongs to that conversation's
 sequence (id: the conversation id); one without belongs to its trace's (id: ``trace-<trace id>``).
 Turns are ordered by start time. Spans arrive as they end, so a trace's sequence is complete when
-its root span (no parent) has arrived; it is yielded after that line. A conversation has no such
+its root span (no parent) has arrived; it is yielded :data:`LAG` requests (lines) after that one, so
+that what another batch processor exported a little later still joins it. A conversation has no such
 end: its sequence is yielded when no span of it has ended for :data:`GAP_NS` of span time (the
 latest end time the file has shown so far), or at the end of the file. Memory is the open groups,
 not the file. A span that arrives for a group already yielded starts a new sequence with the same
@@ -62,6 +70,12 @@ FORMAT = "otel"
 GAP_NS = 30 * 60 * 10**9
 """A conversation with no span ending for this long (of span time) is taken as finished."""
 
+LAG = 16
+"""A trace's sequence is yielded this many requests (lines) after the one that brought its root span, so
+spans and log records exported a little later (by another batch processor) still join it."""
+_EVENTS = frozenset({"gen_ai.client.inference.operation.details", "gen_ai.choice"})
+"""GenAI events read from log records: the current conventions' one event per call (its attributes
+are the call's, output messages included) and the older per-choice event (semantic conventions 1.28)."""
 RECENT = 4096
 """How many yielded group keys are remembered to note a sequence that continues an earlier one (a
 bounded memory: a group reappearing after more than this many others is not noted)."""
@@ -149,22 +163,41 @@ class _Group:
 
 
 class _Groups:
-    """The open groups of one file, and the rule that closes them."""
+    """The open groups of one file, the log records waiting for their span, and the rules that close groups."""
 
     def __init__(self, shown: str) -> None:
         self.shown = shown
         self.open: dict[str, _Group] = {}
         self.done: dict[str, None] = {}  # the last RECENT keys yielded (insertion-ordered), for the note
         self.latest = 0
+        self.line = 0
+        self.rooted: dict[str, int] = {}  # trace group -> the request number its root span came in
+        self.spans: dict[str, _Span] = {}  # span id -> span, for the open groups (log records join them)
+        self.waiting: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}  # span id -> records before it
 
     def request(self, obj: object, where: str) -> Iterator[Traced]:
         if not isinstance(obj, dict):
             raise CaptureError(self.shown, where, "not a JSON object")
+        self.line += 1
+        ended: list[Traced] = []
+        if "resourceLogs" in obj and "resourceSpans" not in obj:
+            self._logs(obj["resourceLogs"], where)
+        else:
+            ended = self._spans(obj, where)
+        closing = sorted({k for k, n in self.rooted.items() if self.line - n >= LAG}
+                         | {k for k, g in self.open.items() if self.latest - g.last_end > GAP_NS})
+        yield from ended
+        for key in closing:
+            yield self._close(key)
+        if self.waiting:  # records whose span never came within LAG requests
+            for sid in [sid for sid, recs in self.waiting.items() if self.line - recs[0][0] >= LAG]:
+                del self.waiting[sid]
+
+    def _spans(self, obj: dict[str, Any], where: str) -> list[Traced]:
         resource_spans = obj.get("resourceSpans")
         if not isinstance(resource_spans, list):
             raise CaptureError(self.shown, where, "resourceSpans: " + ("missing" if "resourceSpans" not in obj
                                                                        else "expected an array"))
-        roots: list[str] = []
         ended: list[Traced] = []
         for i, rs in enumerate(resource_spans):
             path = f"resourceSpans[{i}]"
@@ -183,8 +216,8 @@ class _Groups:
                 for k, raw in enumerate(spans):
                     span = self._span(raw, where, f"{path}.scopeSpans[{j}].spans[{k}]")
                     self.latest = max(self.latest, span.end)
-                    if span.root:
-                        roots.append(span.trace)
+                    if span.root and f"trace-{span.trace}" in self.open:
+                        self.rooted.setdefault(f"trace-{span.trace}", self.line)
                     if not _is_inference(span.attrs):
                         continue
                     conv = span.attrs.get("gen_ai.conversation.id")
@@ -197,11 +230,41 @@ class _Groups:
                         group = self.open[key] = _Group(key, service=str(service))
                     group.spans.append(span)
                     group.last_end = max(group.last_end, span.end)
-        closing = sorted({f"trace-{t}" for t in roots} & self.open.keys()
-                         | {k for k, g in self.open.items() if self.latest - g.last_end > GAP_NS})
-        yield from ended
-        for key in closing:
-            yield self._close(key)
+                    if span.span:
+                        self.spans[span.span] = span
+                        for _, name, record in self.waiting.pop(span.span, ()):
+                            _join(span, name, record)
+        return ended
+
+    def _logs(self, resource_logs: object, where: str) -> None:
+        """Log records that are GenAI events join their span (now, or when it comes within LAG requests)."""
+        if not isinstance(resource_logs, list):
+            raise CaptureError(self.shown, where, "resourceLogs: expected an array")
+        for i, rl in enumerate(resource_logs):
+            scope_logs = rl.get("scopeLogs", []) if isinstance(rl, dict) else None
+            if not isinstance(scope_logs, list):
+                raise CaptureError(self.shown, where, f"resourceLogs[{i}].scopeLogs: expected an array")
+            for j, sl in enumerate(scope_logs):
+                records = sl.get("logRecords", []) if isinstance(sl, dict) else None
+                if not isinstance(records, list):
+                    raise CaptureError(self.shown, where,
+                                       f"resourceLogs[{i}].scopeLogs[{j}].logRecords: expected an array")
+                for k, rec in enumerate(records):
+                    path = f"resourceLogs[{i}].scopeLogs[{j}].logRecords[{k}]"
+                    if not isinstance(rec, dict):
+                        raise CaptureError(self.shown, where, f"{path}: expected an object")
+                    attrs = _attrs(rec.get("attributes"), self.shown, where, f"{path}.attributes")
+                    name = rec.get("eventName") or attrs.get("event.name")
+                    sid = rec.get("spanId")
+                    if name not in _EVENTS or not isinstance(sid, str) or not sid:
+                        continue
+                    body = _any(rec.get("body"), self.shown, where, f"{path}.body")
+                    record = {**body, **attrs} if isinstance(body, dict) else attrs
+                    span = self.spans.get(sid)
+                    if span is not None:
+                        _join(span, str(name), record)
+                    else:
+                        self.waiting.setdefault(sid, []).append((self.line, str(name), record))
 
     def finish(self) -> Iterator[Traced]:
         for key in sorted(self.open):
@@ -209,6 +272,9 @@ class _Groups:
 
     def _close(self, key: str) -> Traced:
         group = self.open.pop(key)
+        self.rooted.pop(key, None)
+        for span in group.spans:
+            self.spans.pop(span.span, None)
         again = key in self.done
         self.done[key] = None
         if len(self.done) > RECENT:
@@ -236,6 +302,16 @@ class _Groups:
         error = code in (2, "STATUS_CODE_ERROR")
         return _Span(trace, str(raw.get("spanId", "")), start, end, attrs, events, error,
                      str(status.get("message") or ""), where, not raw.get("parentSpanId"))
+
+
+def _join(span: _Span, name: str, record: dict[str, Any]) -> None:
+    """A GenAI event log record joins its span: the call's attributes fill what the span lacks, a
+    choice becomes a ``gen_ai.choice`` event of the span."""
+    if name == "gen_ai.choice":
+        span.events.append((name, record))
+        return
+    for k, v in record.items():
+        span.attrs.setdefault(k, v)
 
 
 def _nanos(value: object, shown: str, where: str, path: str) -> int:

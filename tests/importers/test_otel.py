@@ -104,17 +104,32 @@ def test_a_broken_span_names_the_file_the_line_and_the_field(tmp_path: Path) -> 
                               "expected nanoseconds")
 
 
-def test_a_trace_is_yielded_once_its_root_span_has_arrived(tmp_path: Path) -> None:
-    # each fixture's one export holds a whole trace, root included: the first sequence comes out
-    # before the reader reaches the broken third line
+def test_a_trace_is_yielded_lag_requests_after_its_root_span(tmp_path: Path) -> None:
+    # trace A's root comes in request 1; after LAG more requests (other traces) A is complete and comes
+    # out before the reader reaches the broken line after them: the reader holds the open traces, not the file
+    other = (DIR / "openai-legacy-attributes.jsonl").read_bytes()
+    trace = json.loads(other)["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    lines = [other.replace(trace.encode(), f"{n:032x}".encode()) for n in range(otel.LAG)]
     path = tmp_path / "spans.jsonl"
-    path.write_bytes((DIR / "anthropic-tool-rounds.jsonl").read_bytes()
-                     + (DIR / "openai-legacy-attributes.jsonl").read_bytes() + b'{"resourceSpans": 1}\n')
+    path.write_bytes((DIR / "anthropic-tool-rounds.jsonl").read_bytes() + b"".join(lines)
+                     + b'{"resourceSpans": 1}\n')
     records = otel.iter_records(path, "spans.jsonl")
-    assert next(records).sequence.dialect == "anthropic"
-    assert next(records).sequence.dialect == "openai-chat"
-    with pytest.raises(CaptureError, match=r"^spans\.jsonl: line 3: resourceSpans: expected an array$"):
-        next(records)
+    assert next(records).sequence.dialect == "anthropic"  # at request LAG + 1, before any of the others
+    with pytest.raises(CaptureError, match=rf"^spans\.jsonl: line {otel.LAG + 2}: resourceSpans: expected an array$"):
+        list(records)
+
+
+def test_log_record_events_join_their_span_when_they_come_after_it() -> None:
+    # openai-v2 with EVENT_ONLY content: the spans carry no messages; the call's
+    # gen_ai.client.inference.operation.details log record, exported on the next line, carries them
+    assert_sequence_recovered(only(DIR / "openai-events.jsonl"), "chat-tool-rounds", [0, 1, 2, 3])
+
+
+def test_log_records_may_come_before_their_spans(tmp_path: Path) -> None:
+    spans, logs = (DIR / "openai-events.jsonl").read_bytes().splitlines(keepends=True)
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(logs + spans)
+    assert_sequence_recovered(only(path), "chat-tool-rounds", [0, 1, 2, 3])
 
 
 def test_a_conversation_waits_for_the_gap_or_the_end_of_the_file(tmp_path: Path) -> None:
