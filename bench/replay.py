@@ -11,6 +11,9 @@ its steps: the state grows by appending, never by copying the history.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import fields
+
 from bench.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.judge import judge
 from bench.model import ACTIONS, Action, Cell, Decision, Sequence, Step, next_turn
@@ -58,8 +61,33 @@ def following(sequence: Sequence, index: int, action: Action) -> int | None:
     return len(turns) - 1 if sequence.then == "repeat" and turns else None
 
 
+def _step_maker() -> Callable[[int, int, Decision, tuple[str, ...], tuple[str, ...]], Step]:
+    """A constructor of :class:`Step` for the replay's hot path: the same frozen object
+    ``Step(step, turn, decision, tools_run, tools_failed)`` builds, made by setting its slots through
+    their descriptors, which costs about half of the dataclass ``__init__`` (that one calls
+    ``object.__setattr__`` by name per field, because the class is frozen)."""
+    setters = [getattr(Step, f.name).__set__ for f in fields(Step)]
+    if [f.name for f in fields(Step)] != ["step", "turn", "decision", "tools_run", "tools_failed"]:
+        raise TypeError("bench.replay's Step maker does not know Step's fields")  # a model change: update it
+    set_step, set_turn, set_decision, set_run, set_failed = setters
+    new = object.__new__
+
+    def make(step: int, turn: int, decision: Decision, run: tuple[str, ...], failed: tuple[str, ...]) -> Step:
+        obj: Step = new(Step)
+        set_step(obj, step)
+        set_turn(obj, turn)
+        set_decision(obj, decision)
+        set_run(obj, run)
+        set_failed(obj, failed)
+        return obj
+
+    return make
+
+
+_new_step = _step_maker()
 _ACTIONS = frozenset(ACTIONS)
 _NONE: tuple[int, ...] = ()
+_NO_NAMES: tuple[str, ...] = ()
 """The empty selection. CPython has one empty tuple, so ``x is _NONE`` is the cheap exact test for
 it; any other empty sequence fails it and goes to the validator."""
 
@@ -77,10 +105,11 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     tools_run: list[str] = []
     tools_failed: list[str] = []
     add_step, add_turn, add_decision = steps.append, state.turns.append, state.decisions.append
+    new_step = _new_step
     tokens = 0
     step = 0
     index = 0  # the turn answering the next request (open loop: the step's own number)
-    reactive = any(t.after for t in turns)
+    turn = turns[0] if turns else None
     outcome = "running"
     error: str | None = None
     decision: Decision | None = None
@@ -93,21 +122,21 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
             if step >= safety_cap:
                 outcome = "capped"
                 break
-            if reactive:  # a turn has `after` (so there are turns): follow it
-                if step:
-                    nxt = following(sequence, index, decision.action)  # type: ignore[union-attr]
-                    if nxt is None:
-                        outcome = "running"
-                        break
+            if step:
+                # what `following` says, inline: the turn's `after` entry (next_turn), else the next turn
+                # (open loop: request i gets turn i); past the last, then: repeat or end
+                nxt = next_turn(turn, index, decision.action) if turn.after else index + 1  # type: ignore[union-attr,arg-type]
+                if nxt < n_turns:
                     index = nxt
-            elif step < n_turns:
-                index = step
-            elif repeat and n_turns:
-                index = n_turns - 1
-            else:
+                elif repeat:
+                    index = n_turns - 1
+                else:
+                    outcome = "running"
+                    break
+                turn = turns[index]
+            elif turn is None:
                 outcome = "running"
                 break
-            turn = turns[index]
             step += 1
             state.step = step
             calls = turn.tool_calls
@@ -163,13 +192,13 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
             if run or failed:
                 run_names = tuple([calls[i].name for i in run])
                 failed_names = tuple([calls[i].name for i in failed])
-                add_step(Step(step, index, decision, run_names, failed_names))
+                add_step(new_step(step, index, decision, run_names, failed_names))
                 tools_run.extend(run_names)
                 tools_failed.extend(failed_names)
                 state.tools_run += len(run_names)
                 state.tools_failed += len(failed_names)
             else:
-                add_step(Step(step, index, decision))
+                add_step(new_step(step, index, decision, _NO_NAMES, _NO_NAMES))
             usage = turn.usage
             if usage is not None:
                 tokens += usage.input_tokens + usage.output_tokens
