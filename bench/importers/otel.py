@@ -97,11 +97,13 @@ status each is raised for (openai/_exceptions.py, anthropic/_exceptions.py)."""
 
 
 def sniff(path: Path, head: bytes) -> bool:
-    """An OTLP JSON trace export: its first object has ``resourceSpans``."""
+    """An OTLP JSON trace export: one of its first objects has ``resourceSpans`` (the others, if any,
+    ``resourceLogs``)."""
     del path
     objs = head_objects(head)
     if objs:
-        return "resourceSpans" in objs[0]
+        return (all("resourceSpans" in o or "resourceLogs" in o for o in objs)
+                and any("resourceSpans" in o for o in objs))
     start = head.lstrip()[:4096]
     return start.startswith(b"{") and b'"resourceSpans"' in start
 

@@ -129,6 +129,7 @@ def test_log_records_may_come_before_their_spans(tmp_path: Path) -> None:
     spans, logs = (DIR / "openai-events.jsonl").read_bytes().splitlines(keepends=True)
     path = tmp_path / "spans.jsonl"
     path.write_bytes(logs + spans)
+    assert otel.sniff(path, path.read_bytes())
     assert_sequence_recovered(only(path), "chat-tool-rounds", [0, 1, 2, 3])
 
 
