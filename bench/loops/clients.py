@@ -25,7 +25,8 @@ from typing import Any, Literal, Protocol, TypeAlias
 import httpx
 
 from bench.dialects import canonical
-from bench.model import Finish
+from bench.importers._common import error_kind
+from bench.model import ERROR_KINDS, ErrorKind, Finish
 
 Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
 APIS: tuple[Api, ...] = ("openai-chat", "anthropic", "openai-responses")
@@ -42,12 +43,28 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class ReplyError:
-    """What went wrong in place of a reply: the HTTP status (None inside a stream or for a broken
-    connection), the provider's error type, and its message."""
+    """What went wrong in place of a reply: its kind, the HTTP status (None inside a stream or for a
+    broken connection), the provider's error type or code as sent, and its message.
 
+    The kind is all a loop decides on (with the status): it comes from the exception's class for a
+    transport failure, else from the status and the provider's code (:func:`reply_error`), never
+    from the message, which is kept for people."""
+
+    kind: ErrorKind
     status: int | None
-    type: str
+    code: str
     message: str
+
+
+def reply_error(status: int | None, code: str, message: str, *, in_stream: bool = False) -> ReplyError:
+    """An error the provider sent, with its kind: the code when it names a kind itself (the replay
+    server sends the kind when the sequence recorded no code), else the provider code table and
+    the status (:func:`bench.importers._common.error_kind`, the importers' reading); an error event
+    in a stream that names neither is ``stream_error``."""
+    kind: ErrorKind = code if code in ERROR_KINDS else error_kind(status, code or None)
+    if kind == "http_status" and status is None and in_stream:
+        kind = "stream_error"
+    return ReplyError(kind, status, code, message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,14 +111,19 @@ def _status_error(exc: Any) -> ReplyError:
     kind = str(err.get("type") or err.get("code") or "") if isinstance(err, dict) else ""
     message = str(err.get("message", "")) if isinstance(err, dict) else str(getattr(exc, "message", exc))
     code = err.get("code") if isinstance(err, dict) else None
-    if not isinstance(status, int) or status < 400:
+    in_stream = not isinstance(status, int) or status < 400
+    if in_stream:
         # inside a stream: an OpenAI error event may carry the status as its code (OpenRouter does)
         status = code if isinstance(code, int) and not isinstance(code, bool) and code >= 400 else None
-    return ReplyError(status, kind or type(exc).__name__, message)
+    return reply_error(status, kind or type(exc).__name__, message, in_stream=in_stream)
 
 
 def _connection_error(exc: BaseException) -> ReplyError:
-    return ReplyError(None, "connection_error", f"{type(exc).__name__}: {exc}")
+    """A transport failure: a timeout by its class (the clients' APITimeoutError, httpx's
+    TimeoutException), else a connection that failed or broke."""
+    timeout = isinstance(exc, httpx.TimeoutException) or type(exc).__name__ == "APITimeoutError"
+    kind: ErrorKind = "timeout" if timeout else "connection_reset"
+    return ReplyError(kind, None, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 
 
 def _errors(mod: Any) -> tuple[type[BaseException], type[BaseException]]:
@@ -327,7 +349,7 @@ class Responses:
                 elif kind in ("response.completed", "response.incomplete", "response.failed"):
                     final = event.response.model_dump()
                 elif kind == "error":
-                    err = ReplyError(None, str(event.code or "error"), str(event.message))
+                    err = reply_error(None, str(event.code or "error"), str(event.message), in_stream=True)
         except connection_error as exc:
             err = _connection_error(exc)
         except api_error as exc:
@@ -352,7 +374,7 @@ class Responses:
             if status == "failed":
                 e = final.get("error") or {}
                 return Reply(raw, canonical("openai-responses", raw), text, made, end_turn,
-                             ReplyError(None, str(e.get("code") or "failed"), str(e.get("message") or "")),
+                             reply_error(None, str(e.get("code") or "failed"), str(e.get("message") or "")),
                              raw=ordered)
         return Reply(raw, canonical("openai-responses", raw), text, made, end_turn, raw=ordered)
 

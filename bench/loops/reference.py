@@ -60,10 +60,11 @@ TRUNCATED = ("Your reply hit the output token limit, so these tool calls were no
 REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
 NOT_RUN = "Error: not run. "
 
-_TRANSIENT = re.compile(
-    r"rate.?limit|overload|too many requests|server.?error|internal|unavailable|timeout|timed out|"
-    r"connection|reset|terminated|stream", re.IGNORECASE)
-_TRANSIENT_FAILED = {"server_error", "rate_limit_exceeded"}
+_TRANSIENT_KINDS = ("rate_limit", "overloaded", "server_error", "timeout", "connection_refused",
+                    "connection_reset", "stream_cut", "stream_error")
+"""Errors worth a resend when no HTTP status says otherwise (predicates/reference.py's list): the
+provider's or the network's passing trouble, never the request's fault nor an exhausted quota. A
+Responses failure is judged the same way, by the kind of its error code."""
 _TEXT_CALL = re.compile(
     r"<tool_call>|</tool_call>|\[TOOL_CALLS\]|<function=|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
 
@@ -118,9 +119,7 @@ class Policy:
             return False
         if err.status is not None:  # 4xx other than 408/409/429 is the request's fault
             return err.status in (408, 409, 429) or err.status >= 500
-        if reply.finish_raw == "failed":  # a Responses failure: its error code says whether to retry
-            return err.type in _TRANSIENT_FAILED
-        return bool(_TRANSIENT.search(f"{err.type} {err.message}"))
+        return err.kind in _TRANSIENT_KINDS
 
     def decide(self, reply: Reply, steer: str | None = None) -> Step:
         calls = reply.calls

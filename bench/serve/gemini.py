@@ -63,9 +63,10 @@ def http_status(err: TurnError) -> int:
 def error_body(err: TurnError) -> dict[str, Any]:
     """Google's error body for `err` (the ``google.rpc.Status`` object under ``error``)."""
     code = http_status(err)
-    names = set(RPC_STATUS.values())
-    status = err.code if err.code in names else RPC_STATUS.get(code, "UNKNOWN")
-    return {"error": {"code": code, "message": err.message, "status": status}}
+    body: dict[str, Any] = {"code": code, "message": err.message, "status": RPC_STATUS.get(code, "UNKNOWN")}
+    if err.code:  # the recorded code, echoed as data (the status name comes from the HTTP status alone)
+        body["details"] = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": err.code}]
+    return {"error": body}
 
 
 def script_ended(detail: str) -> dict[str, Any]:
