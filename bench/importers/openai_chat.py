@@ -13,8 +13,8 @@ Streams are assembled the way the wire allows, not the way the documentation hop
   reason sent before it is kept in ``finish_detail``;
 * keep-alive comments are skipped, and a stream without ``[DONE]`` is accepted with a note.
 
-* a streamed refusal (``delta.refusal`` pieces) is joined like the content, and kept as the
-  non-streamed ``message.refusal`` is, whatever the finish says (a refusal with finish ``stop``);
+* ``message.refusal``, or a streamed refusal's ``delta.refusal`` pieces joined like the content,
+  is the turn's ``refusal`` whatever the finish says (a refusal arrives with finish ``stop``);
 * a legacy ``function_call`` (``message.function_call`` or ``delta.function_call`` pieces, finish
   ``function_call``) is a tool call with no id (the legacy wire has none), noted;
 * a legacy ``/v1/completions`` ``text_completion`` (``choices[].text``, whole or streamed) is read
@@ -159,8 +159,7 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
     refusal = text_of(msg.get("refusal"))
     turn = Turn(finish=finish_of(DIALECT, raw), finish_raw=raw, content=content,
                 tool_calls=tuple(calls), reasoning=reasoning, usage=_usage_of(obj),
-                finish_detail=_detail(f"refusal: {refusal}" if refusal else None,
-                                      _filters(choice.get("content_filter_results"))))
+                finish_detail=_filters(choice.get("content_filter_results")), refusal=refusal or None)
     return ImportedTurn(turn, DIALECT, meta, notes=notes)
 
 
@@ -308,11 +307,9 @@ class StreamAssembler:
             self.notes.append(f"tool-call indices start at {min(self.calls)}")
         if self.completion:
             self.notes.append(_COMPLETION_NOTE)
-        refusal = self.refusal.text()
-        detail = _detail(f"refusal: {refusal}" if refusal else None,
-                         _filters(self.filters) if self.filters else None)
+        detail = _filters(self.filters) if self.filters else None
         common = {"content": self.content.text(), "tool_calls": calls, "reasoning": self.reasoning.text(),
-                  "usage": self.usage}
+                  "usage": self.usage, "refusal": self.refusal.text() or None}
         if self.error is not None:
             before = f"finish_reason {' then '.join(repr(r) for r in distinct)} before the error" if distinct else None
             turn = Turn("error", None, error=self.error, finish_detail=_detail(before, detail), **common)  # type: ignore[arg-type]

@@ -3,9 +3,9 @@
 * The raw finish is ``status``, or ``incomplete/<reason>`` for ``status: incomplete`` with
   ``incomplete_details.reason`` (the key bench/dialects.py uses); ``failed`` carries its error
   object into ``error`` (finish ``error``), ``end_turn`` is kept when the response has it.
-* Output items: ``message`` items give ``content`` (their ``output_text`` parts joined; a
-  ``refusal`` part goes to ``finish_detail``; a message whose only parts are refusals has no
-  content, None, not ``""``), ``function_call`` items give tool calls
+* Output items: ``message`` items give ``content`` (their ``output_text`` parts joined; the
+  ``refusal`` parts joined are the turn's ``refusal``; a message whose only parts are refusals has
+  no content, None, not ``""``), ``function_call`` items give tool calls
   (``call_id``, ``name``, the raw ``arguments`` string), ``reasoning`` items give
   ``reasoning`` (summary text). Other item types are counted as unknown.
 * Streamed, items are built from ``output_item.added``, the text and argument deltas and
@@ -131,13 +131,13 @@ def _turn(resp: dict[str, JSON], parts: _Parts, status: int | None, *, in_stream
     # parts are refusals: then there is no content, and the refusal is kept apart
     content = "".join(parts.texts) if parts.texts else ("" if parts.has_message and not parts.refusals else None)
     reasoning = "".join(parts.reasoning) if parts.reasoning else None
-    detail = f"refusal: {''.join(parts.refusals)}" if parts.refusals else None
+    refusal = "".join(parts.refusals) or None
     if raw == "failed" or (resp.get("error") and raw not in ("completed", "incomplete")):
         return Turn("error", raw, content=content, tool_calls=tuple(parts.calls), reasoning=reasoning,
                     error=_error(resp.get("error"), status, in_stream=in_stream), usage=u, end_turn=end_turn,
-                    finish_detail=detail)
+                    refusal=refusal)
     return Turn(finish_of(DIALECT, raw), raw, content=content, tool_calls=tuple(parts.calls), reasoning=reasoning,
-                usage=u, end_turn=end_turn, finish_detail=detail)
+                usage=u, end_turn=end_turn, refusal=refusal)
 
 
 def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -> ImportedTurn:

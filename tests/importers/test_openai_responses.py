@@ -82,4 +82,4 @@ def test_a_message_whose_only_part_is_a_refusal_has_no_content_whole_and_streame
     streamed = asm.finish().turn
     for turn in (whole, streamed):
         assert turn.content is None  # was "": an empty message, which a loop reads as an empty answer
-        assert getattr(turn, "refusal", None) == "I can't help." or turn.finish_detail == "refusal: I can't help."
+        assert (turn.refusal, turn.finish_detail) == ("I can't help.", None)

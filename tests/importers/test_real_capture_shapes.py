@@ -20,11 +20,6 @@ REFUSAL_STREAM = "openai-python/173417d553406f034f643e5db3f8d591fb691ebac56f5ae3
 REFUSAL_STREAM_LOGPROBS = "openai-python/569c877e69429d4cbc1577d2cd6dd33878095c68badc6b6654a69769b391a1c1.bin"
 
 
-def _refusal(turn: object) -> str | None:
-    """The refusal the turn keeps: `Turn.refusal` (SPEC 4) where the model has it."""
-    return getattr(turn, "refusal", None)
-
-
 @pytest.mark.parametrize(("rel", "text"), [
     (REFUSAL_STREAM, "I'm sorry, I can't assist with that request."),  # its eleven delta.refusal pieces
     (REFUSAL_STREAM_LOGPROBS, "I'm very sorry, but I can't assist with that."),
@@ -32,14 +27,14 @@ def _refusal(turn: object) -> str | None:
 def test_a_streamed_refusal_with_finish_stop_keeps_its_pieces(rel: str, text: str) -> None:
     (t,) = capture(rel).turns
     assert (t.turn.finish, t.turn.finish_raw, t.turn.content) == ("stop", "stop", None)
-    assert _refusal(t.turn) == text or t.turn.finish_detail == f"refusal: {text}"
+    assert (t.turn.refusal, t.turn.finish_detail) == (text, None)
 
 
 def test_a_non_streamed_refusal_with_finish_stop_is_kept_the_same_way() -> None:
     (t,) = capture("openllmetry/test_parsed_refused_completion.excerpt.yaml").turns
     assert (t.turn.finish, t.turn.content) == ("stop", None)
     text = "I'm very sorry, but I can't assist with that request."
-    assert _refusal(t.turn) == text or t.turn.finish_detail == f"refusal: {text}"
+    assert (t.turn.refusal, t.turn.finish_detail) == (text, None)
 
 
 def test_a_legacy_function_call_is_a_tool_call_without_an_id() -> None:
