@@ -12,7 +12,8 @@ its steps: the state grows by appending, never by copying the history.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
+from dataclasses import MISSING, fields
+from typing import Any, TypeVar
 
 from bench.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.judge import judge
@@ -61,30 +62,36 @@ def following(sequence: Sequence, index: int, action: Action) -> int | None:
     return len(turns) - 1 if sequence.then == "repeat" and turns else None
 
 
-def _step_maker() -> Callable[[int, int, Decision, tuple[str, ...], tuple[str, ...]], Step]:
-    """A constructor of :class:`Step` for the replay's hot path: the same frozen object
-    ``Step(step, turn, decision, tools_run, tools_failed)`` builds, made by setting its slots through
-    their descriptors, which costs about half of the dataclass ``__init__`` (that one calls
-    ``object.__setattr__`` by name per field, because the class is frozen)."""
-    setters = [getattr(Step, f.name).__set__ for f in fields(Step)]
-    if [f.name for f in fields(Step)] != ["step", "turn", "decision", "tools_run", "tools_failed"]:
-        raise TypeError("bench.replay's Step maker does not know Step's fields")  # a model change: update it
-    set_step, set_turn, set_decision, set_run, set_failed = setters
-    new = object.__new__
+T = TypeVar("T")
 
-    def make(step: int, turn: int, decision: Decision, run: tuple[str, ...], failed: tuple[str, ...]) -> Step:
-        obj: Step = new(Step)
-        set_step(obj, step)
-        set_turn(obj, turn)
-        set_decision(obj, decision)
-        set_run(obj, run)
-        set_failed(obj, failed)
-        return obj
 
+def _fast_constructor(cls: type[T]) -> Callable[..., T]:
+    """A constructor of the frozen dataclass `cls` for the replay's hot path: the same object
+    ``cls(...)`` builds (same parameters and defaults), made by setting its slots through their
+    descriptors, which costs about half of the dataclass ``__init__`` (a frozen class's ``__init__``
+    calls ``object.__setattr__`` by name per field). Generated once per class, as dataclasses
+    generates its own ``__init__``."""
+    if hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__name__} has a __post_init__: the replay's constructor would skip it")
+    ns: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    params, body = [], []
+    for i, f in enumerate(fields(cls)):  # type: ignore[arg-type]
+        ns[f"set{i}"] = getattr(cls, f.name).__set__
+        if f.default is not MISSING:
+            ns[f"default{i}"] = f.default
+            params.append(f"{f.name}=default{i}")
+        elif f.default_factory is not MISSING:
+            raise TypeError(f"{cls.__name__}.{f.name} has a default factory")
+        else:
+            params.append(f.name)
+        body.append(f"    set{i}(obj, {f.name})")
+    exec(f"def make({', '.join(params)}):\n    obj = new(cls)\n" + "\n".join(body) + "\n    return obj\n", ns)
+    make: Callable[..., T] = ns["make"]
     return make
 
 
-_new_step = _step_maker()
+_new_step: Callable[..., Step] = _fast_constructor(Step)
+_new_cell: Callable[..., Cell] = _fast_constructor(Cell)
 _ACTIONS = frozenset(ACTIONS)
 _NONE: tuple[int, ...] = ()
 _NO_NAMES: tuple[str, ...] = ()
@@ -217,10 +224,10 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
         WATCH.steps = outer_steps  # None, unless this replay runs inside another one's decide
 
     stopped = outcome == "stopped" and decision is not None
-    return Cell(
+    return _new_cell(
         sequence=sequence.id,
         predicate=pred.name,
-        outcome=outcome,  # type: ignore[arg-type]
+        outcome=outcome,
         steps=tuple(steps),
         reason=decision.reason if stopped and decision is not None else None,
         ok=decision.ok if stopped and decision is not None else None,
