@@ -336,3 +336,22 @@ def test_a_live_column_shows_marked_live_and_its_drill_down_says_it_has_no_golde
     assert "no_dropped_calls" in driver.find_element(by("ID"), "drill-violations").text
     assert errors(driver) == []
     screenshot(driver, "live-drilldown.png", tmp_path)
+
+
+def test_a_reactive_sequence_steps_through_the_turns_each_loop_was_served_and_shows_request_changes(
+        fresh: Any) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(fresh.find_element(by("ID"), "st-seq")).select_by_value("chat-dropped-calls-x3-remind-recovers")
+    for _ in range(7):
+        fresh.find_element(by("ID"), "st-fwd").click()
+    assert fresh.find_element(by("ID"), "st-pos").text.startswith("step 8 of ")
+    boxes = fresh.find_elements(by("CSS_SELECTOR"), "#st-body .turnbox")
+    served = {b.get_attribute("data-turn"): b.text for b in boxes}
+    # the loops that reminded at step 7 were served turn 9 (the call), the ones that resent turn 7
+    assert set(served) == {"7", "9"}
+    assert "reference" in served["9"] and "opencode" in served["7"]
+    fresh.execute_script("location.hash = '#cell-chat-context-overflow-compacted--opencode';")
+    steps = fresh.find_element(by("ID"), "drill-steps").text
+    assert "remind (reminder) +compact" in steps
+    assert errors(fresh) == []
