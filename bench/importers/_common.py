@@ -55,6 +55,9 @@ class ImportedTurn:
     meta: dict[str, str] = field(default_factory=dict)
     conversation: int | None = None
     notes: list[str] = field(default_factory=list)
+    max_tokens: int | None = None
+    """The request's output limit when the capture has the request (``max_tokens``,
+    ``max_completion_tokens``, ``max_output_tokens``, Gemini's ``generationConfig.maxOutputTokens``)."""
 
 
 @dataclass(slots=True)

@@ -100,6 +100,24 @@ def _is_model_request(request: dict[str, Any]) -> bool:
     return isinstance(body, dict) and any(key in body for key in _CONVERSATION_KEYS)
 
 
+_LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
+
+
+def _max_tokens(request: dict[str, Any]) -> int | None:
+    """The request's output limit (Chat, Anthropic, Responses keys; Gemini's generationConfig)."""
+    body = _request_body(request)
+    if not isinstance(body, dict):
+        return None
+    config = body.get("generationConfig")
+    candidates = [body.get(k) for k in _LIMIT_KEYS]
+    if isinstance(config, dict):
+        candidates.append(config.get("maxOutputTokens"))
+    for value in candidates:
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+    return None
+
+
 def _conversation(request: dict[str, Any]) -> int | None:
     body = _request_body(request)
     if not isinstance(body, dict):
@@ -204,6 +222,7 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
         if value:
             turn.meta.setdefault(name, value)
     turn.conversation = _conversation(request)
+    turn.max_tokens = _max_tokens(request)
     turn.notes = [f"{where}: {n}" for n in turn.notes]
     return turn
 

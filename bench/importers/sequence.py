@@ -59,6 +59,10 @@ def source_text(result: ImportResult, run: Sequence[ImportedTurn], run_no: int, 
         if "id" in t.meta:
             lines.append(f"turns[{i}] id: {t.meta['id']}")
     notes = [n for t in run for n in t.notes]
+    limits = [t.max_tokens for t in run]
+    if len(set(limits)) > 1:
+        notes.append("the requests' max_tokens differ (" + ", ".join(str(x) for x in limits)
+                     + "): the sequence records none")
     for note in notes:
         lines.append(f"note: {note}")
     for what, n in sorted(result.unknown.items()):
@@ -91,6 +95,9 @@ def build_sequences(result: ImportResult, name: str, opts: Options) -> list[tupl
         }
         if opts.require:
             doc["require"] = dict(opts.require)
+        limits = {t.max_tokens for t in run}
+        if len(limits) == 1 and None not in limits:  # every request of the run asked for the same limit
+            doc["max_tokens"] = limits.pop()
         doc["turns"] = [turn_data(t.turn) for t in run]
         try:
             seq = parse_sequence(doc, seq_id)

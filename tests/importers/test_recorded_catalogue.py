@@ -78,6 +78,8 @@ def test_sequence_is_what_its_capture_imports_to(seq: Sequence) -> None:
         assert len(runs) == 1
     assert seq.dialect == run[0].dialect
     assert seq.turns == tuple(t.turn for t in run)
+    limits = {t.max_tokens for t in run}  # the request's max_tokens, when every request of the run sent one
+    assert seq.max_tokens == (limits.pop() if len(limits) == 1 else None)
 
 
 def test_notice_names_every_sequence_and_carries_the_licence_texts() -> None:
