@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
+import orjson
+
 from bench.importers import import_capture
 from bench.model import ToolCall, Usage
 from tests.importers.conftest import capture
@@ -134,3 +136,19 @@ def test_usage_only_last_chunk_with_empty_choices_and_no_done(tmp_path: Path) ->
     assert (t.turn.finish_raw, t.turn.content, t.turn.usage) == ("stop", "ok", Usage(3, 1))
     assert r.unknown == Counter()
     assert "stream ended without [DONE]" in r.notes
+
+
+def test_a_streamed_filter_result_that_filtered_is_not_overwritten_by_a_later_safe_one() -> None:
+    """Azure sends content_filter_results per chunk; the turn keeps, per category, the last result,
+    except that one with ``filtered: true`` stays (the finish says why)."""
+    from bench.importers.openai_chat import StreamAssembler
+    asm = StreamAssembler(Counter())
+    for results, finish in (({"hate": {"filtered": True, "severity": "high"}}, None),
+                            ({"hate": {"filtered": False, "severity": "safe"},
+                              "violence": {"filtered": False, "severity": "low"}}, "content_filter")):
+        asm.feed({"object": "chat.completion.chunk", "choices": [
+            {"index": 0, "delta": {}, "content_filter_results": results, "finish_reason": finish}]})
+    detail = asm.finish().turn.finish_detail
+    assert detail is not None
+    assert orjson.loads(detail.removeprefix("content_filter_results: ")) == {
+        "hate": {"filtered": True, "severity": "high"}, "violence": {"filtered": False, "severity": "low"}}
