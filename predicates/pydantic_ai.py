@@ -116,6 +116,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         "output-retries-exceeded": f"{PIN} pydantic_ai/_agent_graph.py:L851-870 - a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised",
         "empty-length": f"{PIN} pydantic_ai/_agent_graph.py:L3909-3913 - no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry",
         "empty-content-filter": f"{PIN} pydantic_ai/_agent_graph.py:L3915-3921 - no actionable output and finish_reason 'content_filter': ContentFilterError, raised",
+        "responses-failed": f"{PIN} pydantic_ai/models/openai/_responses_model.py:L1124-1127 - a Response with status failed carries its error object: `response_error(...)` raises a ModelAPIError after the client returned the 200, so no retry",
         "pause-continue": f"{PIN} pydantic_ai/models/anthropic/__init__.py:L2469, pydantic_ai/_agent_graph.py:L1838-1990 - Anthropic `stop_reason: pause_turn` makes the response `suspended`: the model request node echoes it back and asks again (a continuation, no new message), then merges the segments into one response that CallToolsNode handles; a continuation is not a separate request step (L1805-1813). AMBIGUOUS: tool calls in a paused segment are merged, not run before the continuation; the port does not model running them afterwards",
         "continuations-exceeded": f"{PIN} pydantic_ai/models/_continuation.py:L92, pydantic_ai/_agent_graph.py:L1911-1921 - more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised",
         "request-limit": f"{PIN} pydantic_ai/usage.py:L559, L631-637 - before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made",
@@ -128,13 +129,15 @@ def decide(turn: Turn, state: State) -> Decision:
     if memo.get("sdk", 0) == 0:
         memo["requests"] = memo.get("requests", 0) + 1
     err = turn.error
-    if err is not None:
+    if err is not None and not (state.dialect == "openai-responses" and turn.finish_raw == "failed"):
         if _client_retries(err) and memo.get("sdk", 0) < CLIENT_RETRIES:
             memo["sdk"] = memo.get("sdk", 0) + 1
             return Resend("client-retry")
         memo["sdk"] = 0
         return Stop("ModelAPIError", ok=False, rule="raise")
     memo["sdk"] = 0
+    if state.dialect == "openai-responses" and turn.finish_raw == "failed":
+        return Stop("ModelAPIError", ok=False, rule="responses-failed")
     if turn.finish_raw == "pause_turn" and state.dialect == "anthropic":
         # a suspended response is echoed back and continued; the segments are merged into one response
         memo["paused"] = memo.get("paused", 0) + 1
