@@ -33,7 +33,7 @@ from starlette.types import Receive, Scope, Send
 from bench.model import Action, Sequence, TurnError
 from bench.replay import following
 from bench.serve.observe import Observed, conversation, error_rule, infer, request_changes
-from bench.serve.render import WIRES, Context, Wire, error_body, finish_for, render, script_ended
+from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
@@ -311,7 +311,7 @@ def create_app(session: Session) -> Starlette:
                 session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
                                        stream=stream, body=body, headers=_headers(request), at=time.time()))
                 return JSONResponse(script_ended(wire, detail), status_code=SCRIPT_ENDED_STATUS)
-            turn = seq.turns[index]
+            turn = at_request_limit(seq.turns[index], seq.max_tokens, wire, body)
             rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
             ctx = Context(rid, str(body.get("model") or "stopbench"), finish_for(wire, seq.dialect, turn),

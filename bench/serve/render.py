@@ -20,11 +20,11 @@ whose raw finish is ``failed`` is a response with status ``failed`` carrying the
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 from bench import dialects
-from bench.model import Dialect, ToolCall, Turn, TurnError
+from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 Wire: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
 WIRES: tuple[Wire, ...] = ("openai-chat", "anthropic", "openai-responses")
@@ -63,7 +63,12 @@ class Rendered:
 
 
 def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
-    """The raw finish string to send on `wire` for `turn` of a sequence in `sequence_dialect`."""
+    """The raw finish string to send on `wire` for `turn` of a sequence in `sequence_dialect`.
+
+    A refusal on Anthropic is its own stop_reason, whatever the turn's finish (a chat refusal
+    arrives with finish ``stop``)."""
+    if wire == "anthropic" and turn.refusal is not None and turn.error is None:
+        return "refusal"
     if wire == sequence_dialect or turn.finish_raw is None:
         return turn.finish_raw
     mapped = dialects.default_raw(wire, turn.finish)
@@ -156,6 +161,20 @@ def sse(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {payload}\n\n".encode()
 
 
+def at_request_limit(turn: Turn, recorded: int | None, wire: Wire, body: dict[str, Any]) -> Turn:
+    """`turn` as served to a request: a recorded cut at the recording's max_tokens (output_tokens
+    equal to `recorded`, `Sequence.max_tokens`) is served at this request's own limit, so the
+    truncation stays visible as usage.output_tokens == max_tokens to a client asking with another
+    limit. Any other turn, or a request without a limit, is served as recorded."""
+    u = turn.usage
+    if recorded is None or u is None or u.output_tokens != recorded:
+        return turn
+    keys = {"openai-chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",),
+            "openai-responses": ("max_output_tokens",)}.get(wire, ())
+    limit = next((v for k in keys if type(v := body.get(k)) is int and v > 0), None)
+    return turn if limit is None else replace(turn, usage=Usage(u.input_tokens, limit))
+
+
 # ---------------------------------------------------------------- OpenAI Chat Completions
 
 
@@ -175,6 +194,8 @@ def _chat_json(turn: Turn, ctx: Context) -> dict[str, Any]:
         message["reasoning_content"] = turn.reasoning
     if turn.tool_calls:
         message["tool_calls"] = [_chat_call(c) for c in turn.tool_calls]
+    if turn.refusal is not None:
+        message["refusal"] = turn.refusal
     body: dict[str, Any] = {
         "id": ctx.response_id, "object": "chat.completion", "created": 0, "model": ctx.model,
         "choices": [{"index": 0, "message": message, "finish_reason": ctx.finish_raw, "logprobs": None}],
@@ -194,6 +215,8 @@ def _chat_stream(turn: Turn, ctx: Context) -> list[bytes]:
         out += [chunk({"reasoning_content": p}) for p in pieces(turn.reasoning)]
     if turn.content:
         out += [chunk({"content": p}) for p in pieces(turn.content)]
+    if turn.refusal:
+        out += [chunk({"refusal": p}) for p in pieces(turn.refusal)]
     for i, call in enumerate(turn.tool_calls):
         out.append(chunk({"tool_calls": [{"index": i, "id": call.id, "type": "function",
                                           "function": {"name": call.name, "arguments": ""}}]}))
@@ -229,12 +252,18 @@ def _anthropic_usage(turn: Turn) -> dict[str, int]:
     return {"input_tokens": u.input_tokens if u else 0, "output_tokens": u.output_tokens if u else 0}
 
 
+def _anthropic_text(turn: Turn) -> str | None:
+    """The text block's text: the content, or a refusal's text when there is no content (Anthropic
+    has no refusal field: its refusal is stop_reason ``refusal`` with the text as text)."""
+    return turn.content if turn.content is not None else turn.refusal
+
+
 def _anthropic_blocks(turn: Turn) -> list[dict[str, Any]]:
     blocks: list[dict[str, Any]] = []
     if turn.reasoning is not None:
         blocks.append({"type": "thinking", "thinking": turn.reasoning, "signature": ""})
-    if turn.content is not None:
-        blocks.append({"type": "text", "text": turn.content})
+    if (text := _anthropic_text(turn)) is not None:
+        blocks.append({"type": "text", "text": text})
     for call in turn.tool_calls:
         blocks.append({"type": "tool_use", "id": call.id, "name": call.name, "input": tool_input(call.arguments)})
     return blocks
@@ -269,8 +298,8 @@ def _anthropic_stream(turn: Turn, ctx: Context) -> list[bytes]:
         block({"type": "thinking", "thinking": "", "signature": ""},
               [{"type": "thinking_delta", "thinking": p} for p in pieces(turn.reasoning)]
               + [{"type": "signature_delta", "signature": ""}])
-    if turn.content is not None:
-        block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(turn.content)])
+    if (text := _anthropic_text(turn)) is not None:
+        block({"type": "text", "text": ""}, [{"type": "text_delta", "text": p} for p in pieces(text)])
     for call in turn.tool_calls:
         # the raw string goes out as it is, even when it is not (or not yet) valid JSON
         deltas = [{"type": "input_json_delta", "partial_json": p} for p in pieces(call.arguments)]
@@ -300,10 +329,14 @@ def _responses_items(turn: Turn, ctx: Context) -> list[dict[str, Any]]:
     if turn.reasoning is not None:
         items.append({"type": "reasoning", "id": f"rs_{ctx.response_id}", "status": "completed",
                       "summary": [{"type": "summary_text", "text": turn.reasoning}]})
-    if turn.content is not None:
+    if turn.content is not None or turn.refusal is not None:
+        parts: list[dict[str, Any]] = []
+        if turn.content is not None:
+            parts.append({"type": "output_text", "text": turn.content, "annotations": []})
+        if turn.refusal is not None:
+            parts.append({"type": "refusal", "refusal": turn.refusal})
         items.append({"type": "message", "id": f"msg_{ctx.response_id}", "role": "assistant",
-                      "status": "completed",
-                      "content": [{"type": "output_text", "text": turn.content, "annotations": []}]})
+                      "status": "completed", "content": parts})
     for i, call in enumerate(turn.tool_calls):
         items.append({"type": "function_call", "id": f"fc_{ctx.response_id}_{i}", "call_id": call.id,
                       "name": call.name, "arguments": call.arguments, "status": "completed"})
@@ -350,17 +383,18 @@ def _responses_stream(turn: Turn, ctx: Context) -> list[bytes]:
     for n, item in enumerate(items):
         kind = item["type"]
         if kind == "message":
-            text = item["content"][0]["text"]
             ev("response.output_item.added", output_index=n, item={**item, "status": "in_progress", "content": []})
-            part = {"type": "output_text", "text": "", "annotations": []}
-            ev("response.content_part.added", output_index=n, item_id=item["id"], content_index=0, part=part)
-            for p in pieces(text):
-                ev("response.output_text.delta", output_index=n, item_id=item["id"], content_index=0, delta=p,
-                   logprobs=[])
-            ev("response.output_text.done", output_index=n, item_id=item["id"], content_index=0, text=text,
-               logprobs=[])
-            ev("response.content_part.done", output_index=n, item_id=item["id"], content_index=0,
-               part={**part, "text": text})
+            for c, done in enumerate(item["content"]):
+                key = "text" if done["type"] == "output_text" else "refusal"  # an output_text or a refusal part
+                text, part = done[key], {**done, key: ""}
+                kw: dict[str, Any] = {"logprobs": []} if key == "text" else {}
+                ev("response.content_part.added", output_index=n, item_id=item["id"], content_index=c, part=part)
+                for p in pieces(text):
+                    ev(f"response.{'output_text' if key == 'text' else 'refusal'}.delta", output_index=n,
+                       item_id=item["id"], content_index=c, delta=p, **kw)
+                ev(f"response.{'output_text' if key == 'text' else 'refusal'}.done", output_index=n,
+                   item_id=item["id"], content_index=c, **{key: text}, **kw)
+                ev("response.content_part.done", output_index=n, item_id=item["id"], content_index=c, part=done)
         elif kind == "function_call":
             ev("response.output_item.added", output_index=n,
                item={**item, "status": "in_progress", "arguments": ""})
