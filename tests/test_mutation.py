@@ -56,6 +56,10 @@ CURATED: list[tuple[str, str, str, str]] = [
     ("pi", "comparison", 'if reason == "length":', "== -> !="),
     ("pi", "negation", "if turn.error is not None:", "`turn.error is not None` negated"),
     ("pi", "decision", 'return Stop(reason, ok=True, rule="done")', "Stop: ok inverted"),
+    ("gemini_cli", "constant", "MID_STREAM_ATTEMPTS = 4", "4 -> 3"),
+    ("gemini_cli", "comparison", "if attempt + 1 >= MID_STREAM_ATTEMPTS:", ">= -> >"),
+    ("gemini_cli", "negation", "if turn.tool_calls:", "`turn.tool_calls` negated"),
+    ("gemini_cli", "decision", 'return Stop("no_tool_calls", ok=True, rule="answer")', "Stop: ok inverted"),
     ("reference", "constant", "max_steps=50,", "50 -> 49"),
     ("reference", "comparison", 'if memo["pauses"] > MAX_PAUSES:', "> -> >="),
     ("reference", "negation", 'if memo["pauses"] > MAX_PAUSES:', "`memo['pauses'] > MAX_PAUSES` negated"),
@@ -82,7 +86,8 @@ def test_the_curated_set_has_every_operator_kind_for_every_port(
         shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]]) -> None:
     _, _, by_port = shipped
     assert set(by_port) == {"codex", "corecoder", "hermes", "learn_claude_code_s01",
-                            "learn_claude_code_s01_openai", "openai_agents", "opencode", "pi", "reference"}
+                            "learn_claude_code_s01_openai", "openai_agents", "opencode", "pi", "reference",
+                            "gemini_cli"}
     covered = {(port, kind) for port, kind, _, _ in CURATED}
     assert covered == {(port, kind) for port in by_port for kind in KINDS}
 
