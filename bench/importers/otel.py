@@ -35,7 +35,7 @@ the same ``gen_ai.response.id``, or one lying within the other's time span, are 
   per call, which instrumentations emit instead of span attributes when told to keep content out of
   spans) gives its span the attributes it lacks, output messages and finish reasons included; a
   ``gen_ai.choice`` event (semantic conventions 1.28) is read as the span event of that name. They
-  join their span by ``spanId``, whether they come before it or within LAG requests after it.
+  join their span by ``traceId`` and ``spanId``, whether they come before it or within LAG requests after it.
 - usage: ``gen_ai.usage.input_tokens``/``output_tokens`` (or ``prompt_tokens``/``completion_tokens``).
 - an error: span status ``ERROR``. The HTTP status from ``http.response.status_code``, else from the
   status message the openai and anthropic SDKs give their status errors ("Error code: 429 - ..."),
@@ -76,7 +76,7 @@ spans and log records exported a little later (by another batch processor) still
 _EVENTS = frozenset({"gen_ai.client.inference.operation.details", "gen_ai.choice"})
 """GenAI events read from log records: the current conventions' one event per call (its attributes
 are the call's, output messages included) and the older per-choice event (semantic conventions 1.28)."""
-RECENT = 4096
+RECENT = 256
 """How many yielded group keys are remembered to note a sequence that continues an earlier one (a
 bounded memory: a group reappearing after more than this many others is not noted)."""
 
@@ -174,8 +174,8 @@ class _Groups:
         self.latest = 0
         self.line = 0
         self.rooted: dict[str, int] = {}  # trace group -> the request number its root span came in
-        self.spans: dict[str, _Span] = {}  # span id -> span, for the open groups (log records join them)
-        self.waiting: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}  # span id -> records before it
+        self.spans: dict[str, _Span] = {}  # "trace/span id" -> span of an open group (log records join it)
+        self.waiting: dict[str, list[tuple[int, str, dict[str, Any]]]] = {}  # "trace/span id" -> early records
 
     def request(self, obj: object, where: str) -> Iterator[Traced]:
         if not isinstance(obj, dict):
@@ -233,8 +233,9 @@ class _Groups:
                     group.spans.append(span)
                     group.last_end = max(group.last_end, span.end)
                     if span.span:
-                        self.spans[span.span] = span
-                        for _, name, record in self.waiting.pop(span.span, ()):
+                        sid = f"{span.trace}/{span.span}"
+                        self.spans[sid] = span
+                        for _, name, record in self.waiting.pop(sid, ()):
                             _join(span, name, record)
         return ended
 
@@ -257,9 +258,10 @@ class _Groups:
                         raise CaptureError(self.shown, where, f"{path}: expected an object")
                     attrs = _attrs(rec.get("attributes"), self.shown, where, f"{path}.attributes")
                     name = rec.get("eventName") or attrs.get("event.name")
-                    sid = rec.get("spanId")
-                    if name not in _EVENTS or not isinstance(sid, str) or not sid:
+                    span_id, trace_id = rec.get("spanId"), rec.get("traceId")
+                    if name not in _EVENTS or not (isinstance(span_id, str) and span_id and isinstance(trace_id, str)):
                         continue
+                    sid = f"{trace_id}/{span_id}"
                     body = _any(rec.get("body"), self.shown, where, f"{path}.body")
                     record = {**body, **attrs} if isinstance(body, dict) else attrs
                     span = self.spans.get(sid)
@@ -276,7 +278,7 @@ class _Groups:
         group = self.open.pop(key)
         self.rooted.pop(key, None)
         for span in group.spans:
-            self.spans.pop(span.span, None)
+            self.spans.pop(f"{span.trace}/{span.span}", None)
         again = key in self.done
         self.done[key] = None
         if len(self.done) > RECENT:
