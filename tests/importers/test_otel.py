@@ -225,3 +225,17 @@ def test_stopbench_corpus_on_a_broken_export_exits_2_with_one_line(tmp_path: Pat
     assert (status, err) == (2, f"{path}: line 2: resourceSpans[0].scopeSpans[0].spans[0].traceId: "
                                 "expected a hex string\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_log_records_join_the_span_of_their_own_trace_when_span_ids_repeat(tmp_path: Path) -> None:
+    # two exports of the same run under different trace ids (span ids equal): spans of both first, then
+    # the log records of both; each sequence gets its own trace's messages
+    spans, logs = (DIR / "openai-events.jsonl").read_bytes().splitlines(keepends=True)
+    trace = json.loads(spans)["resourceSpans"][0]["scopeSpans"][0]["spans"][0]["traceId"]
+    other = "f" * 32
+    second_logs = logs.replace(trace.encode(), other.encode()).replace(b"Fixed the off-by-one", b"FIXED the off-by-one")
+    path = tmp_path / "spans.jsonl"
+    path.write_bytes(spans + spans.replace(trace.encode(), other.encode()) + logs + second_logs)
+    seqs = {r.sequence.id: r.sequence for r in otel.iter_records(path, "spans.jsonl")}
+    assert seqs[f"trace-{trace}"].turns[3].content == "Fixed the off-by-one in parse.py; all tests pass."
+    assert seqs[f"trace-{other}"].turns[3].content == "FIXED the off-by-one in parse.py; all tests pass."
