@@ -27,7 +27,7 @@ object per line to a transcript per session. What this importer reads, and why:
 One sequence per session: a new ``sessionId`` starts the next one, so a file holding several
 sessions streams them one at a time. The dialect is ``anthropic`` (Claude Code speaks Messages); a
 stop reason is kept verbatim as ``finish_raw``. The first ``api-request`` line's ``params.max_tokens``
-(the request's cap) goes into the source.
+(the request's cap) is the sequence's ``max_tokens``.
 """
 
 from __future__ import annotations
@@ -211,7 +211,8 @@ class _Session:
             lines.append(f"note: {self.sidechain} {_SKIPPED_NOTE}")
         lines.append("converted by: stopbench corpus (bench/importers/claude_code_log.py)")
         seq = Sequence(id=self.id, title=f"Claude Code session {self.id}", kind="recorded", dialect="anthropic",
-                       source="\n".join(lines) + "\n", turns=tuple(self.turns), then="end", path=shown)
+                       source="\n".join(lines) + "\n", turns=tuple(self.turns), then="end", path=shown,
+                       max_tokens=self.max_tokens)
         return Traced(seq, provider="anthropic", model=next(iter(self.models), ""))
 
 

@@ -37,6 +37,8 @@ the same ``gen_ai.response.id``, or one lying within the other's time span, are 
   ``gen_ai.choice`` event (semantic conventions 1.28) is read as the span event of that name. They
   join their span by ``traceId`` and ``spanId``, whether they come before it or within LAG requests after it.
 - usage: ``gen_ai.usage.input_tokens``/``output_tokens`` (or ``prompt_tokens``/``completion_tokens``).
+- the sequence's ``max_tokens``: the first call's ``gen_ai.request.max_tokens`` (every value seen is in
+  the source: a loop that raises it after a cut-off reply shows there).
 - an error: span status ``ERROR``. The HTTP status from ``http.response.status_code``, else from the
   status message the openai and anthropic SDKs give their status errors ("Error code: 429 - ..."),
   else from ``error.type`` when it is one of those SDKs' exception classes; the kind from the status
@@ -439,7 +441,8 @@ def _sequence(group: _Group, shown: str, again: bool) -> Traced:
                      f"{GAP_NS // 10**9} s between its spans)")
     lines.append("converted by: stopbench corpus (bench/importers/otel.py)")
     seq = Sequence(id=group.key, title=f"OpenTelemetry {provider or 'GenAI'} {what} {group.key}", kind="recorded",
-                   dialect=dialect, source="\n".join(lines) + "\n", turns=turns, then="end", path=shown)
+                   dialect=dialect, source="\n".join(lines) + "\n", turns=turns, then="end", path=shown,
+                   max_tokens=max_tokens[0] if max_tokens else None)
     return Traced(seq, provider=provider, model=models[0] if models else "")
 
 

@@ -64,10 +64,11 @@ def test_a_retried_error_and_the_error_given_up_on_are_both_turns() -> None:
     assert seq.turns[0].error is not None and seq.turns[0].error.code == "server_error"
 
 
-def test_the_session_id_is_the_sequence_id_and_the_request_cap_is_in_the_source() -> None:
+def test_the_session_id_is_the_sequence_id_and_the_request_cap_is_its_max_tokens() -> None:
     path = DIR / "anthropic-tool-use-rounds.jsonl"
     seq = only(path)
     assert seq.id == "ab61018b-4eb1-4274-9fb2-a7908eccecd6"  # the file's own name (Claude Code names it so)
+    assert seq.max_tokens == 32000  # what the server saw in every request (make_fixtures.py prints it)
     assert "request max_tokens: 32000" in seq.source
     assert "claude code: 2.1.328" in seq.source
 

@@ -27,6 +27,7 @@ CASES: dict[str, tuple[str, list[int], dict[str, set[int]]]] = {
     "openai-error-500": ("chat-error-500-repeat", [0], {}),
     # OpenLLMetry 0.40.14 writes no gen_ai.completion.0.content for an empty string
     "openai-legacy-attributes": ("chat-tool-rounds", [0, 1, 2, 3], {"content": {0}}),
+    "openai-events": ("chat-tool-rounds", [0, 1, 2, 3], {}),
     "openai-legacy-rate-limit": ("chat-error-rate-limit", [0], {}),
     "anthropic-tool-rounds": ("anthropic-tool-use-rounds", [0, 1, 2], {}),
     "anthropic-max-tokens-stream": ("anthropic-max-tokens-partial-tool-use", [0, 1, 2], {}),
@@ -43,6 +44,17 @@ def only(path: Path) -> Sequence:
 def test_each_inference_span_is_the_served_turn(name: str) -> None:
     sequence_id, answered, lost = CASES[name]
     assert_sequence_recovered(only(DIR / f"{name}.jsonl"), sequence_id, answered, **lost)
+
+
+SENT_MAX_TOKENS = {"openai-tool-rounds": 1024, "openai-length-stream": 256, "openai-error-500": 1024,
+                   "openai-events": 1024, "openai-legacy-attributes": 1024, "openai-legacy-rate-limit": 1024,
+                   "anthropic-tool-rounds": 2048, "anthropic-max-tokens-stream": 4096}
+"""The max_tokens client.py sent in each case (make_fixtures.CASES)."""
+
+
+@pytest.mark.parametrize("name", sorted(SENT_MAX_TOKENS))
+def test_the_requests_max_tokens_is_the_sequences(name: str) -> None:
+    assert only(DIR / f"{name}.jsonl").max_tokens == SENT_MAX_TOKENS[name]
 
 
 def test_spans_group_by_conversation_id_else_by_trace() -> None:
