@@ -8,8 +8,9 @@ one JSON object per line, ``{"timestamp", "type", "payload"}``. What this import
   sequence, so a file holding several sessions streams them one at a time.
 - ``turn_context`` gives the model asked for (``payload.model``).
 - ``response_item`` lines are the items of the conversation. Those the model produced are kept
-  until its response ends: assistant ``message`` (its ``output_text`` parts are the content, its
-  ``refusal`` parts the refusal, as bench/importers/openai_responses.py reads them),
+  until its response ends: assistant ``message`` (its ``output_text`` parts are the content; a
+  Responses ``refusal`` part does not reach the rollout: served one, Codex 0.169.0 wrote a message-less
+  response, so a rollout cannot show a refusal),
   ``reasoning`` (summary texts: the reasoning), ``function_call`` and ``custom_tool_call`` (the calls,
   arguments verbatim, ``call_id`` as the id). User and developer messages and tool outputs are the
   requests' side and are skipped.
@@ -127,7 +128,6 @@ class _Session:
     texts: list[str] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
-    refusals: list[str] = field(default_factory=list)
     pending: bool = False
     response_ids: list[str] = field(default_factory=list)
 
@@ -138,8 +138,6 @@ class _Session:
             for part in parts:
                 if isinstance(part, dict) and part.get("type") == "output_text" and isinstance(part.get("text"), str):
                     self.texts.append(part["text"])
-                elif isinstance(part, dict) and part.get("type") == "refusal" and isinstance(part.get("refusal"), str):
-                    self.refusals.append(part["refusal"])
             self.pending = True
         elif kind == "reasoning":
             for part in payload.get("summary") or ():
@@ -195,9 +193,8 @@ class _Session:
         self.turns.append(Turn(
             finish=dialects.canonical("openai-responses", raw), finish_raw=raw,
             content="".join(self.texts) if self.texts else None, tool_calls=tuple(self.calls),
-            reasoning="\n".join(self.reasoning) if self.reasoning else None, usage=usage,
-            refusal="".join(self.refusals) if self.refusals else None))
-        self.texts, self.reasoning, self.calls, self.refusals, self.pending = [], [], [], [], False
+            reasoning="\n".join(self.reasoning) if self.reasoning else None, usage=usage))
+        self.texts, self.reasoning, self.calls, self.pending = [], [], [], False
 
     def traced(self, shown: str) -> Traced:
         self._close(None, None)
