@@ -224,7 +224,23 @@ _STEER = ("`opencode run` takes one prompt, and the driver has no way to add a u
           "read from the source only.")
 CONFORMANCE_NOT_DRIVEN = {"chat-steer-mid-run": _STEER, "chat-steer-with-tool-calls": _STEER}
 """Sequences the driver cannot produce for OpenCode: not run, reported 'not driven' (never 'explained')."""
+_SUMMARY_REQUEST = (
+    "The server cannot see the summary request as a reminder. After an overflow OpenCode's summary request is "
+    "a conversation of its own (system 'You are a context summarization agent', the history written out in "
+    "one user message, no tools; SessionCompaction.process @96755709-96760200), so the server, comparing it "
+    "with the request before, sees the history rewritten into one item: 'unknown' with compact, where the "
+    "port says remind (context-overflow).")
 CONFORMANCE_EXPLAINED = {
+    "chat-context-overflow-compacted": _SUMMARY_REQUEST + (
+        " The request after the summary holds the compacted history (user 'What did we do so far?', the "
+        "summary, the overflow notice with 'Continue if you have next steps'), which the server compares "
+        "with the summary request: 'unknown'. The turns served (0, 1, 2, 3), the compaction and the exit "
+        "agree with the port (driven 1.18.32, the sequence being reactive)."),
+    "chat-context-overflow-after-tools": _SUMMARY_REQUEST + (
+        " The summary request is answered by the same overflow error, which ends the run with the error, "
+        "as in the port."),
+    "chat-context-overflow-window-shrinks": _SUMMARY_REQUEST + (
+        " The summary request is answered by another overflow error, which ends the run, as in the port."),
     "gemini-malformed-function-call": (
         "Served differently. There is no Gemini endpoint, so the Gemini sequence goes out on Chat. "
         "MALFORMED_FUNCTION_CALL (canonical 'error') has no Chat finish string, so the server sends the "
@@ -234,6 +250,14 @@ CONFORMANCE_EXPLAINED = {
 }
 
 
+# bin/opencode @96759176-96759511: after a compaction made for an overflow, the synthetic user message
+# is this notice followed by the usual "Continue if you have next steps..." (seen when driving 1.18.32)
+OVERFLOW_CONTINUE = (
+    "The previous request exceeded the provider's size limit due to large media attachments. The conversation "
+    "was compacted and media files were removed from context. If the user was asking about attached images or "
+    "files, explain that the attachments were too large to process and suggest they try again with smaller or "
+    "fewer files...Continue if you have next steps, or stop and ask for clarification if you are unsure how "
+    "to proceed.")
 COMPACTED = RequestChanges(compact=True)
 """The request after a compaction's summary carries the summary in place of the history before it."""
 
@@ -329,8 +353,7 @@ def decide(turn: Turn, state: State) -> Decision:
     if memo.pop("compacting", False):
         if err is not None:
             return Stop("error", ok=False, rule="compaction-summary")
-        return Remind("compaction-summary", "Continue if you have next steps, or stop and ask for "
-                      "clarification if you are unsure how to proceed.", changes=COMPACTED)
+        return Remind("compaction-summary", OVERFLOW_CONTINUE, changes=COMPACTED)
 
     retryable: bool | None = None
     if err is not None:

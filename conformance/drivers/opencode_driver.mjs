@@ -125,7 +125,11 @@ writeFileSync(join(work, "events.jsonl"), events.map((e) => JSON.stringify(e)).j
 writeFileSync(join(work, "stderr.txt"), stderr);
 
 const result = { ok: null, reason: null, final: null, error: null };
-const errors = events.filter((e) => e.type === "error");
+// an error the loop went on from (a step started after it: a context overflow is compacted and the
+// loop continues, SessionPrompt.run) does not end the run; the last error with no step after it does
+const lastError = events.findLastIndex((e) => e.type === "error");
+const wentOn = lastError >= 0 && events.slice(lastError + 1).some((e) => e.type === "step_start");
+const errors = wentOn ? [] : events.filter((e) => e.type === "error");
 const texts = events.filter((e) => e.type === "text").map((e) => e.part?.text ?? "");
 if (capped) Object.assign(result, { reason: "capped" });
 else if (errors.length) {
@@ -134,7 +138,7 @@ else if (errors.length) {
   const message = err.data?.message ?? err.message ?? JSON.stringify(err);
   Object.assign(result, { ok: false, reason: /ContentFilter/i.test(name) ? "content_filter" : "error",
                           error: `${name}: ${message}` });
-} else if (code !== 0) {
+} else if (code !== 0 && !wentOn) {
   Object.assign(result, { ok: false, reason: "error", error: `opencode exited ${code}: ${stderr.trim().split("\n").slice(-3).join(" | ")}` });
 } else Object.assign(result, { ok: true, reason: "exit", final: texts.at(-1) ?? null });
 writeFileSync(resultPath, JSON.stringify(result));

@@ -18,6 +18,7 @@ from bench.conform.campaign import (
     load_ports,
     nothing_run,
     plan,
+    run_driver,
     select_sequences,
     unavailable,
 )
@@ -104,6 +105,21 @@ def test_a_port_that_does_not_load_is_an_error_only_for_a_driver_about_to_run(tm
     assert load_ports(tmp_path, [], DRIVERS)["py"].predicate is None
     with pytest.raises(UnusableInput, match=r"pyport\.py does not load"):
         load_ports(tmp_path, ["py"], DRIVERS)
+
+
+def test_a_port_s_not_driven_sequences_are_read_and_never_run(tmp_path: Path) -> None:
+    (tmp_path / "pyport.py").write_text(
+        "from bench import Decision, State, Stop, Turn, predicate\n"
+        "CONFORMANCE_NOT_DRIVEN = {'one': 'the driver cannot inject it'}\n"
+        "@predicate()\n"
+        "def decide(turn: Turn, state: State) -> Decision:\n"
+        "    return Stop('done', ok=True, rule='r')\n", encoding="utf-8")
+    port = load_ports(tmp_path, ["py"], DRIVERS)["py"]
+    assert dict(port.not_driven) == {"one": "the driver cannot inject it"}
+    one = make_sequence([{"finish": "stop", "content": "x"}], sid="one")
+    run = run_driver(PY, [one], Path(sys.executable), port, root=ROOT, timeout=60)
+    assert (run.results, dict(run.not_driven)) == ((), {"one": "the driver cannot inject it"})
+    assert "1 not driven" in run.summary()
 
 
 # ---------------------------------------------------------------- the verdict
