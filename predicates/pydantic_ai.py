@@ -88,6 +88,11 @@ def _tools(turn: Turn, state: State) -> Decision:
             continue
         # tool_manager.py L519-533: the step-start count of this name against its budget
         if retries.get(c.name, 0) >= TOOL_RETRIES:
+            last = turn.tool_calls[-1]
+            if turn.finish == "length" and not (last.name and _binds(last.arguments)):
+                # _tool_execution.py L764-767, _agent_graph.py L830-845: a cut-off last call names the cause
+                return Stop("IncompleteToolCall", ok=False, rule="incomplete-tool-call", run=tuple(run),
+                            failed=tuple(failed))
             return Stop("UnexpectedModelBehavior", ok=False, rule="tool-retries-exceeded", run=tuple(run),
                         failed=tuple(failed))
         failed.append(i)
@@ -106,12 +111,13 @@ def _tools(turn: Turn, state: State) -> Decision:
     source=f"{PIN}: pydantic_ai/_agent_graph.py CallToolsNode L3891-4046, _handle_tool_calls L4067-4160; pydantic_ai/tool_manager.py; pydantic_ai/usage.py L559-637",
     max_steps=None,
     cap_note="request_limit 50 model requests (SDK retries do not count) -> UsageLimitExceeded, ok=False",
-    reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "OutputTokenLimitExceeded",
+    reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "IncompleteToolCall", "OutputTokenLimitExceeded",
              "ContentFilterError", "ModelAPIError"],
     rules={
         "output": f"{PIN} pydantic_ai/_agent_graph.py:L3943-3946, L4017-4020 - no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path",
         "tools": f"{PIN} pydantic_ai/_agent_graph.py:L3999-4006, L4067-4160; pydantic_ai/tool_manager.py:L808-825, L880-915 - every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request",
         "tool-retries-exceeded": f"{PIN} pydantic_ai/tool_manager.py:L519-533, L436-447 - a call fails validation while its tool name already used its budget of 1 retry (a failure in an earlier step, with no success of that tool since): UnexpectedModelBehavior 'Tool ... exceeded max retries count of 1', raised out of run",
+        "incomplete-tool-call": f"{PIN} pydantic_ai/_tool_execution.py:L764-767, pydantic_ai/_agent_graph.py:L830-845 - the tool budget is exceeded on a response cut by length whose last part is a tool call with arguments that do not parse as an object: IncompleteToolCall (a subclass of UnexpectedModelBehavior) is raised in its place (found by driving the original on chat-length-cut-json-repeat)",
         "no-output-retry": f"{PIN} pydantic_ai/_agent_graph.py:L3906-3939, L4021-4046, L851-870 - a response with no tool call and no text (empty, blank text or thinking only), not cut by length nor filtered: a retry prompt ('Please return text or call a tool.') is added as a new request, consuming the output retry budget of 1",
         "output-retries-exceeded": f"{PIN} pydantic_ai/_agent_graph.py:L851-870 - a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised",
         "empty-length": f"{PIN} pydantic_ai/_agent_graph.py:L3909-3913 - no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry",

@@ -95,3 +95,12 @@ def test_pause_turn_is_continued_ten_times_then_raises(pa: Predicate) -> None:
     assert [s.decision.action for s in once.steps] == ["continue", "stop"] and once.reason == "output"
     stuck = run(pa, paused, then="repeat", dialect="anthropic")
     assert (stuck.n_steps, stuck.reason) == (11, "UnexpectedModelBehavior")
+
+
+def test_a_cut_call_that_exhausts_its_budget_raises_incomplete_tool_call(pa: Predicate) -> None:
+    # _tool_execution.py L764-767 -> check_incomplete_tool_call (_agent_graph.py L830-845); found by driving
+    cut = Turn(finish="length", finish_raw="length", tool_calls=(call("write_file", 0, '{"path": "a'),))
+    cell = run(pa, cut, cut, answer())
+    assert (cell.n_steps, cell.reason) == (2, "IncompleteToolCall")
+    bad = Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("write_file", 0, '{"path": "a'),))
+    assert run(pa, bad, bad, answer()).reason == "UnexpectedModelBehavior"
