@@ -32,7 +32,8 @@ from starlette.types import Receive, Scope, Send
 
 from bench.model import Action, Sequence, TurnError
 from bench.replay import following
-from bench.serve.observe import Observed, conversation, error_rule, infer, request_changes
+from bench.serve import gemini, gemini_read
+from bench.serve.observe import Conversation, Observed, conversation, error_rule, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -42,8 +43,10 @@ SCRIPT_ENDED_STATUS = 410
 
 RecordKind = Literal["model", "past_end", "side", "refused"]
 
-_ID_PREFIX: Mapping[Wire, str] = {"openai-chat": "chatcmpl-", "anthropic": "msg_", "openai-responses": "resp_"}
-_HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang")
+_ID_PREFIX: Mapping[Wire, str] = {"openai-chat": "chatcmpl-", "anthropic": "msg_", "openai-responses": "resp_",
+                                  "gemini": gemini.ID_PREFIX}
+_HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
+            "x-goog-api-client")
 
 
 @dataclass(slots=True)
@@ -132,8 +135,8 @@ class Session:
             if wire is None or nxt.wire != wire or not isinstance(rec.body, dict) or not isinstance(nxt.body, dict):
                 out.append(Observed(step, turn, "unknown", detail="next request is of another API"))
                 continue
-            got = infer(conversation(wire, rec.body), turns[turn], rec.response_id or "",
-                        conversation(wire, nxt.body), is_error)
+            got = infer(_conversation(wire, rec.body), turns[turn], rec.response_id or "",
+                        _conversation(wire, nxt.body), is_error)
             out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
                                 request_changes(wire, rec.body, nxt.body, got.compact)))
         return out
@@ -179,7 +182,7 @@ class Session:
         action: Action = "stop"
         turn = seq.turns[prev.turn]
         if turn.after and prev.wire == wire and isinstance(prev.body, dict):
-            got = infer(conversation(wire, prev.body), turn, prev.response_id or "", conversation(wire, body),
+            got = infer(_conversation(wire, prev.body), turn, prev.response_id or "", _conversation(wire, body),
                         error_rule(self.ok_marker))
             if got.action == "continue" or got.action == "resend" or got.action == "remind":
                 action = got.action
@@ -286,7 +289,7 @@ def create_app(session: Session) -> Starlette:
             except _BodyError as exc:
                 session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(error_body(wire, _err("invalid_request_error", exc.message)),
+                return JSONResponse(_error_body(wire, _err("invalid_request_error", exc.message)),
                                     status_code=exc.status)
             try:
                 body = json.loads(raw)
@@ -295,14 +298,17 @@ def create_app(session: Session) -> Starlette:
             if not isinstance(body, dict):
                 session._record(Record(0, "refused", request.method, path, 400, wire=wire,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(error_body(wire, _err("invalid_request_error", "body is not a JSON object")),
+                return JSONResponse(_error_body(wire, _err("invalid_request_error", "body is not a JSON object")),
                                     status_code=400)
             if session.dialect is not None and wire != session.dialect:
                 session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(error_body(wire, _err("not_found_error", f"this server serves only the "
+                return JSONResponse(_error_body(wire, _err("not_found_error", f"this server serves only the "
                                                           f"{session.dialect} API")), status_code=404)
             stream = body.get("stream") is True
+            shape = gemini_read.request_shape(path, request.query_params.get("alt")) if wire == "gemini" else None
+            if shape is not None:
+                stream = shape[0]
             run, number, index = session._take_turn(wire, body)
             seq = run.sequence
             if index is None:
@@ -310,13 +316,15 @@ def create_app(session: Session) -> Starlette:
                           "and then: end")
                 session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
                                        stream=stream, body=body, headers=_headers(request), at=time.time()))
-                return JSONResponse(script_ended(wire, detail), status_code=SCRIPT_ENDED_STATUS)
+                ended = gemini.script_ended(detail) if wire == "gemini" else script_ended(wire, detail)
+                return JSONResponse(ended, status_code=SCRIPT_ENDED_STATUS)
             turn = at_request_limit(seq.turns[index], seq.max_tokens, wire, body)
             rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            ctx = Context(rid, str(body.get("model") or "stopbench"), finish_for(wire, seq.dialect, turn),
+            ctx = Context(rid, shape[1] if shape else str(body.get("model") or "stopbench"),
+                          finish_for(wire, seq.dialect, turn),
                           include_usage=isinstance(opts, dict) and opts.get("include_usage") is True)
-            out = render(wire, turn, ctx, stream)
+            out = gemini.render(turn, ctx, stream, shape[2]) if shape else render(wire, turn, ctx, stream)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
                                    at=time.time()))
@@ -344,6 +352,20 @@ def create_app(session: Session) -> Starlette:
     async def not_found(request: Request) -> Response:
         return side(request, 404, {"error": {"message": f"no such endpoint: {request.method} {request.url.path}",
                                              "type": "not_found_error"}})
+
+    gemini_model = model_endpoint("gemini")
+
+    async def gemini_endpoint(request: Request) -> Response:
+        path = request.url.path
+        if gemini_read.request_shape(path, None) is not None:
+            return await gemini_model(request)
+        if path.endswith(":countTokens"):
+            try:
+                raw = await _read_body(request, session.max_body, session.read_timeout)
+            except _BodyError as exc:
+                return side(request, exc.status, gemini.error_body(_err("invalid_request", exc.message)))
+            return side(request, 200, {"totalTokens": max(1, len(raw) // 4)})
+        return await not_found(request)
 
     async def state(request: Request) -> Response:
         run = session.run
@@ -379,12 +401,23 @@ def create_app(session: Session) -> Starlette:
     paths = {"openai-chat": "/chat/completions", "anthropic": "/messages", "openai-responses": "/responses"}
     for prefix in ("/v1", ""):
         routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
-        for wire in WIRES:
+        for wire in WIRES[:3]:
             routes.append(Route(prefix + paths[wire], model_endpoint(wire), methods=["POST"]))
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
+    # Gemini: POST /v1beta/models/{model}:generateContent | :streamGenerateContent (gemini_read.request_shape)
+    for prefix in ("/v1beta", "/v1"):
+        routes.append(Route(prefix + "/models/{name:path}", gemini_endpoint, methods=["POST"]))
     routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
     return Starlette(routes=routes)
+
+
+def _conversation(wire: Wire, body: dict[str, Any]) -> Conversation:
+    return gemini_read.conversation(body) if wire == "gemini" else conversation(wire, body)
+
+
+def _error_body(wire: Wire, err: TurnError) -> dict[str, Any]:
+    return gemini.error_body(err) if wire == "gemini" else error_body(wire, err)
 
 
 def _err(code: str, message: str) -> TurnError:

@@ -273,6 +273,8 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             return _compacted(before, after, note) or Inferred("unknown", detail=note)
         tail = after.items[len(old):]
     ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
+    # a wire without call ids (Gemini) names a result by its call's position: #0, #1, ...
+    ids.update({f"#{n}": n for n in range(len(turn.tool_calls))})
     run: list[int] = []
     failed: list[int] = []
     messages: list[str] = []

@@ -26,8 +26,8 @@ from typing import Any, Literal, TypeAlias
 from bench import dialects
 from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
-Wire: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
-WIRES: tuple[Wire, ...] = ("openai-chat", "anthropic", "openai-responses")
+Wire: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini"]
+WIRES: tuple[Wire, ...] = ("openai-chat", "anthropic", "openai-responses", "gemini")
 
 CHUNK = 24
 """Characters per text or arguments delta in a stream (a real stream arrives in pieces)."""
@@ -71,6 +71,8 @@ def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
         return "refusal"
     if wire == sequence_dialect or turn.finish_raw is None:
         return turn.finish_raw
+    if wire == "gemini" and turn.finish == "tool_calls":
+        return "STOP"  # Gemini has no tool-call finish: calls arrive as parts with STOP (bench/serve/gemini.py)
     mapped = dialects.default_raw(wire, turn.finish)
     # no string of this wire means this finish (unknown, or error on Chat/Anthropic): send the raw
     # string as it is; it maps to unknown on this wire, like a server's own invention would
