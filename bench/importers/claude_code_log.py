@@ -15,6 +15,10 @@ object per line to a transcript per session. What this importer reads, and why:
   error turn (``error.status``, and the provider's error type from the body it quotes as ``code``).
 - an assistant line with ``isApiErrorMessage: true`` (model ``<synthetic>``) is the error Claude Code
   gave up on (``apiErrorStatus``, ``apiErrorType``): an error turn too, not a model response.
+- a ``type: user`` line with ``refusedMessageId`` is the note Claude Code adds after a response that
+  ended with ``stop_reason: refusal``; 2.1.328 writes no line for the refused message itself (it tells
+  the model "Your response above was stopped by a safety classifier" and asks once more), so that note
+  stands for it: a turn with ``finish_raw: refusal`` and no content or usage (the source says so).
 - ``isSidechain: true`` lines belong to a sub-agent's own loop; they are skipped and counted in
   the source (a sub-agent is another sequence, in its own file in newer versions).
 - a ``type: user`` line whose content is what the user typed (not tool results, not ``isMeta``) after
@@ -108,6 +112,7 @@ class _Session:
     version: str = ""
     cwd: str = ""
     sidechain: int = 0
+    withheld: list[str] = field(default_factory=list)
 
     def assistant(self, obj: dict[str, Any], shown: str, where: str) -> None:
         if obj.get("isSidechain") is True:
@@ -139,9 +144,20 @@ class _Session:
             self._block(block, shown, f"{where}: message.content[{i}]")
 
     def user(self, obj: dict[str, Any]) -> None:
-        """A prompt the user typed after a response is that turn's steer (tool results are not prompts)."""
+        """A prompt the user typed after a response is that turn's steer (tool results are not prompts);
+        Claude Code's note after a refused response stands for that response."""
         msg = obj.get("message")
-        if obj.get("isSidechain") is True or obj.get("isMeta") is True or not isinstance(msg, dict):
+        if obj.get("isSidechain") is True:
+            return
+        refused = obj.get("refusedMessageId")
+        if isinstance(refused, str):
+            self._close()
+            if not (self.turns and self.turns[-1].finish_raw == "refusal"):
+                # the refused message itself was withheld from the transcript: its text and usage are lost
+                self.turns.append(Turn(finish=dialects.canonical("anthropic", "refusal"), finish_raw="refusal"))
+                self.withheld.append(refused)
+            return
+        if obj.get("isMeta") is True or not isinstance(msg, dict):
             return
         content = msg.get("content")
         if isinstance(content, list):
@@ -207,6 +223,9 @@ class _Session:
             lines.append(f"model: {'; '.join(self.models)}")
         if self.max_tokens is not None:
             lines.append(f"request max_tokens: {self.max_tokens}")
+        for mid in self.withheld:
+            lines.append(f"note: message {mid} was a refusal Claude Code withheld from the transcript "
+                         "(its turn has no content or usage)")
         if self.sidechain:
             lines.append(f"note: {self.sidechain} {_SKIPPED_NOTE}")
         lines.append("converted by: stopbench corpus (bench/importers/claude_code_log.py)")

@@ -141,3 +141,13 @@ def test_a_continued_session_is_one_sequence_and_the_second_prompt_is_a_steer() 
     for i, (got, sent) in enumerate(zip(seq.turns, [*first.turns, second.turns[0]], strict=True)):
         assert_turn_recovered(got, sent, "anthropic", "anthropic", f"turns[{i}]")
     assert [t.steer for t in seq.turns] == [None, None, "go on", None]
+
+
+def test_a_refusal_claude_code_withheld_is_a_turn_from_its_note() -> None:
+    # the server sent stop_reason refusal (turn 0), then 410 to the request Claude Code sent after it
+    seq = only(DIR / "con-anthropic-refusal-stream.jsonl")
+    assert_turn_recovered(seq.turns[0], served("con-anthropic-refusal-stream").turns[0], "anthropic", "anthropic",
+                          "turns[0]", usage=False)  # withheld: no usage in the transcript
+    err = seq.turns[1].error
+    assert err is not None and (err.status, err.code) == (410, "script_ended")
+    assert "note: message msg_stopbench-2-1 was a refusal Claude Code withheld" in seq.source
