@@ -19,6 +19,11 @@ object per line to a transcript per session. What this importer reads, and why:
   ended with ``stop_reason: refusal``; 2.1.328 writes no line for the refused message itself (it tells
   the model "Your response above was stopped by a safety classifier" and asks once more), so that note
   stands for it: a turn with ``finish_raw: refusal`` and no content or usage (the source says so).
+- a ``type: user`` line with ``retractedMessageUuids`` follows a response Claude Code removed from the
+  transcript and asks the model again. When its text is Claude Code's own "failed to produce a valid tool
+  call" note the removed response was a ``tool_use`` stop without a usable call (a turn ``tool_use`` with
+  no calls, as the server sent it); any other retraction is a turn with no finish. A second refusal in a
+  row ends the session with a synthetic message carrying ``refusedMessageId``: a refusal turn too.
 - ``isSidechain: true`` lines belong to a sub-agent's own loop; they are skipped and counted in
   the source (a sub-agent is another sequence, in its own file in newer versions).
 - a ``type: user`` line whose content is what the user typed (not tool results, not ``isMeta``) after
@@ -49,6 +54,9 @@ from bench.importers._jsonl import head_objects, objects
 from bench.model import Sequence, ToolCall, Turn, Usage
 
 FORMAT = "claude-code"
+_NO_VALID_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."
+"""Claude Code's words when it retracts a ``tool_use`` response without a usable call (2.1.328's binary,
+byte offset 154,694,780), read verbatim: the retraction is the only trace of that response."""
 _SKIPPED_NOTE = "sub-agent (isSidechain) lines skipped"
 
 
@@ -113,6 +121,7 @@ class _Session:
     cwd: str = ""
     sidechain: int = 0
     withheld: list[str] = field(default_factory=list)
+    retracted: int = 0
 
     def assistant(self, obj: dict[str, Any], shown: str, where: str) -> None:
         if obj.get("isSidechain") is True:
@@ -121,6 +130,12 @@ class _Session:
         self.version = self.version or _str(obj.get("version"))
         self.cwd = self.cwd or _str(obj.get("cwd"))
         msg = typed_field(obj, "message", dict, shown, where)
+        if obj.get("isApiErrorMessage") is True and isinstance(obj.get("refusedMessageId"), str):
+            # a second refusal in a row: Claude Code ends the session with a synthetic message naming it
+            self._close()
+            self.turns.append(Turn(finish=dialects.canonical("anthropic", "refusal"), finish_raw="refusal"))
+            self.withheld.append(obj["refusedMessageId"])
+            return
         if obj.get("isApiErrorMessage") is True:
             self._close()
             status = obj.get("apiErrorStatus")
@@ -156,6 +171,16 @@ class _Session:
                 # the refused message itself was withheld from the transcript: its text and usage are lost
                 self.turns.append(Turn(finish=dialects.canonical("anthropic", "refusal"), finish_raw="refusal"))
                 self.withheld.append(refused)
+            return
+        retracted = obj.get("retractedMessageUuids")
+        if isinstance(retracted, list) and retracted:
+            self._close()
+            text = msg.get("content") if isinstance(msg, dict) else None
+            if text == _NO_VALID_CALL:  # a tool_use stop without a usable tool_use block
+                self.turns.append(Turn(finish=dialects.canonical("anthropic", "tool_use"), finish_raw="tool_use"))
+            else:
+                self.turns.append(Turn(finish="unknown", finish_raw=None))
+            self.retracted += len(retracted)
             return
         if obj.get("isMeta") is True or not isinstance(msg, dict):
             return
@@ -226,6 +251,9 @@ class _Session:
         for mid in self.withheld:
             lines.append(f"note: message {mid} was a refusal Claude Code withheld from the transcript "
                          "(its turn has no content or usage)")
+        if self.retracted:
+            lines.append(f"note: {self.retracted} response(s) Claude Code retracted from the transcript "
+                         "(each a turn with no content or usage)")
         if self.sidechain:
             lines.append(f"note: {self.sidechain} {_SKIPPED_NOTE}")
         lines.append("converted by: stopbench corpus (bench/importers/claude_code_log.py)")

@@ -70,15 +70,20 @@ def assert_turn_recovered(got: Turn, sent: Turn, dialect: str, sent_dialect: str
         assert got.usage == sent.usage, f"{where}: usage {got.usage}, served {sent.usage}"
 
 
-def assert_sequence_recovered(got: Sequence, sequence_id: str, answered: list[int], **skip: set[int]) -> None:
+def assert_sequence_recovered(got: Sequence, sequence_id: str, answered: list[int | None], **skip: set[int]) -> None:
     """Every imported turn against the served turn that answered that request (`answered[i]`, from
-    the server's records when the fixture was made); `skip` maps a field to the turns where the
-    recording program drops it (``content={0}``)."""
+    the server's records when the fixture was made; None: a request past the end of a ``then: end``
+    sequence, answered 410 ``script_ended``); `skip` maps a field to the turns where the recording
+    program drops it (``content={0}``)."""
     __tracebackhide__ = True
     sent = served(sequence_id)
     assert len(got.turns) == len(answered), (
         f"{got.id}: {len(got.turns)} turns imported, the server answered {len(answered)} requests")
     for i, (turn, k) in enumerate(zip(got.turns, answered, strict=True)):
+        if k is None:
+            assert turn.error is not None and (turn.error.status, turn.error.code) == (410, "script_ended"), (
+                f"{got.id} turns[{i}]: the 410 past the end was not recovered")
+            continue
         assert_turn_recovered(turn, sent.turns[k], got.dialect, sent.dialect, f"{got.id} turns[{i}]",
                               content=i not in skip.get("content", set()), usage=i not in skip.get("usage", set()),
                               finish=i not in skip.get("finish", set()))

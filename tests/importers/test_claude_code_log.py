@@ -18,13 +18,21 @@ from bench.model import Sequence
 from tests.importers.served import FIXTURES, assert_sequence_recovered, assert_turn_recovered, corpus_on, served
 
 DIR = FIXTURES / "claude_code"
-# fixture -> (served sequence, the turn that answered each request, from the server's records)
-CASES = {
-    "anthropic-tool-use-rounds": ("anthropic-tool-use-rounds", [0, 1, 2]),
-    "anthropic-max-tokens-partial-tool-use": ("anthropic-max-tokens-partial-tool-use", [0, 1, 2]),
-    "anthropic-pause-turn": ("anthropic-pause-turn", [0]),
-    "chat-error-rate-limit": ("chat-error-rate-limit", [0, 1, 2]),
-    "chat-error-500-repeat": ("chat-error-500-repeat", [0, 0]),
+# fixture -> (served sequence, the turn that answered each request, from the server's records (None: 410 past
+# the end), fields Claude Code does not keep for a turn)
+CASES: dict[str, tuple[str, list[int | None], dict[str, set[int]]]] = {
+    "anthropic-tool-use-rounds": ("anthropic-tool-use-rounds", [0, 1, 2], {}),
+    "anthropic-max-tokens-partial-tool-use": ("anthropic-max-tokens-partial-tool-use", [0, 1, 2], {}),
+    "anthropic-pause-turn": ("anthropic-pause-turn", [0], {}),
+    "anthropic-pause-turn-repeat": ("anthropic-pause-turn-repeat", [0], {}),
+    "anthropic-empty-end-turn-after-tools": ("anthropic-empty-end-turn-after-tools", [0, 1, 2], {}),
+    "anthropic-context-window-exceeded": ("anthropic-context-window-exceeded", [0, 1, None], {}),
+    # the tool_use reply without a call is retracted from the transcript: its text and usage are gone
+    "anthropic-dropped-tool-use": ("anthropic-dropped-tool-use", [0, 1, 2], {"content": {0}, "usage": {0}}),
+    # a refusal is withheld (the first) or replaced by a synthetic message (the second): no usage
+    "anthropic-refusal": ("anthropic-refusal", [0, 1, 1], {"usage": {1, 2}}),
+    "chat-error-rate-limit": ("chat-error-rate-limit", [0, 1, 2], {}),
+    "chat-error-500-repeat": ("chat-error-500-repeat", [0, 0], {}),
 }
 
 
@@ -37,10 +45,10 @@ def only(path: Path) -> Sequence:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_model_response_is_the_served_turn(name: str) -> None:
-    sequence_id, answered = CASES[name]
+    sequence_id, answered, lost = CASES[name]
     seq = only(DIR / f"{name}.jsonl")
     assert seq.dialect == "anthropic"
-    assert_sequence_recovered(seq, sequence_id, answered)
+    assert_sequence_recovered(seq, sequence_id, answered, **lost)
 
 
 def test_per_block_lines_of_one_message_are_one_turn() -> None:
