@@ -214,6 +214,14 @@ NOTES: tuple[Note, ...] = (
            "message is an assistant message whatever this line asks") for line in (
         'if m["last5"][-1] == "assistant":',
         'return Resend("codex-incomplete-resend")')),
+    *(Note("hermes", line, "the max_tokens boost is computed against the custom provider's default of 65,536, "
+           "the cap of every request Hermes sends here, so it never changes max_tokens: a constant moved by "
+           "one still gives the request's own cap (the formula itself is pinned by tests/ports/test_hermes.py)")
+      for line in ("REQUESTED_MAX_TOKENS = 65536", "BOOST_BASE = 4096", "BOOST_CAP = 32768",
+                   "new = min(max(BOOST_BASE * 2 ** retries, requested)")),
+    Note("hermes", 'changes=COMPACTED if m["messages"] > COMPRESS_MIN_MESSAGES', "an overflow after exactly 7 "
+         "messages: Hermes would then summarise with a request to its auxiliary model, which the port does not "
+         "model and the replay server would answer with a turn, so no such sequence is added", equivalent=False),
     Note("hermes", 'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
          "an incomplete Codex reply with reasoning and no visible text; no sequence has one (every "
          "incomplete Codex reply without calls in the catalogue cuts visible text)", equivalent=False),

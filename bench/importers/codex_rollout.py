@@ -28,11 +28,17 @@ one JSON object per line, ``{"timestamp", "type", "payload"}``. What this import
   ``codex_error_info: "other"``; that turn's ``finish_raw`` becomes ``incomplete/R`` (the Responses
   dialect's form), the only place the rollout says why the response ended. Any other error is an
   error turn in place of a response: the status from ``codex_error_info`` (``http_status_code``,
-  wherever Codex nests it) and its variant name as ``code``.
+  wherever Codex nests it) and its variant name as ``code``; a provider error body Codex quotes as its
+  message gives the provider's type as ``code`` and the kind from it (``context_length_exceeded``); a
+  stream that broke or failed after Codex's stream retries ("stream disconnected before completion: ...")
+  is ``connection_reset`` for a transport error, else ``stream_error`` (a ``response.failed`` too: the
+  rollout does not keep the status). Codex's retries themselves (up to 5 for a stream, 4 for a request)
+  are not in the rollout: a task that failed after them is one error turn.
 
-The dialect is ``openai-responses`` (Codex speaks only the Responses API). Items of a response the
-stream cut before it completed (no usage record, no task error) end as a turn with no finish
-(``finish_raw: null``).
+The dialect is ``openai-responses`` (Codex speaks only the Responses API). Items of a response that
+never completed (no usage record before Codex's next ``token_count`` event, as when Codex retried a
+broken or incomplete stream) are a turn with no finish (``finish_raw: null``); if the task then failed
+on an incomplete response, the last such turn gets ``incomplete/R``.
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ from typing import Any
 
 from bench import dialects
 from bench.corpus.record import Traced
-from bench.importers._common import CaptureError, error_kind, int_of
+from bench.importers._common import CaptureError, error_kind, int_of, loads
 from bench.importers._jsonl import field as typed_field
 from bench.importers._jsonl import head_objects, objects
 from bench.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
@@ -54,6 +60,12 @@ _INCOMPLETE = "Incomplete response returned, reason: "
 """Codex's own words for an incomplete response (the message of its error for one; the string at byte
 offset 380,429 of the 0.169.0 linux-x64 binary), read verbatim: the only place a rollout says why a
 response ended."""
+
+_RETRIES_SPENT = "stream disconnected before completion: "
+"""Codex's prefix for a response stream that failed or broke after its stream retries were spent (byte
+offset 188,375 of the 0.169.0 binary); what follows is the cause: Codex's incomplete-response words, a
+transport error ("Transport error: ..."), or the failed response's own error message."""
+_TRANSPORT = "Transport error"
 
 _CODEX_KINDS: dict[str, ErrorKind] = {
     "context_window_exceeded": "context_overflow",
@@ -110,6 +122,8 @@ def iter_records(path: Path, shown: str) -> Iterator[Traced]:
             payload = typed_field(obj, "payload", dict, shown, where)
             if payload.get("type") == "task_complete" and isinstance(payload.get("error"), dict):
                 session.failed(payload["error"])
+            elif payload.get("type") == "token_count" and session.pending:
+                session.unfinished()
             elif payload.get("type") == "item_completed":
                 item = payload.get("item")
                 if isinstance(item, dict) and item.get("type") == "UserMessage":
@@ -129,6 +143,7 @@ class _Session:
     reasoning: list[str] = field(default_factory=list)
     calls: list[ToolCall] = field(default_factory=list)
     pending: bool = False
+    unfinished_turns: int = 0
     response_ids: list[str] = field(default_factory=list)
 
     def item(self, payload: dict[str, Any], shown: str, where: str) -> None:
@@ -171,21 +186,37 @@ class _Session:
         self._close("completed", Usage(int_of(usage.get("input_tokens")), int_of(usage.get("output_tokens")))
                     if isinstance(usage, dict) else None, force=True)
 
+    def unfinished(self) -> None:
+        """Items of a response that never completed (no usage record) before Codex's token count: a
+        turn with no finish; Codex retried it, or a task error below says why it ended."""
+        self._close(None, None)
+        self.unfinished_turns += 1
+
     def failed(self, error: dict[str, Any]) -> None:
         message = _str(error.get("message"))
         info = error.get("codex_error_info")
-        if message.startswith(_INCOMPLETE):
-            raw = "incomplete/" + message[len(_INCOMPLETE):].strip()
+        retried = message.startswith(_RETRIES_SPENT)
+        detail = message[len(_RETRIES_SPENT):] if retried else message
+        if detail.startswith(_INCOMPLETE):
+            raw = "incomplete/" + detail[len(_INCOMPLETE):].strip()
             if self.pending:
                 self._close(raw, None)
-            elif self.turns and self.turns[-1].finish_raw == "completed":
+            elif self.turns and self.turns[-1].finish_raw in ("completed", None) and self.turns[-1].error is None:
                 self.turns[-1] = replace(self.turns[-1], finish=dialects.canonical("openai-responses", raw),
                                          finish_raw=raw)
             return
         self._close(None, None)
         variant, status = _variant(info)
+        code = variant
         kind: ErrorKind = _CODEX_KINDS.get(variant or "", error_kind(status, None))
-        self.turns.append(Turn(finish="error", error=TurnError(kind, message, status, variant)))
+        body = _quoted_body(detail)
+        if body is not None:  # the provider's error body, quoted as Codex received it
+            code = body[0] or variant
+            kind = error_kind(status, body[0])
+            detail = body[1] or detail
+        elif retried:  # the stream broke or failed mid-response, Codex's retries were spent
+            kind = "connection_reset" if detail.startswith(_TRANSPORT) else "stream_error"
+        self.turns.append(Turn(finish="error", error=TurnError(kind, detail, status, code)))
 
     def _close(self, raw: str | None, usage: Usage | None, *, force: bool = False) -> None:
         if not (self.pending or force):
@@ -205,6 +236,9 @@ class _Session:
             lines.append(f"model provider: {self.provider_id}")
         if self.models:
             lines.append(f"model: {'; '.join(self.models)}")
+        if self.unfinished_turns:
+            lines.append(f"note: {self.unfinished_turns} response(s) ended without completing (no usage record); "
+                         "the last one's cause is the task's error, the others' the rollout does not say")
         for i, rid in enumerate(self.response_ids):
             lines.append(f"response {i + 1} id: {rid}")
         lines.append("converted by: stopbench corpus (bench/importers/codex_rollout.py)")
@@ -222,6 +256,22 @@ def _variant(info: object) -> tuple[str | None, int | None]:
         status = body.get("http_status_code") if isinstance(body, dict) else None
         return name, status if isinstance(status, int) and not isinstance(status, bool) else None
     return None, None
+
+
+def _quoted_body(message: str) -> tuple[str | None, str] | None:
+    """(the provider's error type or code, its message) when Codex's error message is the provider's JSON
+    error body (``{"error": {"message", "type", "code"}}``), else None."""
+    if not message.startswith("{"):
+        return None
+    try:
+        obj = loads(message, "", "")
+    except CaptureError:
+        return None
+    err = obj.get("error") if isinstance(obj, dict) else None
+    if not isinstance(err, dict):
+        return None
+    code = next((c for c in (err.get("type"), err.get("code")) if isinstance(c, str) and c), None)
+    return code, _str(err.get("message"))
 
 
 def _str(value: object) -> str:

@@ -14,7 +14,7 @@ from bench.errors import UnusableInput
 from bench.importers import codex_rollout
 from bench.importers._common import CaptureError
 from bench.model import Sequence
-from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
+from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on, served
 
 DIR = FIXTURES / "codex_rollout"
 # fixture -> (served sequence, the turn that answered each request, from the server's records, fields the
@@ -29,6 +29,15 @@ CASES: dict[str, tuple[str, list[int], dict[str, set[int]]]] = {
     # Responses server sends; Codex took each response.completed event as completed, and a rollout keeps
     # no status, so the finish is not compared
     "chat-steer-mid-run": ("chat-steer-mid-run", [0, 1, 2, 3, 4], {"finish": {0, 1, 2, 3, 4}}),
+    # six requests: Codex retried the incomplete stream five times; each attempt's message is in the
+    # rollout, but only the last one's cause (the task's error)
+    "responses-incomplete-content-filter": ("responses-incomplete-content-filter", [0] * 6,
+                                            {"finish": {0, 1, 2, 3, 4}}),
+    # a stream cut inside a call (no finish), then Chat statuses on the Responses wire (see above)
+    "chat-stream-cut-mid-call": ("chat-stream-cut-mid-call", [0, 1, 2], {"finish": {1, 2}}),
+    # six requests, the connection dropped each time: Codex's stream retries leave no item in the rollout
+    "chat-connection-dropped-repeat": ("chat-connection-dropped-repeat", [0], {}),
+    "responses-end-turn-false": ("responses-end-turn-false", [0, 1, 2], {}),
 }
 
 
@@ -115,3 +124,19 @@ def test_stopbench_corpus_on_a_broken_rollout_exits_2_with_one_line(tmp_path: Pa
     status, _, err = corpus_on(path, tmp_path / "out")
     assert (status, err) == (2, f"{path}: line {n + 1}: payload.name: expected a string, got NoneType\n")
     assert not (tmp_path / "out").exists()
+
+
+def test_a_failed_response_after_codexs_retries_is_a_stream_error() -> None:
+    # served: status failed (response.failed) six times; the rollout keeps Codex's final error only
+    seq = only(DIR / "responses-failed.jsonl")
+    assert served("responses-failed").turns[0].finish_raw == "failed"
+    assert [(t.finish, t.error.kind if t.error else None) for t in seq.turns] == [("error", "stream_error")]
+
+
+def test_a_provider_error_body_codex_quotes_gives_the_kind_from_its_type() -> None:
+    seq = only(DIR / "chat-context-overflow-after-tools.jsonl")
+    sent = served("chat-context-overflow-after-tools").turns[1].error
+    err = seq.turns[1].error
+    assert sent is not None and err is not None
+    assert (err.kind, err.code, err.message) == (sent.kind, sent.code, sent.message)
+    assert err.status is None  # Codex keeps the body, not the HTTP status
