@@ -21,7 +21,7 @@ from bench.model import ACTIONS, Action, Cell, Decision, Sequence, Step, next_tu
 from bench.predicate import Predicate, State
 from bench.validate import ALL_CALLS, InvalidDecision, check_calls, check_decision
 
-__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "following", "replay"]
+__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "fast_constructor", "following", "replay"]
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""
@@ -65,23 +65,25 @@ def following(sequence: Sequence, index: int, action: Action) -> int | None:
 T = TypeVar("T")
 
 
-def _fast_constructor(cls: type[T]) -> Callable[..., T]:
+def fast_constructor(cls: type[T]) -> Callable[..., T]:
     """A constructor of the frozen dataclass `cls` for the replay's hot path: the same object
     ``cls(...)`` builds (same parameters and defaults), made by setting its slots through their
     descriptors, which costs about half of the dataclass ``__init__`` (a frozen class's ``__init__``
     calls ``object.__setattr__`` by name per field). Generated once per class, as dataclasses
-    generates its own ``__init__``."""
+    generates its own ``__init__``. The corpus reader makes its sequences with it too."""
     if hasattr(cls, "__post_init__"):
         raise TypeError(f"{cls.__name__} has a __post_init__: the replay's constructor would skip it")
-    ns: dict[str, Any] = {"new": object.__new__, "cls": cls}
+    ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "MISSING": MISSING}
     params, body = [], []
     for i, f in enumerate(fields(cls)):  # type: ignore[arg-type]
         ns[f"set{i}"] = getattr(cls, f.name).__set__
         if f.default is not MISSING:
             ns[f"default{i}"] = f.default
             params.append(f"{f.name}=default{i}")
-        elif f.default_factory is not MISSING:
-            raise TypeError(f"{cls.__name__}.{f.name} has a default factory")
+        elif f.default_factory is not MISSING:  # a fresh default per object, as the dataclass makes it
+            ns[f"factory{i}"] = f.default_factory
+            params.append(f"{f.name}=MISSING")
+            body.append(f"    if {f.name} is MISSING: {f.name} = factory{i}()")
         else:
             params.append(f.name)
         body.append(f"    set{i}(obj, {f.name})")
@@ -90,8 +92,8 @@ def _fast_constructor(cls: type[T]) -> Callable[..., T]:
     return make
 
 
-_new_step: Callable[..., Step] = _fast_constructor(Step)
-_new_cell: Callable[..., Cell] = _fast_constructor(Cell)
+_new_step: Callable[..., Step] = fast_constructor(Step)
+_new_cell: Callable[..., Cell] = fast_constructor(Cell)
 _ACTIONS = frozenset(ACTIONS)
 _NONE: tuple[int, ...] = ()
 _NO_NAMES: tuple[str, ...] = ()

@@ -19,6 +19,7 @@ the line (or Parquet row) and the field path.
 
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Iterator
 from dataclasses import fields
@@ -43,6 +44,7 @@ from bench.model import (
     ToolCall,
     Turn,
 )
+from bench.replay import fast_constructor
 from bench.yaml_read import paused_gc
 
 __all__ = ["BLOCK_BYTES", "CorpusError", "SequenceLine", "iter_json_lines", "iter_parquet", "line_records"]
@@ -71,6 +73,7 @@ _FollowUp = Literal["continue", "resend", "remind"]
 _TURN_FIELDS = frozenset(f.name for f in fields(Turn))
 _CALL_FIELDS = frozenset(f.name for f in fields(ToolCall))
 _SEQ_FIELDS = frozenset(f.name for f in fields(Sequence))
+_REQ_FIELDS = frozenset(f.name for f in fields(Requirement))
 
 
 class CallLine(_Rec):
@@ -119,6 +122,8 @@ class RequireLine(_Rec):
     answer_after_tools: bool = False
     answer_on: list[int] | None = None
     no_malformed_runs: bool = False
+    if "progress" in _REQ_FIELDS:
+        progress: Annotated[int, msgspec.Meta(ge=1)] | None = None
 
 
 class SequenceLine(_Rec):
@@ -157,6 +162,9 @@ _PLAIN: dict[str, dict[Any, str]] = {d: {raw: e.finish for raw, e in table.items
 """Per dialect, raw finish string -> finish, for the turns that need no completing: a raw string given
 that maps to its finish (error turns excepted: they have more to check)."""
 _HAS_AFTER = "after" in _TURN_FIELDS
+_NO_REQUIREMENT = Requirement()
+_new_sequence = fast_constructor(Sequence)
+_new_traced = fast_constructor(Traced)
 _FOLLOW_UPS: tuple[_FollowUp, ...] = ("continue", "resend", "remind")
 """The order of a turn's ``after`` pairs (the catalogue's)."""
 _TURNS: Any = tuple[Turn, ...]
@@ -189,11 +197,11 @@ def to_traced(line: SequenceLine) -> Traced:
     extra: dict[str, Any] = {}
     if getattr(line, "max_tokens", None) is not None:
         extra["max_tokens"] = line.max_tokens
-    seq = Sequence(id=line.id, title=line.title, kind=line.kind, dialect=dialect, source=line.source,
+    seq = _new_sequence(id=line.id, title=line.title, kind=line.kind, dialect=dialect, source=line.source,
                    turns=turns, then=line.then, tags=tuple(line.tags),
-                   require=_require(line.require, n) if line.require is not None else Requirement(),
-                   **extra)
-    return Traced(seq, line.provider or _PROVIDER[dialect], line.model)
+                   require=_require(line.require, n) if line.require is not None else _NO_REQUIREMENT,
+                   path="", **extra)
+    return _new_traced(seq, line.provider or _PROVIDER[dialect], line.model)
 
 
 def _complete(t: TurnLine, dialect: str, i: int, n_turns: int) -> None:
@@ -230,16 +238,14 @@ def _complete(t: TurnLine, dialect: str, i: int, n_turns: int) -> None:
 
 
 def _require(r: RequireLine, n_turns: int) -> Requirement:
-    if r.stops_within is not None and r.stops_within < 1:
-        raise _Bad("require.stops_within", "must be at least 1")
-    answer_on = None
     if r.answer_on is not None:
         for k in r.answer_on:
             if not 0 <= k < n_turns:
                 raise _Bad("require.answer_on", f"turn {k} does not exist (the sequence has {n_turns} turns)")
-        answer_on = tuple(r.answer_on)
-    return Requirement(r.ok, r.stops_within, r.no_dropped_calls, r.no_truncated_runs, r.answer_after_tools,
-                       answer_on, r.no_malformed_runs)
+        if len(set(r.answer_on)) != len(r.answer_on):
+            raise _Bad("require.answer_on", "a turn is named twice")
+    req: Requirement = msgspec.convert(r, Requirement, from_attributes=True)  # every field, by name
+    return req
 
 
 # ---------------------------------------------------------------- reading files
@@ -340,6 +346,7 @@ def iter_json_lines(path: Path, shown: str, start: int = 0, end: int | None = No
                 # so the collector, when it runs again, finds few live objects to look at); garbage cycles a
                 # predicate makes meanwhile wait for the next block
                 yield from line_records(block, shown, line_no)
+            gc.collect()  # the block's garbage cycles and the free lists it filled: memory stays flat
             line_no += block.count(b"\n")
 
 

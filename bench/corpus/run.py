@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Iterator
+from typing import Any
 
 from bench.corpus.aggregate import Partial, count_records, load_predicates
 from bench.corpus.sources import Shard, records
 from bench.errors import UnusableInput
 
-__all__ = ["Job", "process_shard", "run_dask", "run_local"]
+__all__ = ["Job", "client", "process_shard", "run_dask", "run_local", "run_on_client"]
 
 
 class Job:
@@ -50,7 +51,7 @@ def run_local(shards: list[Shard], job: Job, done: Callable[[Shard], None] | Non
 
 
 @contextlib.contextmanager
-def _client(address: str, workers: int) -> Iterator[object]:
+def client(address: str, workers: int) -> Iterator[Any]:
     """A Dask client on `address`, or on a local cluster of `workers` processes for ``local``."""
     from distributed import Client, LocalCluster
 
@@ -73,18 +74,23 @@ def _client(address: str, workers: int) -> Iterator[object]:
 def run_dask(shards: list[Shard], job: Job, address: str, workers: int = 2,
              done: Callable[[Shard], None] | None = None) -> Partial:
     """Every shard on a Dask cluster (``local``: a cluster of `workers` processes on this machine)."""
+    with client(address, workers) as connected:
+        return run_on_client(connected, shards, job, done)
+
+
+def run_on_client(client: Any, shards: list[Shard], job: Job, done: Callable[[Shard], None] | None = None) -> Partial:
+    """Every shard on the cluster of a connected Dask client; the partials merged as they arrive."""
     from distributed import as_completed
 
     total = Partial(predicates=[p.name for p in load_predicates(job.folder, job.entry_points, job.only)])
-    with _client(address, workers) as client:
-        futures = client.map(process_shard, shards, job=job, pure=False)  # type: ignore[attr-defined]
-        index = {f.key: s for f, s in zip(futures, shards, strict=True)}
-        try:
-            for fut in as_completed(futures):  # type: ignore[no-untyped-call]
-                total.merge(fut.result())
-                if done is not None:
-                    done(index[fut.key])
-        except BaseException:
-            client.cancel(futures)  # type: ignore[attr-defined]
-            raise
+    futures = client.map(process_shard, shards, job=job, pure=False)
+    index = {f.key: s for f, s in zip(futures, shards, strict=True)}
+    try:
+        for fut in as_completed(futures):  # type: ignore[no-untyped-call]
+            total.merge(fut.result())
+            if done is not None:
+                done(index[fut.key])
+    except BaseException:
+        client.cancel(futures)
+        raise
     return total
