@@ -45,6 +45,22 @@ MAX_CONTINUATIONS = 10  # models/_continuation.py L92 MAX_GENERATION_CONTINUATIO
 CLIENT_RETRIES = 2  # openai/_constants.py L8; anthropic/_constants.py DEFAULT_MAX_RETRIES
 _RETRY_STATUS = (408, 409, 429)
 
+CONFORMANCE_EXPLAINED = {
+    "con-anthropic-spliced-message-start": (
+        "A continue the server reads as a remind because of how pydantic-ai replays reasoning, not a different "
+        "decision. Turn 0's thinking block arrives without a signature (the server sends none), so the Anthropic "
+        "adapter cannot replay it natively and writes it out as text in a user turn, "
+        "'<assistant_thinking>Let me call the tool.</assistant_thinking>' (models/__init__.py L2513-2523, "
+        "_thinking_part.py L45-60), and adds the framing explanation to the system prompt ('Mid-conversation "
+        "system messages from the application arrive inside user turns ...', _framing.py L387-400). Driven by "
+        "hand, request 2 carries the tool_use, its tool_result 'STOPBENCH-OK test-tool' (is_error false) and "
+        "those two additions: the observer sees a new user message and a changed system prompt (remind) with "
+        "test-tool run, as the port's continue runs it; the run then meets the end of the script (410), as "
+        "the port's cell is still running."),
+}
+"""Differences between this port and pydantic-ai 2.68.0 run by `stopbench conform pydantic_ai` that come
+from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
+
 
 def _client_retries(err: TurnError) -> bool:
     """Whether the SDK client retries this error (a non-streamed request)."""
