@@ -7,16 +7,20 @@ in shared/docs/) or seed that motivates it. The rules, in the order they are che
                 MALFORMED_FUNCTION_CALL): resend if transient (408/409/429/5xx when a status is
                 given; else overload, timeout, stream cut, malformed call), at most 3 in a row;
                 otherwise, or when the resends are used up, stop `model_error`. Never success.
- 2. filter      content_filter (OpenAI, Anthropic refusal, Gemini SAFETY, Responses incomplete):
+ 2. filter      content_filter (OpenAI, Anthropic refusal, Gemini SAFETY, Responses incomplete), or a
+                refusal whatever the finish says (chat `message.refusal` beside finish stop):
                 stop `content_filter` at once; any calls are failed, not run. Never retried as is.
  3. truncated   length with tool calls: fail every call with an error result ("re-issue it with
                 complete arguments"), never run it; after 2 such reminders in a row stop `length`.
-    length      length without tool calls: stop `length` (a cut text is not an answer).
+    length      length without tool calls: stop `length` (a cut text is not an answer). A `stop`
+                whose usage.output_tokens reaches the request's max_tokens is a length turn too
+                (a truncation the finish hides).
  4. calls       Tool calls present: run them whatever the finish says (stop, unknown, null).
                 Calls whose arguments are not valid JSON are failed, not run (a hidden
                 truncation). A steer that arrived meanwhile rides along as a reminder.
     repeat      The same calls (names and arguments) for the 3rd time in a row: fail them and
-                remind; the 4th time, stop `repeated_tool_call`.
+                remind; the 4th time, stop `repeated_tool_call`. Results that changed since the
+                streak began are progress (a poll that moves): the count starts again.
  5. paused      No calls, and the provider says the turn is not over (Anthropic pause_turn,
                 Responses end_turn false): send it back and ask again, at most 3 times in a row,
                 then stop `unfinished_turn`.
@@ -105,19 +109,26 @@ def _reset(memo: dict[str, Any], *keys: str) -> None:
         "error-stop": f"{EDGE} F2 (a failed response reported as success); loops.md section 1 (j): an unbounded "
                       "retry hangs; non-transient or exhausted errors stop model_error, ok false",
         "filter": f"{EDGE} D1, D3-D5, F1: a filtered or refused turn must stop (or fall back), not be retried as is",
+        "refusal": f"{EDGE} D1 and OpenAI Structured Outputs 'Refusals' (message.refusal, content null, finish "
+                   "stop): a refusal is a refused turn whatever the finish says: stop content_filter",
         "truncated-calls": f"{EDGE} C1, C7, C8; {SEED2} on Pi's agent-loop.ts:192-224 "
                            "(failToolCallsFromTruncatedMessage): fail the calls of a length turn so the "
                            f"model re-issues them, at most {MAX_TRUNCATED} times in a row",
         "truncated-stop": f"{EDGE} C3 (repeated length on a large write_file: retries cannot succeed): stop length",
         "length": f"seed 000 corrected loop ('if finish_reason === length throw'); {EDGE} C9-C11: "
                   "a cut text is not an answer",
+        "length-hidden": "BerriAI/litellm#25825, UKGovernmentBEIS/inspect_ai#5143: a server that reports a cut at "
+                         "max_tokens as stop; usage.output_tokens reaching the request's max_tokens is the "
+                         "truncation: stop length",
         "calls": f"{EDGE} A1-A9 (stop with tool calls, Gemini STOP with functionCall), A6 (tool_call), H1 "
                  f"(no finish): calls present are run whatever the finish; {EDGE} C2 (unterminated JSON "
                  "under a tool_calls finish): calls whose arguments are not JSON are failed, not run",
         "calls-steer": f"{SEED2}: production loops put a mid-run user message into the next request "
                        "(OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it",
         "repeat-remind": f"{EDGE} I1-I4, I9 (identical calls 10+ times; OpenCode doom_loop and nanobot fire "
-                         f"at 3): the {REPEAT_REMIND}rd identical call set is failed with a reminder",
+                         f"at 3): the {REPEAT_REMIND}rd identical call set is failed with a reminder; results "
+                         "that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: "
+                         "polling that moves is not a loop)",
         "repeat-stop": f"{EDGE} I1-I4: the {REPEAT_STOP}th identical call set in a row stops repeated_tool_call",
         "paused": f"{EDGE} E1 (pause_turn: 'send the assistant content back unchanged to continue'), A15/F4 "
                   f"(Responses end_turn false: the model wants another inference): ask again, at most {MAX_PAUSES}",
@@ -156,11 +167,15 @@ def decide(turn: Turn, state: State) -> Decision:
     # 2. filtered or refused
     if turn.finish == "content_filter":
         return Stop("content_filter", ok=False, rule="filter", failed=ALL)
+    if turn.refusal is not None:
+        return Stop("content_filter", ok=False, rule="refusal", failed=ALL)
 
-    # 3. truncated
-    if turn.finish == "length":
+    # 3. truncated (or cut at the request's max_tokens under another finish)
+    usage, limit = turn.usage, state.max_tokens
+    hidden = turn.finish == "stop" and limit is not None and usage is not None and usage.output_tokens >= limit
+    if turn.finish == "length" or hidden:
         if not calls:
-            return Stop("length", ok=False, rule="length")
+            return Stop("length", ok=False, rule="length-hidden" if hidden else "length")
         memo["truncated"] = memo.get("truncated", 0) + 1
         if memo["truncated"] > MAX_TRUNCATED:
             return Stop("length", ok=False, rule="truncated-stop", failed=ALL)
@@ -170,7 +185,11 @@ def decide(turn: Turn, state: State) -> Decision:
     # 4. tool calls present: run them, whatever the finish says
     if calls:
         signature = tuple((c.name, c.arguments) for c in calls)
-        memo["same"] = memo.get("same", 0) + 1 if memo.get("signature") == signature else 1
+        if memo.get("signature") != signature:
+            memo.update(same=0, first=None, last=None)
+        elif memo.get("last") is not None and memo["last"] != memo["first"]:
+            memo.update(same=1, first=memo["last"])  # the results moved since the streak began: progress
+        memo["same"] += 1
         memo["signature"] = signature
         if memo["same"] >= REPEAT_STOP:
             return Stop("repeated_tool_call", ok=False, rule="repeat-stop", failed=ALL)
@@ -179,6 +198,10 @@ def decide(turn: Turn, state: State) -> Decision:
         _reset(memo, "reminders", "pauses")
         bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
         good = tuple(i for i in range(len(calls)) if i not in bad)
+        results = tuple(c.result for c in calls)  # what this round's run gives back (ToolCall.result)
+        memo["last"] = results
+        if memo["first"] is None:
+            memo["first"] = results
         if turn.steer:
             return Remind("calls-steer", turn.steer, run=good, failed=bad)
         return Continue("calls", run=good, failed=bad)

@@ -7,11 +7,13 @@ sequences, not from the bench's output.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from bench.catalogue import load_catalogue
 from bench.discovery import load_file
-from bench.model import Cell, Requirement, ToolCall, Turn, TurnError
+from bench.model import Cell, Requirement, ToolCall, Turn, TurnError, Usage
 from bench.predicate import Predicate
 from bench.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
@@ -173,3 +175,26 @@ def test_the_cap_is_an_error_not_an_answer() -> None:
     cell = run(*endless)
     assert (cell.reason, cell.ok, cell.n_steps) == ("max_steps", False, 50)
     assert cell.steps[-1].decision.rule == "cap"
+
+
+def test_a_refusal_with_finish_stop_is_refused_not_answered() -> None:
+    refused = Turn(finish="stop", finish_raw="stop", content=None, refusal="I can't help with that.")
+    cell = run(tools("read_file"), refused)
+    assert path(cell) == ["continue calls", "stop refusal"]
+    assert (cell.reason, cell.ok) == ("content_filter", False)
+
+
+def test_a_stop_whose_output_reaches_the_requests_max_tokens_is_a_cut_text() -> None:
+    cut = Turn(finish="stop", finish_raw="stop", content="1. Rename the table and", usage=Usage(10, 1024))
+    s = replace(seq(tools("read_file"), cut), max_tokens=1024)
+    assert path(replay(s, REFERENCE)) == ["continue calls", "stop length-hidden"]
+    assert path(replay(replace(s, max_tokens=2048), REFERENCE)) == ["continue calls", "stop done"]
+
+
+def test_the_same_call_whose_results_keep_changing_is_progress_not_a_repeat() -> None:
+    polls = [Turn(finish="tool_calls", finish_raw="tool_calls",
+                  tool_calls=(ToolCall(f"c{i}", "check", '{"id": 1}', f"running {i * 20}%"),)) for i in range(5)]
+    cell = run(*polls, answer())
+    assert path(cell) == ["continue calls"] * 5 + ["stop done"]
+    same = [replace(t, tool_calls=tuple(replace(c, result="running") for c in t.tool_calls)) for t in polls]
+    assert path(run(*same))[:4] == ["continue calls", "continue calls", "remind repeat-remind", "stop repeat-stop"]

@@ -28,6 +28,9 @@ from bench.dialects import canonical
 from bench.importers._common import error_kind
 from bench.model import ERROR_KINDS, ErrorKind, Finish
 
+MAX_TOKENS = 4096
+"""The max_tokens every request sends, so that a reply cut at the limit shows as usage reaching it."""
+
 Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
 APIS: tuple[Api, ...] = ("openai-chat", "anthropic", "openai-responses")
 
@@ -79,6 +82,10 @@ class Reply:
     error: ReplyError | None = None
     raw: Any = field(default=None, compare=False, repr=False)
     """What the conversation needs to echo the reply (API-specific)."""
+    refusal: str | None = None
+    """The model's refusal text (chat ``refusal``, a Responses refusal part), whatever the finish."""
+    at_limit: bool = False
+    """The reply's output tokens reached the request's max_tokens: cut off, whatever the finish says."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,20 +156,28 @@ class Chat:
         self.messages.append({"role": "user", "content": prompt})
         self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
                                                         "parameters": t["parameters"]}} for t in tools]
+        self.max_tokens = MAX_TOKENS
 
     def ask(self) -> Reply:
         content: list[str] = []
+        refusal: list[str] = []
         got_content = False
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
+        used = 0
         api_error, connection_error = self.errors
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
             stream = self.client.chat.completions.create(model=self.model, messages=self.messages, stream=True,
-                                                         **kwargs)
+                                                         max_tokens=self.max_tokens,
+                                                         stream_options={"include_usage": True}, **kwargs)
             for chunk in stream:
+                if chunk.usage is not None:
+                    used = chunk.usage.completion_tokens
                 for choice in chunk.choices or []:
                     delta = choice.delta
+                    if delta is not None and getattr(delta, "refusal", None):
+                        refusal.append(delta.refusal or "")
                     if delta is not None and delta.content is not None:
                         got_content = True
                         content.append(delta.content)
@@ -183,7 +198,8 @@ class Chat:
             return self._failed(_connection_error(exc), content, got_content, calls)
         text = "".join(content) if got_content else None
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
-        return Reply(finish, canonical("openai-chat", finish), text, made, raw=(text, made))
+        return Reply(finish, canonical("openai-chat", finish), text, made, raw=(text, made),
+                     refusal="".join(refusal) if refusal else None, at_limit=used >= self.max_tokens)
 
     def _failed(self, err: ReplyError, content: list[str], got: bool, calls: dict[int, dict[str, str]]) -> Reply:
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
@@ -228,6 +244,7 @@ class Messages:
     def ask(self) -> Reply:
         blocks: dict[int, dict[str, Any]] = {}
         stop: str | None = None
+        used = 0
         api_error, connection_error = self.errors
         err: ReplyError | None = None
         try:
@@ -266,8 +283,9 @@ class Messages:
                         slot["thinking"] += delta.thinking
                     elif delta.type == "signature_delta":
                         slot["signature"] += delta.signature
-                elif kind == "message_delta" and event.delta.stop_reason is not None:
-                    stop = event.delta.stop_reason
+                elif kind == "message_delta":
+                    stop = event.delta.stop_reason or stop
+                    used = event.usage.output_tokens if event.usage is not None else used
         except connection_error as exc:
             err = _connection_error(exc)
         except api_error as exc:
@@ -280,7 +298,7 @@ class Messages:
         text = "".join(texts) if texts else None
         if err is not None:
             return Reply(None, "error", text, made, error=err, raw=ordered)
-        return Reply(stop, canonical("anthropic", stop), text, made, raw=ordered)
+        return Reply(stop, canonical("anthropic", stop), text, made, raw=ordered, at_limit=used >= self.max_tokens)
 
     def add_reply(self, reply: Reply) -> None:
         content: list[dict[str, Any]] = []
@@ -330,6 +348,7 @@ class Responses:
         self.input: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         self.tools = [{"type": "function", "name": t["name"], "description": t.get("description", ""),
                        "parameters": t["parameters"], "strict": False} for t in tools]
+        self.max_tokens = MAX_TOKENS
 
     def ask(self) -> Reply:
         items: dict[int, dict[str, Any]] = {}
@@ -341,7 +360,7 @@ class Responses:
             if self.system:
                 kwargs["instructions"] = self.system
             stream = self.client.responses.create(model=self.model, input=self.input, stream=True, store=False,
-                                                  **kwargs)
+                                                  max_output_tokens=self.max_tokens, **kwargs)
             for event in stream:
                 kind = event.type
                 if kind == "response.output_item.done":
@@ -361,6 +380,8 @@ class Responses:
         made = tuple(Call(i.get("call_id", ""), i.get("name", ""), i.get("arguments", ""))
                      for i in ordered if i["type"] == "function_call")
         text = "".join(texts) if texts else None
+        refusals = [p.get("refusal") or "" for i in ordered if i["type"] == "message" for p in i.get("content") or []
+                    if p.get("type") == "refusal"]
         if err is not None:
             return Reply(None, "error", text, made, error=err, raw=ordered)
         raw: str | None = None
@@ -376,7 +397,9 @@ class Responses:
                 return Reply(raw, canonical("openai-responses", raw), text, made, end_turn,
                              reply_error(None, str(e.get("code") or "failed"), str(e.get("message") or "")),
                              raw=ordered)
-        return Reply(raw, canonical("openai-responses", raw), text, made, end_turn, raw=ordered)
+        used = ((final or {}).get("usage") or {}).get("output_tokens") or 0
+        return Reply(raw, canonical("openai-responses", raw), text, made, end_turn, raw=ordered,
+                     refusal="".join(refusals) if refusals else None, at_limit=used >= self.max_tokens)
 
     def add_reply(self, reply: Reply) -> None:
         for item in reply.raw:

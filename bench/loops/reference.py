@@ -111,6 +111,14 @@ class Policy:
     def __init__(self) -> None:
         self.resends = self.truncated = self.same = self.pauses = self.reminders = 0
         self.signature: tuple[tuple[str, str], ...] | None = None
+        self.first: tuple[str, ...] | None = None  # the results of the streak's first round that ran
+        self.last: tuple[str, ...] | None = None  # the results of its latest round that ran
+
+    def ran(self, results: Sequence[Result]) -> None:
+        """The results a round's run gave back: results that change are progress (rule repeat)."""
+        self.last = tuple(r.text for r in results)
+        if self.first is None:
+            self.first = self.last
 
     @staticmethod
     def transient(reply: Reply) -> bool:
@@ -134,10 +142,13 @@ class Policy:
         # 2. filtered or refused
         if reply.finish == "content_filter":
             return Step("stop", "filter", failed=every, reason="content_filter", ok=False)
-        # 3. truncated
-        if reply.finish == "length":
+        if reply.refusal is not None:
+            return Step("stop", "refusal", failed=every, reason="content_filter", ok=False)
+        # 3. truncated (or cut at the request's max_tokens under a stop)
+        hidden = reply.finish == "stop" and reply.at_limit
+        if reply.finish == "length" or hidden:
             if not calls:
-                return Step("stop", "length", reason="length", ok=False)
+                return Step("stop", "length-hidden" if hidden else "length", reason="length", ok=False)
             self.truncated += 1
             if self.truncated > MAX_TRUNCATED:
                 return Step("stop", "truncated-stop", failed=every, reason="length", ok=False)
@@ -146,7 +157,11 @@ class Policy:
         # 4. calls present: run them, whatever the finish says
         if calls:
             signature = tuple((c.name, c.arguments) for c in calls)
-            self.same = self.same + 1 if self.signature == signature else 1
+            if self.signature != signature:
+                self.same, self.first, self.last = 0, None, None
+            elif self.last is not None and self.last != self.first:
+                self.same, self.first = 1, self.last  # the results moved since the streak began: progress
+            self.same += 1
             self.signature = signature
             if self.same >= REPEAT_STOP:
                 return Step("stop", "repeat-stop", failed=every, reason="repeated_tool_call", ok=False)
@@ -226,7 +241,10 @@ def run_loop(conv: Conversation, execute: Execute, *, max_steps: int = MAX_STEPS
             continue
         conv.add_reply(reply)
         why = "the arguments were cut off or are not valid JSON." if step.failed else ""
-        conv.add_results(_results(reply.calls, step, execute, why or "see the next message."), step.message)
+        results = _results(reply.calls, step, execute, why or "see the next message.")
+        if step.rule in ("calls", "calls-steer"):
+            policy.ran(results)
+        conv.add_results(results, step.message)
     return LoopResult(False, "max_steps", "", steps)
 
 

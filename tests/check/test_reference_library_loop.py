@@ -39,7 +39,10 @@ GEMINI_ON_CHAT = ("the replay server has no Gemini endpoint, so a Gemini sequenc
                   "it as an unknown finish (stop unknown_finish), where the predicate reads the Gemini table "
                   "(finish error)")
 CANNOT = {"gemini-malformed-function-call": GEMINI_ON_CHAT.format("MALFORMED_FUNCTION_CALL"),
-          "gemini-too-many-tool-calls": GEMINI_ON_CHAT.format("TOO_MANY_TOOL_CALLS")}
+          "gemini-too-many-tool-calls": GEMINI_ON_CHAT.format("TOO_MANY_TOOL_CALLS"),
+          "chat-polling-progress": "the tool results a live loop sees are its own tools' (here the test's stub, the "
+                                   "same every round), never the sequence's ToolCall.result, which the server cannot "
+                                   "serve: the library sees no progress and reminds at the 3rd identical poll"}
 """Sequences the library cannot take the predicate's steps on, with why; every other one must match."""
 
 SPOKEN = [s for s in CATALOGUE.sequences if s.id not in CANNOT]
@@ -83,7 +86,7 @@ def test_a_sequence_listed_as_not_matching_really_does_not(server: Served, sid: 
     s = server.serve(seq)
     result = run_reference(s)
     assert compare_cells(replay(seq, PREDICATE), s.cell(result.ok, result.reason)) is not None
-    assert result.reason == "unknown_finish"
+    assert result.reason == ("repeated_tool_call" if sid == "chat-polling-progress" else "unknown_finish")
 
 
 @pytest.mark.parametrize("sequence", SPOKEN, ids=lambda s: s.id)
