@@ -169,6 +169,12 @@ def replay_section(seqs: list[Sequence], preds: list[Predicate], rounds: int) ->
               f"with requirement judging median {statistics.median(judged_ratios):.2f}")
 
 
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the load probe, the Dask workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
 SECTIONS = ("load", "import", "replay", "decode", "memory", "dask", "help")
 """The sections of ``make perf``, in the order they run."""
 
@@ -192,14 +198,14 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     sections = ["load", "import"] if args.load_only else (args.only or list(SECTIONS))
 
-    start = time.perf_counter()
+    start, cpu0 = time.perf_counter(), _cpu()
     seqs = generate(args.sequences, args.max_turns)
     gc.collect()
     gc.freeze()  # the catalogue is not garbage: the collector need not walk it on every full pass
     preds = [p for p in discover(args.predicates, entry_points_too=False) if isinstance(p, Predicate)]
     with tempfile.TemporaryDirectory(prefix="stopbench-perf-") as tmp:
         for name in sections:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), _cpu()
             print(f"--- {name}")
             if name == "load":
                 perf_load.report(args.load_turns, seqs)
@@ -216,9 +222,9 @@ def main(argv: list[str] | None = None) -> None:
             elif name == "help":
                 print(f"stopbench --help: {help_seconds():.2f} s wall, median of 7 fresh interpreters "
                       "(goal: well under 0.5 s)")
-            print(f"({name}: {time.perf_counter() - t0:.1f} s wall)")
-    print(f"make perf: {time.perf_counter() - start:.1f} s wall in all (goal: under 90 s); load average "
-          f"{os.getloadavg()[0]:.1f}")
+            print(f"({name}: {time.perf_counter() - t0:.1f} s wall, {_cpu() - c0:.1f} s CPU)")
+    print(f"make perf: {time.perf_counter() - start:.1f} s wall, {_cpu() - cpu0:.1f} s CPU in all (goal: under 90 s); "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
 
 
 
