@@ -7,11 +7,12 @@ import json
 import sys
 from pathlib import Path
 
-from bench import Continue, Stop, predicate
+from bench import Continue, Resend, Stop, predicate
 from bench.conform.runner import Driver, run_conformance
 from bench.model import Decision, Turn
 from bench.predicate import State
 from bench.replay import DEFAULT_SAFETY_CAP, replay
+from bench.report import label
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,4 +46,21 @@ def test_a_loop_without_a_cap_ends_capped_like_its_port_at_the_safety_cap(tmp_pa
     assert res.observed.outcome == "capped"
     assert len(res.observed.steps) == DEFAULT_SAFETY_CAP
     assert res.observed.steps[-1].decision.action == "continue"
+    assert res.difference is None
+
+
+@predicate(reasons=["done"], rules={"again": "sends an error turn again", "answer": "no error"})
+def resender(turn: Turn, state: State) -> Decision:
+    return Resend("again") if turn.error is not None else Stop("done", ok=True, rule="answer")
+
+
+def test_a_capped_cell_counts_its_resends_from_the_steps_kept_at_the_cap(tmp_path: Path) -> None:
+    # the loop sends the error turn again three requests past the cap (as OpenCode's back-off does):
+    # the cell cut at the cap says as many resends as it has resend steps, like the port's
+    error = {"finish": "error", "error": {"kind": "server_error", "status": 500}}
+    seq = make_sequence([error], then="repeat", sid="errors-forever")
+    [res] = run_conformance(CAPLESS, [seq], str(tmp_path), root=ROOT, port=resender, timeout=120)
+    assert res.observed.outcome == "capped" and len(res.observed.steps) == DEFAULT_SAFETY_CAP
+    assert res.observed.resends == DEFAULT_SAFETY_CAP
+    assert label(res.observed) == label(replay(seq, resender))  # the same text for the same behaviour
     assert res.difference is None
