@@ -23,10 +23,11 @@ call, non-blank text is the output; a response with no text and no call (empty, 
 thinking-only) raises on `length` and `content_filter` finishes and otherwise asks the model
 again once (the output retry budget of 1), then raises UnexpectedModelBehavior.
 
-Not ported: a Chat Completions `message.refusal` makes the response empty with finish
-'content_filter' (models/openai/_chat_model.py L658-675), so ContentFilterError whatever else the
-message carried; the bench's turns have no refusal field yet (a refusal reaches this port only as
-its finish). Anthropic `stop_reason: refusal` is the canonical `content_filter` finish here.
+A refusal (`Turn.refusal`): on Chat Completions `message.refusal` makes the response empty with
+finish 'content_filter' (models/openai/_chat_model.py L658-675), so ContentFilterError whatever else
+the message carried; on Anthropic the server sends `stop_reason: refusal`, which pydantic-ai maps to
+'content_filter', so the text, if any, is still the output. A Responses refusal part was not read:
+NOT PORTED (such a turn goes through the text and tool rules).
 """
 
 from __future__ import annotations
@@ -137,6 +138,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         "no-output-retry": f"{PIN} pydantic_ai/_agent_graph.py:L3906-3939, L4021-4046, L851-870 - a response with no tool call and no text (empty, blank text or thinking only), not cut by length nor filtered: a retry prompt ('Please return text or call a tool.') is added as a new request, consuming the output retry budget of 1",
         "output-retries-exceeded": f"{PIN} pydantic_ai/_agent_graph.py:L851-870 - a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised",
         "empty-length": f"{PIN} pydantic_ai/_agent_graph.py:L3909-3913 - no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry",
+        "chat-refusal": f"{PIN} pydantic_ai/models/openai/_chat_model.py:L658-675, pydantic_ai/_agent_graph.py:L3915-3921 - a Chat Completions message with `refusal` set becomes a response with no parts and finish 'content_filter' (its text and tool calls dropped): ContentFilterError, raised",
         "empty-content-filter": f"{PIN} pydantic_ai/_agent_graph.py:L3915-3921 - no actionable output and finish_reason 'content_filter': ContentFilterError, raised",
         "responses-failed": f"{PIN} pydantic_ai/models/openai/_responses_model.py:L1124-1127 - a Response with status failed carries its error object: `response_error(...)` raises a ModelAPIError after the client returned the 200, so no retry",
         "pause-continue": f"{PIN} pydantic_ai/models/anthropic/__init__.py:L2469, pydantic_ai/_agent_graph.py:L1838-1990 - Anthropic `stop_reason: pause_turn` makes the response `suspended`: the model request node echoes it back and asks again (a continuation, no new message), then merges the segments into one response that CallToolsNode handles; a continuation is not a separate request step (L1805-1813). AMBIGUOUS: tool calls in a paused segment are merged, not run before the continuation; the port does not model running them afterwards",
@@ -170,13 +172,16 @@ def decide(turn: Turn, state: State) -> Decision:
         return Continue("pause-continue", run=())
     stitched = memo.pop("stitched", False)
     memo["paused"] = 0
+    if turn.refusal is not None and state.dialect not in ("anthropic", "openai-responses"):
+        return Stop("ContentFilterError", ok=False, rule="chat-refusal")
     if turn.tool_calls:
         return _tools(turn, state)
     if turn.content or stitched:
         return Stop("output", ok=True, rule="output")
-    if turn.finish == "length":
+    finish = "content_filter" if turn.refusal is not None and state.dialect == "anthropic" else turn.finish
+    if finish == "length":
         return Stop("OutputTokenLimitExceeded", ok=False, rule="empty-length")
-    if turn.finish == "content_filter":
+    if finish == "content_filter":
         return Stop("ContentFilterError", ok=False, rule="empty-content-filter")
     memo["output_retries"] = memo.get("output_retries", 0) + 1
     if memo["output_retries"] > OUTPUT_RETRIES:

@@ -104,3 +104,11 @@ def test_a_cut_call_that_exhausts_its_budget_raises_incomplete_tool_call(pa: Pre
     assert (cell.n_steps, cell.reason) == (2, "IncompleteToolCall")
     bad = Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("write_file", 0, '{"path": "a'),))
     assert run(pa, bad, bad, answer()).reason == "UnexpectedModelBehavior"
+
+
+def test_a_chat_refusal_raises_content_filter_error_whatever_the_message_carries(pa: Predicate) -> None:
+    # _chat_model.py L658-675: message.refusal -> no parts, finish 'content_filter' -> ContentFilterError
+    refused = Turn(finish="stop", finish_raw="stop", content="I can't help with that.", refusal="I can't help.")
+    assert run(pa, refused).reason == "ContentFilterError"
+    # on Anthropic the refusal is a stop_reason: text beside it is still the output
+    assert run(pa, replace(refused, finish_raw="end_turn"), dialect="anthropic").reason == "output"
