@@ -58,6 +58,20 @@ CONFORMANCE_EXPLAINED = {
         "those two additions: the observer sees a new user message and a changed system prompt (remind) with "
         "test-tool run, as the port's continue runs it; the run then meets the end of the script (410), as "
         "the port's cell is still running."),
+    "rec-anthropic-pause-turn-then-end-turn": (
+        "The same replay of unsigned reasoning as con-anthropic-spliced-message-start: turn 0 (pause_turn) "
+        "carries a thinking block without a signature, so the continuation request writes it out as "
+        "'<assistant_thinking>' text in a user turn (models/__init__.py L2513-2523) beside the echoed text, "
+        "which the observer reads as a remind; the port's continuation (pause-continue) sends nothing new "
+        "either. Then the merged response's text is the output, as the port says (observed: ok, reason "
+        "output, two requests)."),
+    "rec-gemini-compat-empty-tool-id": (
+        "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''); pydantic-ai gives such a call "
+        "its own id, 'pyd_ai_' + a uuid (_utils.py L747-752), and answers it under that id. The tool ran and "
+        "its result carries the ok marker, but the server matches results to the calls it sent by id, finds "
+        "none for 'pyd_ai_...' (observed detail: 'result for unknown call id'), and records the step as a "
+        "continue with no call run; the port's continue runs it, and the run then ends with the output as "
+        "observed."),
 }
 """Differences between this port and pydantic-ai 2.68.0 run by `stopbench conform pydantic_ai` that come
 from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
