@@ -67,7 +67,7 @@ CONFORMANCE_EXPLAINED = {
         "output, two requests)."),
     "rec-gemini-compat-empty-tool-id": (
         "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''); pydantic-ai gives such a call "
-        "its own id, 'pyd_ai_' + a uuid (_utils.py L747-752), and answers it under that id. The tool ran and "
+        "its own id, 'pyd_ai_' + a uuid (messages.py L3176 `tool_call_id or _generate_tool_call_id()`, _utils.py L747-752), and answers it under that id. The tool ran and "
         "its result carries the ok marker, but the server matches results to the calls it sent by id, finds "
         "none for 'pyd_ai_...' (observed detail: 'result for unknown call id'), and records the step as a "
         "continue with no call run; the port's continue runs it, and the run then ends with the output as "
