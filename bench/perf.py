@@ -183,14 +183,14 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.perf", description=__doc__.splitlines()[0])
     parser.add_argument("--sequences", type=int, default=300, help="generated sequences to replay (default 300)")
     parser.add_argument("--max-turns", type=int, default=300, help="turns per sequence at most (default 300)")
-    parser.add_argument("--rounds", type=int, default=5, help="timing rounds per predicate; the least is shown")
+    parser.add_argument("--rounds", type=int, default=3, help="timing rounds per predicate; the least is shown")
     parser.add_argument("--predicates", type=Path, default=Path("predicates"))
     parser.add_argument("--load-turns", type=int, default=100_000,
                         help="turns of the generated sequence file whose loading is measured (default 100000)")
     parser.add_argument("--corpus-turns", type=int, default=1_000_000,
                         help="turns of the generated corpus the decode speed is measured on (default 1000000)")
-    parser.add_argument("--dask-turns", type=int, default=40_000,
-                        help="turns of the corpus run on 1 and 2 Dask workers (default 40000)")
+    parser.add_argument("--dask-turns", type=int, default=24_000,
+                        help="turns of the corpus run on 1 and 2 Dask workers (default 24000)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="only this section (repeatable); default: all")
     parser.add_argument("--load-only", action="store_true",
