@@ -235,9 +235,10 @@ class _SSEResponse(Response):
     drops the connection after the frames instead of ending the body."""
 
     def __init__(self, frames: tuple[bytes, ...], write_timeout: float, cut: bool = False,
-                 media: str = "text/event-stream; charset=utf-8") -> None:
+                 media: str = "text/event-stream; charset=utf-8", settle: float = 0.0) -> None:
         super().__init__(status_code=200)
         self.frames = frames
+        self.settle = settle
         self.write_timeout = write_timeout
         self.cut = cut
         # no content-length: the body is streamed (uvicorn sends it chunked)
@@ -248,7 +249,9 @@ class _SSEResponse(Response):
             await asyncio.wait_for(send(message), self.write_timeout)
 
         await timed({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        for frame in self.frames:
+        for n, frame in enumerate(self.frames):
+            if self.settle and n == len(self.frames) - 1:
+                await asyncio.sleep(self.settle)
             await timed({"type": "http.response.body", "body": frame, "more_body": True})
         if self.cut:
             raise CutConnection("the turn's error cuts the connection here")
@@ -330,7 +333,7 @@ def create_app(session: Session) -> Starlette:
                                    at=time.time()))
             if out.body is not None:
                 return JSONResponse(out.body, status_code=out.status)
-            return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media)
+            return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
 
         return handle
 

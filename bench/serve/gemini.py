@@ -50,6 +50,9 @@ KIND_STATUS: Mapping[str, int] = {
 }
 """The HTTP status Google answers an error of each kind with, when the turn gives none."""
 
+ERROR_SETTLE = 0.05
+"""Seconds before an in-stream error, so that it arrives as a read of its own (see :func:`render`)."""
+
 _BLOCK = "promptFeedback.blockReason "
 
 
@@ -200,6 +203,10 @@ def render(turn: Turn, ctx: Context, stream: bool, sse: bool = True) -> Rendered
             # Google sends an in-stream error as bare JSON, line by line, not as an event (what
             # both official clients parse: google-genai _api_client.py _iter_response_stream)
             frames[-1] = json.dumps(chunks[-1], ensure_ascii=False, indent=2).encode() + b"\n"
+            # ... and the JS client (@google/genai) looks for it only in a network read that is the
+            # bare JSON alone: sent together with the event before it, it is an "Incomplete JSON
+            # segment" instead (retried by Gemini CLI), so it goes out a moment later
+            return Rendered(200, frames=tuple(frames), settle=ERROR_SETTLE)
         return Rendered(200, frames=tuple(frames), cut=mode == "cut")
     frames = [(("[" if n == 0 else ",\r\n") + json.dumps(c, ensure_ascii=False)).encode()
               for n, c in enumerate(chunks)] or [b"["]

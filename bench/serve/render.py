@@ -56,6 +56,9 @@ class Rendered:
     frames: tuple[bytes, ...] = ()
     cut: bool = False
     media: str = "text/event-stream; charset=utf-8"
+    settle: float = 0.0
+    """Seconds to wait before the last frame, so that it reaches the client as a read of its own
+    (Google's in-stream error, which the JS client detects only as a whole read: bench/serve/gemini.py)."""
 
     @property
     def streaming(self) -> bool:
