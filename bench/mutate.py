@@ -140,13 +140,14 @@ NOTES: tuple[Note, ...] = (
     Note("opencode", 'return Remind("compaction-summary"',
          "a compaction whose summary request succeeds: every overflow sequence overflows again",
          equivalent=False),
-    Note("opencode", 'if status == 413 or error_type == "context_length_exceeded":',
+    Note("opencode", 'return status == 413 or kind == "context_overflow"',
          "no sequence answers HTTP 413", equivalent=False),
-    Note("opencode", "return status in (408, 409, 429) or status >= 500 or _matches(message)",
-         "the catalogue's 408, 409 and 429 messages also match OpenCode's retryable-message patterns, "
-         "so the status list is redundant for them", ("408 -> 409", "408 -> 407", "409 -> 410", "409 -> 408",
-                                                      "429 -> 430", "429 -> 428"), equivalent=False),
-    Note("opencode", 'is_retryable("", 500), "responses-failed"', "501 is as retryable as 500 (>= 500)"),
+    Note("opencode", "return status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS",
+         "the catalogue's 408, 409 and 429 errors are of kinds OpenCode's retryable messages name "
+         "(timeout, overloaded, rate_limit), so the status list is redundant for them",
+         ("408 -> 409", "408 -> 407", "409 -> 410", "409 -> 408", "429 -> 430", "429 -> 428"), equivalent=False),
+    Note("opencode", 'is_retryable("server_error", 500), "responses-failed"',
+         "501 is as retryable as 500 (>= 500)"),
     # pi
     Note("pi", 'return Remind("truncated-calls", steer, failed=ALL)',
          "a length turn with calls that also carries a steer; no sequence has one", equivalent=False),
@@ -196,8 +197,8 @@ NOTES: tuple[Note, ...] = (
          "no sequence answers HTTP 413 or an overflow message with a 5xx status", equivalent=False),
     Note("hermes", "(400 <= status < 500 and status not in (402, 408, 429))",
          "no sequence answers 401, 402 or 403", ("402 -> 403", "402 -> 401"), equivalent=False),
-    Note("hermes", "status in (500, 502) and any(p in msg for p in _VALIDATION)",
-         "no 5xx answer names an unknown parameter (the request-validation bodies some proxies send)",
+    Note("hermes", 'status in (500, 502) and err.kind == "invalid_request"',
+         "no 5xx answer is a request-validation error (the unknown-parameter bodies some proxies send)",
          equivalent=False),
     Note("hermes", "DEFAULT_CONTEXT = 256_000", "no overflow error reports a window within a token of "
          "256,000", equivalent=False),

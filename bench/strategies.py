@@ -35,13 +35,26 @@ arguments ``{}``, and only the hostile detail that the failure needs.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
 
 from bench.dialects import DIALECTS, TABLES, canonical
-from bench.model import ERROR_KINDS, Dialect, ErrorKind, Finish, Sequence, Then, ToolCall, Turn, TurnError, Usage
+from bench.model import (
+    ERROR_KINDS,
+    Action,
+    Dialect,
+    ErrorKind,
+    Finish,
+    Sequence,
+    Then,
+    ToolCall,
+    Turn,
+    TurnError,
+    Usage,
+)
 
 __all__ = [
     "ALPHABET",
@@ -297,18 +310,36 @@ def _then(then: Then | None) -> st.SearchStrategy[Then]:
 
 @cache
 def sequences(dialect: Dialect | None = None, *, hostile: bool = True, min_turns: int = 1,
-              max_turns: int = 6, then: Then | None = None) -> st.SearchStrategy[Sequence]:
+              max_turns: int = 6, then: Then | None = None, reactive: bool = True) -> st.SearchStrategy[Sequence]:
     """A constructed sequence of `min_turns` to `max_turns` turns in one dialect (drawn when None),
-    ending ``then: end`` or ``then: repeat`` (drawn when None). Its id is ``generated``."""
-    return _sequences(dialect, hostile, min_turns, max_turns, then)
+    ending ``then: end`` or ``then: repeat`` (drawn when None). Its id is ``generated``.
+
+    With `reactive` (the default) a sequence may be reactive: some turns say which turn answers a
+    continue, a resend or a reminder (``Turn.after``, any index, earlier turns included). It
+    shrinks to the open loop (no ``after`` at all) when the failure does not need it."""
+    return _sequences(dialect, hostile, min_turns, max_turns, then, reactive)
+
+
+_FOLLOW_UPS: tuple[Action, ...] = ("continue", "resend", "remind")
+"""The actions a turn's ``after`` may name, in the order the catalogue stores them."""
+
+
+@st.composite
+def _after(draw: st.DrawFn, n_turns: int) -> tuple[tuple[Action, int], ...]:
+    """One turn's ``after``: a few follow-ups, each answered by some turn of the sequence."""
+    named = draw(st.dictionaries(st.sampled_from(_FOLLOW_UPS), _ints(0, n_turns - 1), max_size=3))
+    return tuple((a, named[a]) for a in _FOLLOW_UPS if a in named)
 
 
 @st.composite
 def _sequences(draw: st.DrawFn, dialect: Dialect | None, hostile: bool, min_turns: int, max_turns: int,
-               then: Then | None) -> Sequence:
+               then: Then | None, reactive: bool = True) -> Sequence:
     d = draw(dialects()) if dialect is None else dialect
     ts = draw(_turn_lists(d, hostile, max(1, min_turns), max_turns))
-    return _sequence(d, tuple(ts), draw(_then(then)))
+    ending = draw(_then(then))
+    if reactive and draw(st.booleans()):  # drawn last, so the open-loop part shrinks as it always did
+        ts = [replace(t, after=draw(_after(len(ts)))) for t in ts]
+    return _sequence(d, tuple(ts), ending)
 
 
 @cache
@@ -361,5 +392,7 @@ def describe(value: Any) -> str:
             parts.append(f"end_turn={value.end_turn}")
         if value.steer:
             parts.append(f"steer={value.steer!r}")
+        if value.after:
+            parts.append("after={" + ", ".join(f"{a}: {i}" for a, i in value.after) + "}")
         return " ".join(parts)
     return repr(value)

@@ -28,7 +28,7 @@ from bench.fuzz._trace import trace
 from bench.judge import first_dropped_calls
 from bench.model import Cell, Requirement, Sequence, Turn
 from bench.predicate import Predicate
-from bench.replay import DEFAULT_SAFETY_CAP
+from bench.replay import DEFAULT_SAFETY_CAP, following
 
 REFERENCE = "reference"
 """The column name of the bench's reference loop (predicates/reference.py): the one predicate the
@@ -92,8 +92,10 @@ def _ends(pred: Predicate, ex: Example, cap: int) -> str | None:
         return "outcome stopped, but the last step is not a stop"
     if cell.outcome == "capped" and n != cap:
         return f"outcome capped after {n} steps, but the safety cap is {cap}"
-    if cell.outcome == "running" and (seq.then != "end" or n != len(seq.turns)):
-        return f"outcome running after {n} steps with then: {seq.then} and {len(seq.turns)} turn(s)"
+    if cell.outcome == "running" and (seq.then != "end" or not cell.steps or following(
+            seq, cell.steps[-1].turn, cell.steps[-1].decision.action) is not None):
+        return (f"outcome running after {n} steps with then: {seq.then} and {len(seq.turns)} turn(s), "
+                "though a turn was left to answer the last request")
     return None
 
 
@@ -122,9 +124,18 @@ def _no_phantom_tools(pred: Predicate, ex: Example, cap: int) -> str | None:
 def _append_invariance(pred: Predicate, ex: Example, cap: int) -> str | None:
     seq, extra = ex
     cell = trace(seq, pred, cap).cell
-    if cell is None or cell.outcome != "stopped" or cell.n_steps > len(seq.turns):
-        return None  # nothing to say: it did not stop, or stopped on a repeated turn
-    k = cell.n_steps
+    if cell is None or cell.outcome != "stopped" or not cell.steps:
+        return None  # nothing to say: it did not stop
+    if any(t.after for t in seq.turns):
+        # reactive: the turns it saw are not the first n; everything past the last one it saw is unseen
+        # (the next turn of each step was one it saw), unless `then: repeat` may have answered with the last
+        k = max(s.turn for s in cell.steps) + 1
+        if seq.then == "repeat" and k == len(seq.turns):
+            return None
+    elif cell.n_steps > len(seq.turns):
+        return None  # stopped on a repeated turn
+    else:
+        k = cell.n_steps
     longer = replace(seq, turns=seq.turns[:k] + extra)
     other = trace(longer, pred, cap).cell
     if other != cell:

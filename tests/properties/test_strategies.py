@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 
 from bench.dialects import DIALECTS, TABLES, canonical
-from bench.model import Dialect, Sequence, Turn
-from bench.strategies import TOOL_NAMES, arguments, long_sequences, sequences, turns
+from bench.model import ERROR_KINDS, Dialect, Sequence, Turn
+from bench.strategies import TOOL_NAMES, arguments, errors, long_sequences, sequences, turns
 
 SEARCH = settings(database=None, max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -103,3 +103,25 @@ def test_long_sequences_go_past_the_safety_cap_and_repeat_a_short_pattern() -> N
     seq = find(long_sequences(), lambda s: len(s.turns) > 200, settings=SEARCH, random=Random(0))
     assert len(seq.turns) == 201
     assert len(set(seq.turns)) <= 3
+
+
+@given(sequences())
+def test_a_generated_after_names_follow_ups_in_catalogue_order_and_turns_that_exist(seq: Sequence) -> None:
+    for t in seq.turns:
+        actions = [a for a, _ in t.after]
+        assert actions == [a for a in ("continue", "resend", "remind") if a in actions]
+        assert all(0 <= i < len(seq.turns) for _, i in t.after)
+
+
+def test_a_reactive_sequence_is_generated_and_shrinks_to_one_follow_up() -> None:
+    seq = _minimal(lambda s: any(t.after for t in s.turns))
+    assert len(seq.turns) == 1 and seq.turns[0].after == (("continue", 0),)
+
+
+def test_every_kind_of_error_is_generated_with_a_status_it_arrives_with() -> None:
+    for kind in ERROR_KINDS:
+        err = find(errors(), lambda e, k=kind: e.kind == k, settings=SEARCH, random=Random(0))  # type: ignore[misc]
+        assert err.kind == kind
+    cut = find(errors(), lambda e: e.kind in ("connection_reset", "connection_refused", "stream_cut"),
+               settings=SEARCH, random=Random(0))
+    assert cut.status is None

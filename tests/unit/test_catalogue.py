@@ -141,3 +141,29 @@ def test_an_unhashable_key_is_one_line_with_line_and_column(tmp_path: Path) -> N
 def test_an_alias_is_refused(tmp_path: Path) -> None:
     msg = error_of(tmp_path, GOOD.replace("content: hi", "content: &x hi\n  - finish: stop\n    content: *x"))
     assert msg == "not valid YAML: line 9, column 14: alias *x: aliases are not allowed here (write the value out)"
+
+
+ERRORED = GOOD.replace("  - finish: stop\n    content: hi\n", "  - finish: error\n    error: {ERROR}\n")
+
+
+def test_an_error_kind_is_read_with_its_status_code_and_message(tmp_path: Path) -> None:
+    text = ERRORED.replace("{ERROR}", "{kind: rate_limit, status: 429, code: rate_limit_error, message: slow down}")
+    err = load_sequence(write(tmp_path, "x.yaml", text)).turns[0].error
+    assert err is not None and (err.kind, err.status, err.code, err.message) == (
+        "rate_limit", 429, "rate_limit_error", "slow down")
+
+
+def test_an_error_without_a_kind_is_one_line_naming_the_field(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, ERRORED.replace("{ERROR}", "{status: 429}"))
+    assert msg == "turns[0].error.kind: required, but missing"
+
+
+def test_an_error_kind_outside_the_vocabulary_lists_the_kinds(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, ERRORED.replace("{ERROR}", "{kind: rate_limit_error}"))
+    assert msg.startswith("turns[0].error.kind: expected one of 'rate_limit', 'quota', 'overloaded'")
+    assert msg.endswith("got 'rate_limit_error'")
+
+
+def test_the_old_free_text_error_type_is_an_unknown_key(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, ERRORED.replace("{ERROR}", "{kind: timeout, type: timeout_error}"))
+    assert msg == "turns[0].error.type: unknown key (not part of the sequence format)"
