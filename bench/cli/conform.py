@@ -12,18 +12,18 @@ from bench.catalogue import load_catalogue
 from bench.cli._common import check_folder, predicates_option, reports_option, sequences_option
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
-    DriverRun,
+    DEFAULT_RETRIES,
     exit_code,
     load_ports,
     nothing_run,
     plan,
-    run_driver,
+    run_drivers,
     select_sequences,
     split_names,
     write_reports,
 )
 from bench.conform.campaign import conform_dir as conform_dir_of
-from bench.conform.runner import DRIVERS, ConformResult
+from bench.conform.runner import DRIVERS, ConformResult, Driver
 
 
 @click.command("conform")
@@ -42,10 +42,16 @@ from bench.conform.runner import DRIVERS, ConformResult
               help="Write neither reports/conformance/<driver>.json nor reports/conformance.md.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds one run of an original loop may take.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
+              help="(loop, sequence) runs side by side, each on its own replay server; the report's order "
+                   "does not depend on it.")
+@click.option("--retries", type=click.IntRange(min=0), default=DEFAULT_RETRIES, show_default=True,
+              help="Times a run that timed out is run again (said in the report); a run that finished is "
+                   "never run again.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per sequence.")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
                 sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
-                as_json: bool) -> None:
+                jobs: int, retries: int, as_json: bool) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
 
@@ -71,7 +77,7 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     check_folder(predicates_dir, "predicates_dir", "predicates")
     ports = load_ports(predicates_dir, the_plan.runnable, DRIVERS)
 
-    def show(res: ConformResult) -> None:
+    def show(driver: Driver, res: ConformResult) -> None:
         if as_json:
             click.echo(json.dumps(res.as_json(), ensure_ascii=False))
             return
@@ -87,16 +93,15 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
         if res.result.get("reason") == "driver_failed":
             click.echo(f"    driver: {res.result.get('error')}")
 
-    runs: list[DriverRun] = []
     for name in the_plan.runnable:
-        driver = DRIVERS[name]
         if ports[name].predicate is None:
             click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
                        err=True)
-        runs.append(run_driver(driver, seqs, the_plan.loops[name], ports[name], root=Path.cwd(),
-                               timeout=timeout, progress=show))
-        if not as_json:
-            click.echo(runs[-1].summary())
+    runs = run_drivers([DRIVERS[n] for n in the_plan.runnable], seqs, the_plan.loops, ports, root=Path.cwd(),
+                       timeout=timeout, jobs=jobs, retries=retries, progress=show)
+    if not as_json:
+        for run in runs:
+            click.echo(run.summary())
     if not no_report and runs:
         md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS)
         if not as_json:

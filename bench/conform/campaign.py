@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ from bench.conform.report import (
     record_text,
     unexplained,
 )
-from bench.conform.runner import DRIVERS, ConformResult, Driver, run_conformance
+from bench.conform.runner import DRIVERS, TIMED_OUT, ConformResult, Driver, run_conformance
 from bench.discovery import Broken, load_file
 from bench.errors import UnusableInput
 from bench.files import write_all_or_nothing
@@ -46,6 +47,10 @@ DEFAULT_CONFORM_DIR = Path("/tmp/stopbench-conform")
 """Where ``make conformance`` installs the loops unless CONFORM_DIR says otherwise."""
 
 EXIT_CLEAN, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+DEFAULT_RETRIES = 1
+"""How many times a (loop, sequence) run that timed out is run again. Only a timeout: a loop that
+finished is never run again, whatever it did, so a plain difference is never retried away."""
 
 
 class ConformSetupError(UnusableInput):
@@ -164,6 +169,8 @@ class DriverRun:
     not_run: Mapping[str, str]
     failing: tuple[ConformResult, ...]
     not_driven: Mapping[str, str] = field(default_factory=dict)
+    retried: Mapping[str, str] = field(default_factory=dict)
+    """Sequences run again because a run timed out, and what the timed-out run said."""
 
     @property
     def differing(self) -> int:
@@ -177,19 +184,69 @@ class DriverRun:
     def summary(self) -> str:
         """One line: how many sequences were run, skipped, differ, are explained, fail."""
         undriven = f"{len(self.not_driven)} not driven, " if self.not_driven else ""
-        return (f"{self.driver.name}: {len(self.results)} sequence(s) run, {len(self.not_run)} not run, {undriven}"
-                f"{self.differing} differ from the port, {self.explained} of them explained; "
+        retried = f" ({len(self.retried)} run again after a timeout)" if self.retried else ""
+        return (f"{self.driver.name}: {len(self.results)} sequence(s) run{retried}, {len(self.not_run)} not run, "
+                f"{undriven}{self.differing} differ from the port, {self.explained} of them explained; "
                 f"{len(self.failing)} unexplained or failed")
 
 
 def run_driver(driver: Driver, seqs: list[Sequence], loop: Path, port: Port, *, root: Path, timeout: float,
-               progress: Callable[[ConformResult], None] | None = None) -> DriverRun:
+               progress: Callable[[ConformResult], None] | None = None, jobs: int = 1,
+               retries: int = DEFAULT_RETRIES) -> DriverRun:
     """Run one original loop on `seqs` (those it is run on) and compare each cell with its port's."""
-    undriven = {s.id: port.not_driven[s.id] for s in seqs if s.id in port.not_driven and driver.not_run(s) is None}
-    results = run_conformance(driver, seqs, str(loop), root=root, port=port.predicate, timeout=timeout,
-                              progress=progress, not_driven=undriven)
-    skipped = {s.id: why for s in seqs if (why := driver.not_run(s)) is not None}
-    return DriverRun(driver, tuple(results), skipped, tuple(unexplained(results, port.explained)), undriven)
+    def shown(_: Driver, res: ConformResult) -> None:
+        if progress is not None:
+            progress(res)
+
+    [run] = run_drivers([driver], seqs, {driver.name: loop}, {driver.name: port}, root=root, timeout=timeout,
+                        jobs=jobs, retries=retries, progress=shown)
+    return run
+
+
+def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[str, Path],
+                ports: Mapping[str, Port], *, root: Path, timeout: float, jobs: int = 1,
+                retries: int = DEFAULT_RETRIES,
+                progress: Callable[[Driver, ConformResult], None] | None = None) -> list[DriverRun]:
+    """Every (loop, sequence) pair that is driven, on a pool of `jobs` workers, each pair on its
+    own replay server in its own folder; one DriverRun per driver, in the order given.
+
+    Most of a conformance run is waiting (a loop's real retry back-off, a CLI starting), so pairs
+    run side by side even on two cores. `progress` sees each result as it completes (in completion
+    order); the runs, and so the records and the report, list results in the order of `seqs`
+    whatever order they completed in. A pair whose run timed out is run again up to `retries`
+    times, and its DriverRun says so (``retried``)."""
+    drivers = list(drivers)
+    undriven = {d.name: {s.id: ports[d.name].not_driven[s.id] for s in seqs
+                         if s.id in ports[d.name].not_driven and d.not_run(s) is None} for d in drivers}
+    pairs = [(d, s) for s in seqs for d in drivers if d.not_run(s) is None and s.id not in undriven[d.name]]
+    done: dict[tuple[str, str], tuple[ConformResult, str | None]] = {}
+
+    def one(driver: Driver, seq: Sequence) -> tuple[ConformResult, str | None]:
+        first: str | None = None
+        for attempt in range(retries + 1):
+            [res] = run_conformance(driver, [seq], str(loops[driver.name]), root=root,
+                                    port=ports[driver.name].predicate, timeout=timeout)
+            if not res.result.get(TIMED_OUT) or attempt == retries:
+                return res, first
+            first = first or f"run again after a timeout: {res.result.get('error')}"
+        raise AssertionError("unreachable")  # the loop returns on its last attempt
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool:
+        futures = {pool.submit(one, d, s): (d, s) for d, s in pairs}
+        for future in as_completed(futures):
+            d, s = futures[future]
+            done[(d.name, s.id)] = future.result()
+            if progress is not None:
+                progress(d, done[(d.name, s.id)][0])
+    runs = []
+    for d in drivers:
+        mine = [done[(d.name, s.id)] for s in seqs if (d.name, s.id) in done]
+        results = tuple(res for res, _ in mine)
+        skipped = {s.id: why for s in seqs if (why := d.not_run(s)) is not None}
+        retried = {res.sequence: why for res, why in mine if why is not None}
+        runs.append(DriverRun(d, results, skipped, tuple(unexplained(results, ports[d.name].explained)),
+                              undriven[d.name], retried))
+    return runs
 
 
 def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequence], runs: list[DriverRun],
@@ -203,7 +260,7 @@ def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequen
     files: dict[Path, str] = {}
     for run in runs:
         record = make_record(run.driver, run.results, run.not_run, records.get(run.driver.name), keep,
-                             run.not_driven)
+                             run.not_driven, run.retried)
         records[run.driver.name] = record
         files[record_path(report_dir, run.driver.name)] = record_text(record)
     out = report_dir / "conformance.md"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -84,12 +84,15 @@ class Row:
     not_run: str | None = None
     original_steps: list[dict[str, Any]] | None = None
     not_driven: str | None = None
+    retried: str | None = None
+    """Why the sequence was run again: its first run timed out (the row is the second run's)."""
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in (("port", self.port), ("original", self.original),
                                   ("original_steps", self.original_steps),
                                   ("difference", self.difference), ("driver_error", self.driver_error),
-                                  ("not_run", self.not_run), ("not_driven", self.not_driven)) if v is not None}
+                                  ("not_run", self.not_run), ("not_driven", self.not_driven),
+                                  ("retried", self.retried)) if v is not None}
 
 
 def row_of(res: ConformResult) -> Row:
@@ -102,9 +105,11 @@ def row_of(res: ConformResult) -> Row:
 
 def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mapping[str, str],
                 previous: Mapping[str, Any] | None = None, keep: Iterable[str] = (),
-                not_driven: Mapping[str, str] | None = None) -> dict[str, Any]:
+                not_driven: Mapping[str, str] | None = None,
+                retried: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A driver's record: the rows of `results`, `not_run` and `not_driven`, plus the rows of
-    `previous` for the sequence ids in `keep` (sequences of the catalogue this run did not touch)."""
+    `previous` for the sequence ids in `keep` (sequences of the catalogue this run did not touch);
+    a result's row says ``retried`` when `retried` has its sequence (run again after a timeout)."""
     rows: dict[str, dict[str, Any]] = {}
     old = (previous or {}).get("sequences", {})
     for seq in keep:
@@ -115,7 +120,10 @@ def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mappi
     for seq, why in (not_driven or {}).items():
         rows[seq] = Row(not_driven=why).as_json()
     for res in results:
-        rows[res.sequence] = row_of(res).as_json()
+        row = row_of(res)
+        if retried and res.sequence in retried:
+            row = replace(row, retried=retried[res.sequence])
+        rows[res.sequence] = row.as_json()
     return {"version": RECORD_VERSION, "driver": driver.name, "port": driver.predicate,
             "install": driver.install, "sequences": dict(sorted(rows.items()))}
 
@@ -203,8 +211,9 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
         headers += [d.predicate, f"{d.predicate}@original", f"{d.name} status"]
     rows: list[list[str]] = []
     counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not driven": 0,
-                                                  "not run": 0, "driver failed": 0} for d in drivers}
+                                                  "not run": 0, "driver failed": 0, "retried": 0} for d in drivers}
     diffs: list[list[str]] = []
+    retries: list[list[str]] = []
     for seq in sequences:
         row = [seq]
         for d in drivers:
@@ -225,12 +234,17 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
                 row += [_esc((r or {}).get("port") or ""), "", f"not run ({_esc(why)})"]
                 continue
             assert r is not None
+            if r.get("retried"):
+                counts[d.name]["retried"] += 1
+                retries.append([seq, d.name, _esc(r["retried"])])
             text = "same"
             if st != "same":
                 first = r.get("difference") or f"driver failed: {r.get('driver_error')}"
                 text = f"{st}: {_esc(first)}"
                 diffs.append([seq, d.name, st, _esc(first), _esc(expl.get(seq, "") if st == "explained" else
                                                                  (r.get("driver_error") or ""))])
+            if r.get("retried"):
+                text += " (run again: the first run timed out)"
             row += [_esc(r.get("port") or ""), _esc(r.get("original") or ""), text]
         rows.append(row)
     out.append(tabulate(rows, headers=headers, tablefmt="github"))
@@ -241,10 +255,15 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
         rec = records.get(d.name)
         state = "run" if rec is not None else f"not run ({missing.get(d.name, 'no record')})"
         summary.append([d.name, d.predicate, d.install, state, c["same"], c["explained"], c["differs"],
-                        c["not driven"], c["not run"], c["driver failed"]])
+                        c["not driven"], c["not run"], c["driver failed"], c["retried"]])
     out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
-                                          "differs", "not driven", "not run", "driver failed"], tablefmt="github"))
+                                          "differs", "not driven", "not run", "driver failed",
+                                          "run again after a timeout"], tablefmt="github"))
     out += [f"\n`{d.name}`: {d.reused}." for d in drivers if d.reused]
+    if retries:
+        out += ["", "Run again because the first run timed out (once at most; a loop that finished is never run "
+                "again, so no difference is retried away; the row is the second run's):", "",
+                tabulate(retries, headers=["sequence", "loop", "the first run"], tablefmt="github")]
     out += ["", "## Differences", ""]
     if diffs:
         out.append(tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",

@@ -10,8 +10,10 @@ replayed cell.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
 import subprocess
 import tempfile
 import time
@@ -254,17 +256,33 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
 def _run_driver(argv: list[str], work: Path, timeout: float) -> dict[str, Any]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "NO_PROXY": "127.0.0.1,localhost"}
-    try:
-        proc = subprocess.run(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              timeout=timeout, check=False)
-    except subprocess.TimeoutExpired:
-        return {"ok": None, "reason": "driver_failed", "error": f"the driver did not finish within {timeout:g} s"}
+    try:  # a session of its own, so a timeout ends the loop's children too (a CLI's spawned binary)
+        proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return {"ok": None, "reason": "driver_failed", "error": f"cannot start the driver: {exc}"}
+    try:
+        _, stderr = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill_group(proc)
+        return {"ok": None, "reason": "driver_failed", TIMED_OUT: True,
+                "error": f"the driver did not finish within {timeout:g} s"}
+    _kill_group(proc)  # whatever the loop left running
     result_file = work / "result.json"
     if proc.returncode != 0 or not result_file.is_file():
-        tail = proc.stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
         return {"ok": None, "reason": "driver_failed",
                 "error": f"driver exited {proc.returncode}: {' | '.join(tail)}"}
     data = json.loads(result_file.read_text(encoding="utf-8"))
     return data if isinstance(data, dict) else {"ok": None, "reason": "driver_failed", "error": "bad result"}
+
+
+TIMED_OUT = "timed_out"
+"""The key a driver result has (true) when the loop did not finish within the timeout."""
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """End the driver's process group (the driver, the loop and anything they started) and reap it."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
