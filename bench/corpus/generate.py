@@ -109,7 +109,8 @@ def _turn(rng: random.Random, dialect: str, j: int, last: bool) -> dict[str, Any
 
 
 def corpus_lines(n_turns: int, seed: int = 14, distinct_turns: int | None = None) -> Iterator[bytes]:
-    """JSON lines (each ending in a newline) of sessions totalling at least `n_turns` turns.
+    """JSON lines of sessions totalling at least `n_turns` turns, yielded one line at a time (each
+    ending in a newline), then, for the repeats, one copy of all the drawn lines at a time.
 
     With `distinct_turns`, only the sessions of the first `distinct_turns` turns are drawn; the rest
     repeats them with fresh ids (``sess-<seed>-c<k>-...``), the same frequencies at a tenth of the cost,
