@@ -46,7 +46,12 @@ clean:
 ## make conformance: run the original loops against the replay server and compare each observed cell
 ## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
 ## CONFORM_DIR (installed here, never by the plain install). Fails on a difference no port explains.
+## What CI runs: every driver of bench/conform/runner.py's DRIVERS but those whose record is reused
+## (`stopbench conform --list-driven`), each installed from its PIN_<loop> (PyPI) or NPM_<loop> (npm)
+## below, (loop, sequence) runs CONFORM_JOBS at a time, each on its own replay server.
 CONFORM_DIR ?= /tmp/stopbench-conform
+CONFORM_JOBS ?= 6
+CONFORM_TIMEOUT ?= 400
 PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai
 # pinned installs, one venv per loop: CONFORM_DIR/<loop>
 PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
@@ -54,12 +59,22 @@ PIN_openai_agents := openai-agents==0.24.0 openai==3.57.0
 PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
 PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10 langgraph==1.2.24 langgraph-prebuilt==1.1.3 langchain-core==1.8.3 openai==3.57.0 anthropic==2.14.0
 PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0' openai==3.57.0 anthropic==2.14.0
-.PHONY: conformance conformance-python conformance-venvs
+.PHONY: conformance conformance-installs conformance-python conformance-venvs
 conformance: $(STAMP)
-	rc=0; $(MAKE) conformance-python || rc=1; $(MAKE) conformance-node || rc=1; \
-	  $(MAKE) conformance-gemini_cli || rc=1; exit $$rc
+	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$$($(BIN)/stopbench conform --list-driven)"
+	$(BIN)/stopbench conform $$($(BIN)/stopbench conform --list-driven) --conform-dir $(CONFORM_DIR) \
+	  --jobs $(CONFORM_JOBS) --timeout $(CONFORM_TIMEOUT)
 
-## make conformance-python: the three Python loops (what CI runs)
+# each loop of CONFORM_LOOPS from its pin (expanded once the whole Makefile is read, so pins written below
+# count); a driver with neither pin stops here (exit 2), before anything runs
+.SECONDEXPANSION:
+conformance-installs: $$(foreach l,$$(CONFORM_LOOPS),$$(if $$(PIN_$$(l)),$$(CONFORM_DIR)/$$(l)/.pinned,$$(if \
+	$$(NPM_$$(l)),$$(CONFORM_DIR)/$$(l)/.pinned-npm,conformance-no-pin-$$(l))))
+
+conformance-no-pin-%:
+	@echo "make: the driver $* (bench/conform/runner.py DRIVERS) has no PIN_$* or NPM_$* in the Makefile" >&2; exit 2
+
+## make conformance-python: the Python loops of PY_LOOPS only (CI runs `make conformance`)
 conformance-python: $(STAMP) conformance-venvs
 	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 300
 
@@ -88,6 +103,9 @@ NPM_gemini_cli := @google/gemini-cli@0.61.0
 .PHONY: conformance-gemini_cli
 conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
 	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400
+
+## Claude Code: the wrapper and its platform package (the native binary, run directly; predicates/claude_code.py)
+NPM_claude_code := @anthropic-ai/claude-code@2.1.328
 
 $(CONFORM_DIR)/%/.pinned-npm: Makefile
 	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)

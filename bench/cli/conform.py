@@ -13,6 +13,7 @@ from bench.cli._common import check_folder, predicates_option, reports_option, s
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
     DEFAULT_RETRIES,
+    driven,
     exit_code,
     load_ports,
     nothing_run,
@@ -49,9 +50,12 @@ from bench.conform.runner import DRIVERS, ConformResult, Driver
               help="Times a run that timed out is run again (said in the report); a run that finished is "
                    "never run again.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per sequence.")
+@click.option("--list-driven", is_flag=True,
+              help="Print the drivers CI installs and drives, one a line (every driver but those whose "
+                   "committed record is reused), and exit.")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
                 sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
-                jobs: int, retries: int, as_json: bool) -> None:
+                jobs: int, retries: int, as_json: bool, list_driven: bool) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
 
@@ -61,6 +65,9 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     port (CONFORMANCE_EXPLAINED); 1 on an unexplained difference or a failed driver; 2 when nothing
     could be run (no loop installed, a named loop missing, every sequence skipped) or on unusable
     input."""
+    if list_driven:
+        click.echo("\n".join(driven(DRIVERS)))
+        return
     chosen, only = split_names(names, DRIVERS)
     the_plan = plan(chosen, run_all=run_all, loop=Path(python) if python is not None else None,
                     folder=conform_dir_of(conform_dir), drivers=DRIVERS)

@@ -98,6 +98,12 @@ class Plan:
         return {n: self.why_not[n] for n in self.targets if n in self.why_not} if self.explicit else {}
 
 
+def driven(drivers: Mapping[str, Driver] = DRIVERS) -> list[str]:
+    """The drivers CI installs and drives: every one but those whose committed record is reused
+    (``Driver.reused``), so a driver added to DRIVERS is driven with no other edit."""
+    return [name for name, d in drivers.items() if not d.reused]
+
+
 def split_names(names: Iterable[str], drivers: Mapping[str, Driver] = DRIVERS) -> tuple[list[str], list[str]]:
     """The command's NAMES as (driver names, sequence ids)."""
     names = list(names)
