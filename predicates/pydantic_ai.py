@@ -72,6 +72,11 @@ CONFORMANCE_EXPLAINED = {
         "none for 'pyd_ai_...' (observed detail: 'result for unknown call id'), and records the step as a "
         "continue with no call run; the port's continue runs it, and the run then ends with the output as "
         "observed."),
+    **{sid: ("The call has an empty id, which pydantic-ai replaces with its own 'pyd_ai_' id (messages.py L3176), "
+             "so the server cannot match the tool result to the call it sent (observed detail: 'result for "
+             "unknown call id pyd_ai_...'), as in rec-gemini-compat-empty-tool-id: the port's continue runs the "
+             "call, the observed continue shows none run; the steps and the ending agree.")
+       for sid in ("rec-gemini-partial-args-stop", "rec-mixed-agents-tool-calls-run1")},
 }
 """Differences between this port and pydantic-ai 2.68.0 run by `stopbench conform pydantic_ai` that come
 from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
