@@ -113,6 +113,10 @@ DRIVERS: Mapping[str, Driver] = {
     # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
     "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
                          "npm install --prefix LOOP @google/gemini-cli@0.61.0", interpreter="node"),
+    # `claude -p` (headless, stream-json) on the Anthropic Messages API; every sequence is served as
+    # Anthropic; the sequence's tools as MCP stub tools, renamed by the driver's proxy
+    "claude_code": Driver("claude_code", "claude_code", "conformance/drivers/claude_code_driver.mjs", "anthropic",
+                          "npm install --prefix LOOP @anthropic-ai/claude-code@2.1.328", interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
     "learn_claude_code_s01": Driver("learn_claude_code_s01", "learn_claude_code_s01", LCC_SCRIPT, "anthropic",
                                     LCC_INSTALL, reused=LCC_REUSED),

@@ -1,0 +1,174 @@
+"""Claude Code's headless loop (``claude -p``): run every tool_use, nudge on empty or cut replies, retry errors.
+
+Pin: npm ``@anthropic-ai/claude-code@2.1.328`` with its platform package
+``@anthropic-ai/claude-code-linux-x64@2.1.328`` (the native binary ``claude``, a Bun executable that
+embeds its JavaScript as text). Licence: proprietary (Anthropic's commercial terms), so nothing is
+quoted beyond the harness messages the loop sends, which the server sees anyway. Citations are
+``claude@<byte offset>`` into that binary (373 MB, the release ``stopbench conform claude_code``
+drives); the embedded bundle keeps its chunk names (``/$bunfs/root/chunk-*.js``). Configuration: the
+defaults (no settings file, no ``--max-turns``, no model flag, ``CLAUDE_CODE_MAX_RETRIES`` unset);
+the driver only adds MCP stub tools and allows them (conformance/drivers/claude_code_driver.mjs).
+
+How much was read: the retry decision (``zPs``/``qPs``/``uAt``, claude@320103811-320106000), the
+retry budget (``nKr`` claude@320138000, ``QPs=10`` and ``T_e=3`` at claude@320110807-320110840), and
+the harness messages with the choice among them (claude@307870800-307873000 and the output-limit
+recovery at claude@328694000-328695800). The main loop's dispatch on the stop reason (chunk
+``86h1x6mk``, from claude@328528000) was NOT read line by line: where a rule below rests on what
+driving 2.1.328 showed instead, it says "observed" and names the sequence (the importer fixtures of
+tests/importers/fixtures/claude_code/ and ``stopbench conform claude_code``'s record).
+
+Per model response (every sequence is served on the Anthropic Messages API):
+
+* ``tool_use`` blocks, whatever the stop reason: each is answered with a tool_result and the loop
+  goes on. A name Claude Code does not have gets the error result "No such tool available"
+  (observed); input that is not a JSON object (a call cut by ``max_tokens``) is kept as
+  ``__unparsedToolInput`` (claude@306444306) and fails the tool's input validation; a call whose
+  input lacks a required key fails validation too.
+* ``tool_use`` without a block: the response is retracted and the loop sends "The previous response
+  failed to produce a valid tool call. Please retry the tool call now." (``Ogr``,
+  claude@307871119; observed, anthropic-dropped-tool-use): a Remind.
+* ``end_turn`` / ``stop_sequence`` (or any other stop reason) with no calls: the run ends, result
+  subtype ``success``; with no visible text after tool results the loop first sends "[Your previous
+  response had no visible output. ...]" (``iHn``, claude@307871292; observed,
+  anthropic-empty-end-turn-after-tools).
+* ``max_tokens`` / ``model_context_window_exceeded`` with text and no calls: the output-limit
+  recovery sends "Output token limit hit. Resume directly ..." (``Rpo``, claude@307872281, chosen
+  at claude@328694000-328694700): a Remind, max_tokens unchanged (observed,
+  anthropic-context-window-exceeded).
+* ``refusal``: the first one is withheld and the loop sends "Your response above was stopped by a
+  safety classifier ..." (``Cpo``, claude@307871696) once; a second refusal in a row ends the run as
+  an API error, ``model_refusal_no_fallback`` (claude@325804429; both observed, anthropic-refusal).
+* ``pause_turn``: the run ends with ``success`` and the paused text (observed,
+  anthropic-pause-turn: one request).
+
+Errors (``zPs``, claude@320103811): 529 -> the overloaded path (``uAt``, claude@320105517): up to
+``maxOverloaded`` 3 overloaded answers are retried, then the run fails; 408, 409, 429 and any 5xx
+are retried while ``retries < maxRetries`` (``zG``), 10 by default (``nKr`` returns ``QPs`` = 10
+unless CLAUDE_CODE_MAX_RETRIES is set); a 404 is retried once without streaming (``j1e``); any other
+status fails at once. A run that fails ends with a synthetic "API Error" message, exit 1, and a
+result line with ``is_error`` true and ``terminal_reason`` ``api_error``: reason ``api_error``.
+
+Cap: none by default (no ``--max-turns``; ``error_max_turns`` is only reachable with it).
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
+
+PIN = "npm @anthropic-ai/claude-code@2.1.328 (+ claude-code-linux-x64@2.1.328, the native binary)"
+BIN = "claude"
+
+MAX_RETRIES = 10  # nKr -> QPs=10, claude@320110807 / claude@320138000
+MAX_OVERLOADED = 3  # T_e=3, claude@320110838
+
+DROPPED_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."  # Ogr
+NO_OUTPUT = ("[Your previous response had no visible output. Please continue and produce a user-visible "
+             "response.]")  # iHn, claude@307871292
+OUTPUT_LIMIT = ("Output token limit hit. Resume directly \u2014 no apology, no recap of what you were doing. "
+                "Pick up mid-thought if that is where the cut happened. Break remaining work into smaller "
+                "pieces.")  # Rpo, claude@307872281
+REFUSED = ("Your response above was stopped by a safety classifier \u2014 this is not a tool or API error. "
+           "The rest of it was withheld, and tool calls in it that had not finished did not run. Do not "
+           "produce that content again, even reworded.")  # Cpo, claude@307871696
+
+
+def served_stop_reason(turn: Turn, dialect: str) -> str | None:
+    """The stop_reason Claude Code receives for `turn` (bench/serve/render.py finish_for, wire anthropic)."""
+    if turn.refusal is not None and turn.error is None:
+        return "refusal"
+    if dialect == "anthropic" or turn.finish_raw is None:
+        return turn.finish_raw
+    for raw, entry in TABLES["anthropic"].items():
+        if entry.finish == turn.finish:
+            return raw
+    return turn.finish_raw
+
+
+def _bad_input(arguments: str) -> bool:
+    """Input that is not a JSON object: kept as __unparsedToolInput (claude@306444306), fails validation."""
+    if not arguments.strip():
+        return False
+    try:
+        return not isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return True
+
+
+def _status(err: TurnError) -> int | None:
+    if err.status is not None:
+        return err.status
+    return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get(err.kind)
+
+
+@predicate(
+    source=f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N",
+    max_steps=None,
+    reasons=["success", "api_error"],
+    rules={
+        "calls": f"{BIN}@306444306 + observed: every tool_use block is answered; unknown names and input "
+                 "that is not an object fail",
+        "answer": "observed (anthropic-tool-use-rounds): no calls: the run ends, subtype success",
+        "pause": "observed (anthropic-pause-turn): pause_turn ends the run with success, one request",
+        "dropped-call": f"{BIN}@307871119 (Ogr) + observed: tool_use without a block: retracted, retry nudge",
+        "no-output": f"{BIN}@307871292 (iHn) + observed: an empty reply after tool results: nudge",
+        "output-limit": f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700: max_tokens with text: resume nudge",
+        "refusal-nudge": f"{BIN}@307871696 (Cpo) + observed: the first refusal: withheld, nudge once",
+        "refusal-stop": f"{BIN}@325804429 (model_refusal_no_fallback) + observed: a second refusal ends the run",
+        "http-retry": f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10): 408/409/429/5xx retried",
+        "overloaded-retry": f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3): 529 retried",
+        "not-found-retry": f"{BIN}@320103811 (zPs -> j1e): a 404 is retried once without streaming",
+        "api-error": f"{BIN}@320103811 (zPs): any other status, or retries spent: the run fails",
+    },
+)
+def decide(turn: Turn, state: State) -> Decision:
+    memo = state.memo
+    err = turn.error
+    if err is not None:
+        status = _status(err)
+        retries: int = memo.get("retries", 0)
+        if status == 529:
+            over: int = memo.get("overloaded", 0) + 1
+            memo["overloaded"] = over
+            if over < MAX_OVERLOADED and retries < MAX_RETRIES:
+                memo["retries"] = retries + 1
+                return Resend("overloaded-retry")
+            return Stop("api_error", ok=False, rule="api-error")
+        if status is not None and (status in (408, 409, 429) or status >= 500) and retries < MAX_RETRIES:
+            memo["retries"] = retries + 1
+            return Resend("http-retry")
+        if status == 404 and not memo.get("no_stream"):
+            memo["no_stream"] = True
+            memo["retries"] = retries + 1
+            return Resend("not-found-retry")
+        return Stop("api_error", ok=False, rule="api-error")
+    memo["retries"] = 0
+    memo["overloaded"] = 0
+    stop = served_stop_reason(turn, state.dialect)
+    after_tools: bool = memo.get("after_tools", False)
+
+    if stop == "refusal":
+        if memo.get("refused"):
+            return Stop("api_error", ok=False, rule="refusal-stop")
+        memo["refused"] = True
+        return Remind("refusal-nudge", message=REFUSED)
+    memo["refused"] = False
+
+    if turn.tool_calls:
+        # every named call is a stub tool of the driver (bench/conform/runner.py tool_specs)
+        failed = tuple(n for n, c in enumerate(turn.tool_calls) if not c.name.strip() or _bad_input(c.arguments))
+        memo["after_tools"] = True
+        return Continue("calls", run=tuple(n for n in range(len(turn.tool_calls)) if n not in failed),
+                        failed=failed)
+    if stop == "tool_use":
+        return Remind("dropped-call", message=DROPPED_CALL)
+    text = (turn.content or "").strip()
+    if stop in ("max_tokens", "model_context_window_exceeded") and text:
+        return Remind("output-limit", message=OUTPUT_LIMIT)
+    if stop == "pause_turn":
+        return Stop("success", ok=True, rule="pause")
+    if not text and after_tools:
+        memo["after_tools"] = False
+        return Remind("no-output", message=NO_OUTPUT)
+    return Stop("success", ok=True, rule="answer")
