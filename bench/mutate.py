@@ -226,6 +226,41 @@ NOTES: tuple[Note, ...] = (
     Note("hermes", 'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
          "an incomplete Codex reply with reasoning and no visible text; no sequence has one (every "
          "incomplete Codex reply without calls in the catalogue cuts visible text)", equivalent=False),
+    # langchain and pydantic_ai (issue 12)
+    *(Note(port, "err.status >= 500", _499, ("500 -> 499",), equivalent=False)
+      for port in ("langchain", "pydantic_ai")),
+    Note("langchain", "MODEL_CALLS = 5000", "the cap (5,000 model calls) lies past the bench's safety cap of 200 "
+         "requests, so no catalogue replay reaches it; tests/ports/test_langchain.py pins it with a longer safety cap",
+         equivalent=False),
+    Note("langchain", 'memo["retries"] = 0', _BEFORE_STOP, next='return Stop("api_error"'),
+    Note("langchain", 'memo.get("retries", 0) < CLIENT_RETRIES', _DEFAULT_BELOW),
+    Note("langchain", 'if wire == "anthropic" or (wire == "openai-chat" and not value):', "only Chat arguments that "
+         "are JSON null, [], 0 or false (made {} by `value or {}`) tell the second test apart; no sequence sends them",
+         ("== -> !=",), equivalent=False),
+    *(Note(port, line, "an error on a Response whose status is failed: the server renders a failed Response "
+           "from finish_raw alone, and no sequence gives such a turn an error as well", ("== -> !=",),
+           equivalent=False)
+      for port, line in (("langchain", 'if err is not None and not (wire == "openai-responses"'),
+                         ("pydantic_ai", 'if err is not None and not (state.dialect == "openai-responses"'))),
+    Note("pydantic_ai", 'memo["sdk"] = 0', _BEFORE_STOP, next='return Stop("ModelAPIError"'),
+    Note("pydantic_ai", 'memo.get("sdk", 0) < CLIENT_RETRIES', _DEFAULT_BELOW),
+    Note("pydantic_ai", 'if retries.get(c.name, 0) >= TOOL_RETRIES:', "a name with no count yet: 0 and -1 both "
+         "fail `>= 1`", ("0 -> -1",)),
+    Note("pydantic_ai", "kept[n] = retries.get(n, 0) + 1", "a failed name's count only meets `>= TOOL_RETRIES` "
+         "(1): 1 and 2 both do, so the +1 and the default (0 or 1) cannot be told apart", ("1 -> 2", "0 -> 1")),
+    Note("pydantic_ai", "", "a tool that fails, then succeeds, then fails again (the mutant is in a dict "
+         "comprehension, reported without its line); no catalogue sequence has one; tests/ports/test_pydantic_ai.py "
+         "pins it", ("`n not in ok_names` negated",), equivalent=False),
+    Note("pydantic_ai", "None if not failed else tuple(run)", "only a 50th request whose calls partly fail "
+         "tells it apart; no sequence reaches the request limit with a failing call", equivalent=False),
+    Note("pydantic_ai", 'memo["paused"] = 0', _RESET_AFTER_SUCCESS, equivalent=False),
+    Note("pydantic_ai", 'memo["requests"] -= 1', "a continuation's request is only uncounted near the request "
+         "limit of 50; no sequence pauses and then reaches it", equivalent=False),
+    Note("pydantic_ai", 'finish = "content_filter" if turn.refusal is not None and state.dialect == "anthropic"',
+         "the catalogue's Anthropic refusals already carry the canonical finish content_filter; only a refusal "
+         "recorded with another finish tells the line apart", ("== -> !=",), equivalent=False),
+    Note("pydantic_ai", "last = turn.tool_calls[-1]", "the first and the last call differ only in a length-cut turn "
+         "with several calls that exhausts a tool's budget; no sequence has one", ("1 -> 0",), equivalent=False),
 )
 """Surviving mutants that are explained: equivalent, or a coverage gap said out loud."""
 
