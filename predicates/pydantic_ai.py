@@ -76,7 +76,7 @@ CONFORMANCE_EXPLAINED = {
              "so the server cannot match the tool result to the call it sent (observed detail: 'result for "
              "unknown call id pyd_ai_...'), as in rec-gemini-compat-empty-tool-id: the port's continue runs the "
              "call, the observed continue shows none run; the steps and the ending agree.")
-       for sid in ("rec-gemini-partial-args-stop", "rec-mixed-agents-tool-calls-run1")},
+       for sid in ("rec-gemini-partial-args-stop", "rec-mixed-agents-tool-calls-run1", "rec-openai-legacy-function-call")},
 }
 """Differences between this port and pydantic-ai 2.68.0 run by `stopbench conform pydantic_ai` that come
 from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
