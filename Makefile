@@ -107,6 +107,10 @@ conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
 ## Claude Code: the wrapper and its platform package (the native binary, run directly; predicates/claude_code.py)
 NPM_claude_code := @anthropic-ai/claude-code@2.1.328
 
+## the Vercel AI SDK's generateText (predicates/_vercel_ai.py): the same pins for both columns
+NPM_vercel_ai       := ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105
+NPM_vercel_ai_steps := $(NPM_vercel_ai)
+
 $(CONFORM_DIR)/%/.pinned-npm: Makefile
 	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)
 	touch $@

@@ -117,6 +117,16 @@ DRIVERS: Mapping[str, Driver] = {
     # Anthropic; the sequence's tools as MCP stub tools, renamed by the driver's proxy
     "claude_code": Driver("claude_code", "claude_code", "conformance/drivers/claude_code_driver.mjs", "anthropic",
                           "npm install --prefix LOOP @anthropic-ai/claude-code@2.1.328", interpreter="node"),
+    # generateText with tools (default stopWhen; _steps: isStepCount(5)), @ai-sdk/openai .chat (Chat; Gemini
+    # on Chat) or .responses, @ai-sdk/anthropic by dialect (predicates/_vercel_ai.py)
+    "vercel_ai": Driver("vercel_ai", "vercel_ai", "conformance/drivers/vercel_ai_driver.mjs", "openai-chat",
+                        "npm install --prefix LOOP ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105",
+                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
+    "vercel_ai_steps": Driver("vercel_ai_steps", "vercel_ai_steps", "conformance/drivers/vercel_ai_steps_driver.mjs",
+                              "openai-chat",
+                              "npm install --prefix LOOP ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105",
+                              wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
+                              interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
     "learn_claude_code_s01": Driver("learn_claude_code_s01", "learn_claude_code_s01", LCC_SCRIPT, "anthropic",
                                     LCC_INSTALL, reused=LCC_REUSED),

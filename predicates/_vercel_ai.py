@@ -1,0 +1,150 @@
+"""The Vercel AI SDK's `generateText` tool loop, shared by the `vercel_ai` and `vercel_ai_steps` columns.
+
+Pin: vercel/ai, npm `ai@7.0.173` with `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthropic@4.0.105` and what
+they resolve to (`@ai-sdk/provider-utils`, `@ai-sdk/provider`), licence Apache-2.0. Read from the
+TypeScript sources the packages ship (`<package>/src/...`; line numbers below are those files').
+
+Not a column itself (discovery skips files starting with ``_``): the two column files differ only
+in the stop condition. `generateText({model, tools, prompt})` runs steps in a do/while
+(ai/src/generate-text/generate-text.ts L1019-1723): one model call per step (non-streamed,
+`doGenerate`), wrapped in the retry function; the tool calls are parsed, the valid ones run, and
+`shouldStartNextStep` (L971-1017) decides whether another step starts. With no `stopWhen` the
+stop condition is `isStepCount(1)` (L294): exactly one step, whatever the model said. The docs'
+tool-calling example sets `stopWhen: isStepCount(5)` (ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx
+L42, L453; `stepCountIs` is the same function under its old name, src/generate-text/index.ts L74).
+
+generateText returns normally on every finish reason: it has no success flag, so a returned run is
+``ok=True`` with the last step's unified finish reason as its reason (what an application reads
+from `result.finishReason`); a thrown error is ``ok=False`` with the error's name (``AI_APICallError``
+or ``AI_RetryError``). Configuration modelled: the defaults (no `experimental_repairToolCall`, no
+`prepareStep`, no tool approvals, `maxRetries` 2, no steering, no provider-executed tools).
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError
+
+AI = "npm ai@7.0.173"
+OPENAI = "npm @ai-sdk/openai@4.0.118"
+ANTHROPIC = "npm @ai-sdk/anthropic@4.0.105"
+UTILS = "npm @ai-sdk/provider-utils (resolved by ai@7.0.173)"
+PROVIDER = "npm @ai-sdk/provider (resolved by ai@7.0.173)"
+MAX_RETRIES = 2  # ai/src/generate-text/generate-text.ts L217, L724-727; provider-utils retry-with-exponential-backoff.ts L36
+INITIAL_DELAY_MS = 2000  # ai/src/util/retry-with-exponential-backoff.ts: initialDelayInMs 2000, backoffFactor 2
+_RETRY_STATUS = (408, 409, 429)  # @ai-sdk/provider src/errors/api-call-error.ts L28-32, and >= 500
+_CUT_KINDS = ("connection_reset", "connection_refused")
+
+# @ai-sdk/openai src/chat/map-openai-finish-reason.ts L11-26 (a `stop` with a refusal is content-filter)
+_CHAT = {"stop": "stop", "length": "length", "content_filter": "content-filter",
+         "function_call": "tool-calls", "tool_calls": "tool-calls"}
+# @ai-sdk/anthropic src/map-anthropic-stop-reason.ts L13-31 (isJsonResponseFromTool false: no output schema)
+_ANTHROPIC = {"pause_turn": "stop", "end_turn": "stop", "stop_sequence": "stop", "refusal": "content-filter",
+              "tool_use": "tool-calls", "max_tokens": "length", "model_context_window_exceeded": "length",
+              "compaction": "other"}
+# the raw Chat string the replay server sends for a Gemini turn's canonical finish (bench/serve/render.py
+# finish_for: the Chat dialect's default raw string, else the Gemini raw string, which Chat maps to other)
+_GEMINI_ON_CHAT = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter"}
+
+RULES = {
+    "tools": f"{AI} src/generate-text/generate-text.ts:L1507-1560, L971-1017; src/generate-text/is-tool-execution-allowed-finish-reason.ts:L3-7 - the step's finish is stop or tool-calls: the valid tool calls run, each invalid one (unknown name, arguments that fail the tool's schema: parse-tool-call.ts L110-131, no repair function by default) gets a tool-error output that goes back to the model; every call has an output, so the next step starts (the stop condition not yet met)",
+    "step-limit": f"{AI} src/generate-text/generate-text.ts:L1011-1014; src/generate-text/stop-condition.ts:L29-31 - the stop condition `isStepCount(N)` holds after the step's tools ran (steps.length === N): the loop ends and generateText returns the last step; the reason is its finish",
+    "tools-not-run": f"{AI} src/generate-text/generate-text.ts:L1538-1545, L976-982 - tool calls with a finish other than stop or tool-calls (length, content-filter, other): no tool is executed, so outputs and calls differ ('waiting-for-tool-results') and the loop ends, returning normally with that finish",
+    "no-calls": f"{AI} src/generate-text/generate-text.ts:L984-1000 - no client tool call in the step (an empty response, text only, a tool-calls finish without calls, a refusal): the loop ends and generateText returns; the reason is the step's finish",
+    "retry": f"{AI} src/util/retry-with-exponential-backoff.ts (maxRetries 2, 2 s doubling, retry-after honoured under 60 s); {UTILS} src/retry-with-exponential-backoff.ts:L84-131; {PROVIDER} src/errors/api-call-error.ts:L28-32; {UTILS} src/handle-fetch-error.ts:L50-97 - an APICallError with status 408/409/429/>=500, or a network error (a body cut off), is retried: the same request again, up to 2 times",
+    "retries-exceeded": f"{UTILS} src/retry-with-exponential-backoff.ts:L101-107 - a third retryable failure: RetryError (reason maxRetriesExceeded), thrown out of generateText",
+    "not-retryable": f"{UTILS} src/retry-with-exponential-backoff.ts:L133-141 - a non-retryable APICallError (another 4xx) is thrown as it is on the first attempt, or wrapped in RetryError (errorNotRetryable) after earlier retries",
+    "responses-failed": f"{OPENAI} src/responses/openai-responses-language-model.ts:L893-903 - a Responses body with an `error` (status failed) throws APICallError with statusCode 400, isRetryable false: thrown out of generateText on the first attempt",
+}
+REASONS = ["stop", "length", "content-filter", "tool-calls", "other", "AI_APICallError", "AI_RetryError"]
+
+
+def _retryable(err: TurnError) -> bool:
+    """Whether the AI SDK's retry function retries this error as the replay server serves it.
+
+    A cut body (connection_reset/refused without a status) fails while reading: undici's
+    `terminated` is a network error, made retryable by handle-fetch-error.ts L72-97 (ASSUMPTION,
+    checked by the driven run). An error without a status goes out as HTTP 500
+    (bench/serve/render.py IN_STREAM_JSON_STATUS) on a non-streamed request: retryable."""
+    if err.status is None:
+        return True
+    return err.status in _RETRY_STATUS or err.status >= 500
+
+
+def unified(turn: Turn, dialect: str) -> str:
+    """The step's unified finish reason, as the provider the driver uses maps the raw finish it is sent."""
+    has_calls = bool(turn.tool_calls)
+    refused = bool(turn.refusal)
+    if dialect == "anthropic":
+        # the server sends stop_reason refusal for a refusal (bench/serve/render.py finish_for)
+        raw = "refusal" if turn.refusal is not None else turn.finish_raw
+        return _ANTHROPIC.get(raw or "", "other")
+    if dialect == "openai-responses":
+        # @ai-sdk/openai src/responses/map-openai-responses-finish-reason.ts L14-27, read from
+        # incomplete_details.reason (openai-responses-language-model.ts L1573-1578)
+        raw = turn.finish_raw or ""
+        reason = raw.partition("/")[2] if raw.startswith("incomplete/") else None
+        if reason is None:
+            return "tool-calls" if has_calls else "content-filter" if refused else "stop"
+        if reason == "max_output_tokens":
+            return "length"
+        if reason == "content_filter":
+            return "content-filter"
+        return "tool-calls" if has_calls else "other"
+    raw = turn.finish_raw if dialect == "openai-chat" else _GEMINI_ON_CHAT.get(turn.finish, turn.finish_raw)
+    mapped = _CHAT.get(raw or "", "other")
+    return "content-filter" if mapped == "stop" and refused else mapped
+
+
+def _binds(arguments: str) -> bool:
+    """Whether a call's arguments pass the tool's input schema (parse-tool-call.ts L251-264).
+
+    Blank arguments are validated as {} (L252-256). AMBIGUOUS, the port cannot see the schema: like
+    the other ports it takes a JSON object as binding and anything else (cut JSON, a JSON string)
+    as failing (bench/conform/runner.py tool_specs' convention). On Anthropic the server sends
+    such arguments as {} (render.py tool_input), which the stub's required keys reject as well."""
+    if not arguments.strip():
+        return True
+    try:
+        return isinstance(json.loads(arguments), dict)
+    except ValueError:
+        return False
+
+
+def decide_step(turn: Turn, state: State, limit: int) -> Decision:
+    """One model request of generateText with `stopWhen: isStepCount(limit)`."""
+    memo = state.memo
+    err = turn.error
+    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
+    cut = err is not None and err.status is None and err.kind in _CUT_KINDS
+    # bench/serve/render.py render: a Responses `failed` turn goes out as a 200 body with status failed
+    # unless its error has a status and no output (then that HTTP status)
+    failed_body = (state.dialect == "openai-responses" and turn.finish_raw == "failed" and not cut
+                   and (err is None or err.status is None or has_output))
+    if failed_body:
+        attempts = memo.get("attempts", 0) + 1
+        memo["attempts"] = 0
+        return Stop("AI_APICallError" if attempts == 1 else "AI_RetryError", ok=False, rule="responses-failed")
+    if err is not None and err.kind != "stream_cut":
+        attempts = memo.get("attempts", 0) + 1
+        if attempts > MAX_RETRIES:
+            memo["attempts"] = 0
+            return Stop("AI_RetryError", ok=False, rule="retries-exceeded")
+        if cut or _retryable(err):
+            memo["attempts"] = attempts
+            return Resend("retry")
+        memo["attempts"] = 0
+        return Stop("AI_APICallError" if attempts == 1 else "AI_RetryError", ok=False, rule="not-retryable")
+    memo["attempts"] = 0
+    memo["steps"] = steps = memo.get("steps", 0) + 1
+    finish = unified(turn, state.dialect)
+    if not turn.tool_calls:
+        return Stop(finish, ok=True, rule="no-calls")
+    if finish not in ("stop", "tool-calls"):
+        return Stop(finish, ok=True, rule="tools-not-run", run=())
+    run = tuple(i for i, c in enumerate(turn.tool_calls) if c.name.strip() and _binds(c.arguments))
+    failed = tuple(i for i in range(len(turn.tool_calls)) if i not in run)
+    if steps >= limit:
+        return Stop(finish, ok=True, rule="step-limit", run=run, failed=failed)
+    return Continue("tools", run=ALL if not failed else run, failed=failed)

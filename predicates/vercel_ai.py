@@ -1,0 +1,48 @@
+"""Vercel AI SDK `generateText` with tools and its default stop condition: one step, then return.
+
+Pin: npm `ai@7.0.173`, `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthropic@4.0.105` (Apache-2.0). The rules
+live in predicates/_vercel_ai.py (shared with vercel_ai_steps); this column is
+`generateText({model, tools, prompt})` with nothing else set, so `stopWhen` is `isStepCount(1)`
+(ai/src/generate-text/generate-text.ts L294): the first step's tools run and the loop ends, whatever
+the finish. A loop on the default never sends a second step (retries of the same request aside).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from bench import Decision, State, Turn, predicate
+
+
+def _shared() -> ModuleType:
+    """The shared rules (predicates/_vercel_ai.py), loaded once by path: predicate files are not a package."""
+    name = "stopbench_predicates._vercel_ai"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_vercel_ai.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_V = _shared()
+STEP_LIMIT = 1  # generate-text.ts L294 `stopWhen = isStepCount(1)`
+CONFORMANCE_EXPLAINED: dict[str, str] = {}
+"""Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai` that come from what
+the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
+
+
+@predicate(
+    source=f"{_V.AI}: src/generate-text/generate-text.ts L294 (default stopWhen isStepCount(1)), L971-1723; {_V.OPENAI}; {_V.ANTHROPIC}",
+    max_steps=None,
+    cap_note="stopWhen isStepCount(1) (the default): one step; retries of the same request (maxRetries 2) do not count",
+    reasons=_V.REASONS,
+    rules=_V.RULES,
+)
+def decide(turn: Turn, state: State) -> Decision:
+    result: Decision = _V.decide_step(turn, state, STEP_LIMIT)
+    return result

@@ -1,0 +1,50 @@
+"""Vercel AI SDK `generateText` with tools and `stopWhen: isStepCount(5)` as its docs show: up to five steps.
+
+Pin: npm `ai@7.0.173`, `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthropic@4.0.105` (Apache-2.0). The rules
+live in predicates/_vercel_ai.py (shared with vercel_ai); this column is
+`generateText({model, tools, prompt, stopWhen: isStepCount(5)})`, the docs' tool-calling example
+(ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx L42, L453; `stepCountIs(5)` in older docs, the
+same function, src/generate-text/index.ts L74). It differs from the default where the model asks for
+tools: the results go back to the model, for up to five steps; the fifth step's tools run and the
+run returns with that step's finish (no error, no flag: an application sees `tool-calls`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from bench import Decision, State, Turn, predicate
+
+
+def _shared() -> ModuleType:
+    """The shared rules (predicates/_vercel_ai.py), loaded once by path: predicate files are not a package."""
+    name = "stopbench_predicates._vercel_ai"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_vercel_ai.py"))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+_V = _shared()
+STEP_LIMIT = 5  # ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx L42, L453 `stopWhen: isStepCount(5)`
+CONFORMANCE_EXPLAINED: dict[str, str] = {}
+"""Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai_steps` that come from what
+the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
+
+
+@predicate(
+    source=f"{_V.AI}: src/generate-text/generate-text.ts L1011-1014 (stopWhen isStepCount(5), docs 15-tools-and-tool-calling.mdx L42), L971-1723; {_V.OPENAI}; {_V.ANTHROPIC}",
+    max_steps=None,
+    cap_note="stopWhen isStepCount(5): the fifth step ends the run (its tools run), reason its finish, ok=True; retries of the same request (maxRetries 2) do not count",
+    reasons=_V.REASONS,
+    rules=_V.RULES,
+)
+def decide(turn: Turn, state: State) -> Decision:
+    result: Decision = _V.decide_step(turn, state, STEP_LIMIT)
+    return result
