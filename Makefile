@@ -108,7 +108,7 @@ conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
 NPM_claude_code := @anthropic-ai/claude-code@2.1.328
 
 ## the Vercel AI SDK's generateText (predicates/_vercel_ai.py): the same pins for both columns
-NPM_vercel_ai       := ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105
+NPM_vercel_ai       := ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105 zod@4.6.7
 NPM_vercel_ai_steps := $(NPM_vercel_ai)
 
 $(CONFORM_DIR)/%/.pinned-npm: Makefile

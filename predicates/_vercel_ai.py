@@ -50,7 +50,8 @@ _GEMINI_ON_CHAT = {"stop": "stop", "length": "length", "tool_calls": "tool_calls
 RULES = {
     "tools": f"{AI} src/generate-text/generate-text.ts:L1507-1560, L971-1017; src/generate-text/is-tool-execution-allowed-finish-reason.ts:L3-7 - the step's finish is stop or tool-calls: the valid tool calls run, each invalid one (unknown name, arguments that fail the tool's schema: parse-tool-call.ts L110-131, no repair function by default) gets a tool-error output that goes back to the model; every call has an output, so the next step starts (the stop condition not yet met)",
     "step-limit": f"{AI} src/generate-text/generate-text.ts:L1011-1014; src/generate-text/stop-condition.ts:L29-31 - the stop condition `isStepCount(N)` holds after the step's tools ran (steps.length === N): the loop ends and generateText returns the last step; the reason is its finish",
-    "tools-not-run": f"{AI} src/generate-text/generate-text.ts:L1538-1545, L976-982 - tool calls with a finish other than stop or tool-calls (length, content-filter, other): no tool is executed, so outputs and calls differ ('waiting-for-tool-results') and the loop ends, returning normally with that finish",
+    "tools-not-run": f"{AI} src/generate-text/generate-text.ts:L1538-1545, L976-982 - valid tool calls with a finish other than stop or tool-calls (length, content-filter, other): no tool is executed, so outputs and calls differ ('waiting-for-tool-results') and the loop ends, returning normally with that finish",
+    "invalid-calls-answered": f"{AI} src/generate-text/generate-text.ts:L1507-1527, L976-982, L1011-1016 - every tool call of the step is invalid (unknown name or input the schema rejects) and the finish is not stop or tool-calls (a call cut by length): the tool-error outputs are added before the finish is consulted, so outputs equal calls and the next step starts with the errors sent to the model (found by driving chat-length-cut-json-args)",
     "no-calls": f"{AI} src/generate-text/generate-text.ts:L984-1000 - no client tool call in the step (an empty response, text only, a tool-calls finish without calls, a refusal): the loop ends and generateText returns; the reason is the step's finish",
     "retry": f"{AI} src/util/retry-with-exponential-backoff.ts (maxRetries 2, 2 s doubling, retry-after honoured under 60 s); {UTILS} src/retry-with-exponential-backoff.ts:L84-131; {PROVIDER} src/errors/api-call-error.ts:L28-32; {UTILS} src/handle-fetch-error.ts:L50-97 - an APICallError with status 408/409/429/>=500, or a network error (a body cut off), is retried: the same request again, up to 2 times",
     "retries-exceeded": f"{UTILS} src/retry-with-exponential-backoff.ts:L101-107 - a third retryable failure: RetryError (reason maxRetriesExceeded), thrown out of generateText",
@@ -141,10 +142,16 @@ def decide_step(turn: Turn, state: State, limit: int) -> Decision:
     finish = unified(turn, state.dialect)
     if not turn.tool_calls:
         return Stop(finish, ok=True, rule="no-calls")
-    if finish not in ("stop", "tool-calls"):
-        return Stop(finish, ok=True, rule="tools-not-run", run=())
     run = tuple(i for i, c in enumerate(turn.tool_calls) if c.name.strip() and _binds(c.arguments))
     failed = tuple(i for i in range(len(turn.tool_calls)) if i not in run)
+    if finish not in ("stop", "tool-calls"):
+        if run:
+            return Stop(finish, ok=True, rule="tools-not-run", run=())
+        # every call invalid: each already has its tool-error output (L1507-1527, before the finish is
+        # consulted), so outputs equal calls and the loop goes on (found driving chat-length-cut-json-args)
+        if steps >= limit:
+            return Stop(finish, ok=True, rule="step-limit", run=(), failed=failed)
+        return Continue("invalid-calls-answered", run=(), failed=failed)
     if steps >= limit:
         return Stop(finish, ok=True, rule="step-limit", run=run, failed=failed)
     return Continue("tools", run=ALL if not failed else run, failed=failed)

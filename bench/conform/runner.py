@@ -37,6 +37,8 @@ OK_MARKER = "STOPBENCH-OK"
 PROMPT = "stopbench conformance run: do the task with the tools you have."
 
 
+VERCEL_AI_PINS = "ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105 zod@4.6.7"
+
 @dataclass(frozen=True, slots=True)
 class Driver:
     """An original loop the bench can drive: its driver script, the API it speaks, its port.
@@ -120,11 +122,11 @@ DRIVERS: Mapping[str, Driver] = {
     # generateText with tools (default stopWhen; _steps: isStepCount(5)), @ai-sdk/openai .chat (Chat; Gemini
     # on Chat) or .responses, @ai-sdk/anthropic by dialect (predicates/_vercel_ai.py)
     "vercel_ai": Driver("vercel_ai", "vercel_ai", "conformance/drivers/vercel_ai_driver.mjs", "openai-chat",
-                        "npm install --prefix LOOP ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105",
+                        "npm install --prefix LOOP " + VERCEL_AI_PINS,
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
     "vercel_ai_steps": Driver("vercel_ai_steps", "vercel_ai_steps", "conformance/drivers/vercel_ai_steps_driver.mjs",
                               "openai-chat",
-                              "npm install --prefix LOOP ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105",
+                              "npm install --prefix LOOP " + VERCEL_AI_PINS,
                               wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
                               interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)

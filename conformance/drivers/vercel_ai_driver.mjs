@@ -12,8 +12,8 @@
 // With STOPBENCH_VERCEL_STEPS=N in the environment (set by vercel_ai_steps_driver.mjs) it adds
 // `stopWhen: isStepCount(N)` (predicates/vercel_ai_steps.py). The model is the provider for the
 // served wire: `createOpenAI({baseURL}).chat(id)` (Chat Completions), `.responses(id)` (Responses),
-// `createAnthropic({baseURL})(id)` (Messages). Every tool is `tool({inputSchema: jsonSchema(...)})`
-// whose schema requires the keys in `required` (any value, other keys allowed), so the SDK's input
+// `createAnthropic({baseURL})(id)` (Messages). Every tool is `tool({inputSchema: z.object(...)})` (zod
+// 4.6.7, the ai package's peer dependency, pinned beside it) whose schema requires the keys in `required` (any value, other keys allowed), so the SDK's input
 // validation rejects what it would reject for a real tool; execute answers "<ok_marker> <name>".
 //
 // RESULT: {"ok": bool, "reason": <the last step's unified finishReason> | <the thrown error's name>,
@@ -52,10 +52,12 @@ if (wire === "anthropic") {
   model = wire === "openai-responses" ? provider.responses(id) : provider.chat(id);
 }
 
+// a zod schema, as the AI SDK's docs write tools (a bare jsonSchema() has no validator: the SDK would
+// pass any input through); zod 4 keeps z.unknown() keys required
+const { z } = await import(entry("zod"));
 const tools = Object.fromEntries((spec.tools ?? []).map((t) => [t.name, ai.tool({
   description: `stopbench stub for ${t.name}`,
-  inputSchema: ai.jsonSchema({ type: "object", properties: Object.fromEntries(t.required.map((k) => [k, {}])),
-                               required: t.required, additionalProperties: true }),
+  inputSchema: z.object(Object.fromEntries(t.required.map((k) => [k, z.unknown()]))).passthrough(),
   execute: async () => `${marker} ${t.name}`,
 })]));
 
