@@ -24,17 +24,25 @@ Per model response (every sequence is served on the Anthropic Messages API):
   (observed); input that is not a JSON object (a call cut by ``max_tokens``) is kept as
   ``__unparsedToolInput`` (claude@306444306) and fails the tool's input validation; a call whose
   input lacks a required key fails validation too.
-* ``tool_use`` without a block: the response is retracted and the loop sends "The previous response
-  failed to produce a valid tool call. Please retry the tool call now." (``Ogr``,
-  claude@307871119; observed, anthropic-dropped-tool-use): a Remind.
+* ``tool_use`` without a block (claude@328819797-328820600): the response is retracted (tombstoned)
+  and the loop sends "The previous response failed to produce a valid tool call. Please retry the
+  tool call now." (``Ogr``, claude@307871119) while ``malformedToolUseRetryCount < VS`` (``VS=2``,
+  ``Rl``, claude@328738673): two nudges; the third such response is an error ("The model's tool
+  call could not be parsed (retry also failed).", ``malformed_tool_use_exhausted``). The server
+  sees a retracted reply as a request that drops it (explained per sequence below).
 * ``end_turn`` / ``stop_sequence`` (or any other stop reason) with no calls: the run ends, result
-  subtype ``success``; with no visible text after tool results the loop first sends "[Your previous
-  response had no visible output. ...]" (``iHn``, claude@307871292; observed,
-  anthropic-empty-end-turn-after-tools).
+  subtype ``success``. An ``end_turn``/``stop_sequence`` reply with no visible text
+  (claude@328740500-328741500, ``query_thinking_only_response``): the first time the loop sends
+  "[Your previous response had no visible output. ...]" (``iHn``, claude@307871292); the second
+  time it resends the request once (``empty_resent``); the third gives up with "The model returned
+  an empty response (retry also failed)." (``empty_completion``). AMBIGUOUS: further conditions of
+  that test (``JS``, ``pm``, ``Vf`` of the transcript, the transition after tool results) were not
+  read; the port applies the rule to every empty end_turn.
 * ``max_tokens`` / ``model_context_window_exceeded`` with text and no calls: the output-limit
   recovery sends "Output token limit hit. Resume directly ..." (``Rpo``, claude@307872281, chosen
   at claude@328694000-328694700): a Remind, max_tokens unchanged (observed,
-  anthropic-context-window-exceeded).
+  anthropic-context-window-exceeded), up to ``cs=3`` attempts (``up``, claude@328692797-328693400);
+  after that the withheld reply surfaces as an error (``exhausted``).
 * ``refusal``: the first one is withheld and the loop sends "Your response above was stopped by a
   safety classifier ..." (``Cpo``, claude@307871696) once; a second refusal in a row ends the run as
   an API error, ``model_refusal_no_fallback`` (claude@325804429; both observed, anthropic-refusal).
@@ -62,6 +70,8 @@ BIN = "claude"
 
 MAX_RETRIES = 10  # nKr -> QPs=10, claude@320110807 / claude@320138000
 MAX_OVERLOADED = 3  # T_e=3, claude@320110838
+MALFORMED_RETRIES = 2  # VS=2, claude@328738673
+OUTPUT_LIMIT_ATTEMPTS = 3  # cs=3, claude@328692797
 
 DROPPED_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."  # Ogr
 NO_OUTPUT = ("[Your previous response had no visible output. Please continue and produce a user-visible "
@@ -111,9 +121,15 @@ def _status(err: TurnError) -> int | None:
                  "that is not an object fail",
         "answer": "observed (anthropic-tool-use-rounds): no calls: the run ends, subtype success",
         "pause": "observed (anthropic-pause-turn): pause_turn ends the run with success, one request",
-        "dropped-call": f"{BIN}@307871119 (Ogr) + observed: tool_use without a block: retracted, retry nudge",
-        "no-output": f"{BIN}@307871292 (iHn) + observed: an empty reply after tool results: nudge",
-        "output-limit": f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700: max_tokens with text: resume nudge",
+        "dropped-call": f"{BIN}@328819797-328820600 + @307871119 (Ogr) + @328738673 (VS=2): tool_use without "
+                        "a block: retracted, retry nudge, twice",
+        "dropped-call-stop": f"{BIN}@328820500 (malformed_tool_use_exhausted): the third one ends the run",
+        "no-output": f"{BIN}@328740500-328741000 + @307871292 (iHn): an empty end_turn: nudge",
+        "empty-resend": f"{BIN}@328741000-328741300 (empty_resent): the second empty end_turn: the request again",
+        "empty-stop": f"{BIN}@328741300-328741500 (empty_completion): the third empty end_turn ends the run",
+        "output-limit": f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700 + @328692797 (cs=3): max_tokens with "
+                        "text: resume nudge, 3 attempts",
+        "output-limit-stop": f"{BIN}@328693000-328693400 (up: exhausted): the 4th cut reply ends the run",
         "refusal-nudge": f"{BIN}@307871696 (Cpo) + observed: the first refusal: withheld, nudge once",
         "refusal-stop": f"{BIN}@325804429 (model_refusal_no_fallback) + observed: a second refusal ends the run",
         "http-retry": f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10): 408/409/429/5xx retried",
@@ -146,7 +162,6 @@ def decide(turn: Turn, state: State) -> Decision:
     memo["retries"] = 0
     memo["overloaded"] = 0
     stop = served_stop_reason(turn, state.dialect)
-    after_tools: bool = memo.get("after_tools", False)
 
     if stop == "refusal":
         if memo.get("refused"):
@@ -158,17 +173,30 @@ def decide(turn: Turn, state: State) -> Decision:
     if turn.tool_calls:
         # every named call is a stub tool of the driver (bench/conform/runner.py tool_specs)
         failed = tuple(n for n, c in enumerate(turn.tool_calls) if not c.name.strip() or _bad_input(c.arguments))
-        memo["after_tools"] = True
+        memo.update(empty=0, output_limit=0)
         return Continue("calls", run=tuple(n for n in range(len(turn.tool_calls)) if n not in failed),
                         failed=failed)
     if stop == "tool_use":
+        malformed: int = memo.get("malformed", 0)
+        if malformed >= MALFORMED_RETRIES:
+            return Stop("api_error", ok=False, rule="dropped-call-stop")
+        memo["malformed"] = malformed + 1
         return Remind("dropped-call", message=DROPPED_CALL)
     text = (turn.content or "").strip()
     if stop in ("max_tokens", "model_context_window_exceeded") and text:
+        spent: int = memo.get("output_limit", 0)
+        if spent >= OUTPUT_LIMIT_ATTEMPTS:
+            return Stop("api_error", ok=False, rule="output-limit-stop")
+        memo["output_limit"] = spent + 1
         return Remind("output-limit", message=OUTPUT_LIMIT)
     if stop == "pause_turn":
         return Stop("success", ok=True, rule="pause")
-    if not text and after_tools:
-        memo["after_tools"] = False
-        return Remind("no-output", message=NO_OUTPUT)
+    if not text and stop in ("end_turn", "stop_sequence"):
+        empty: int = memo.get("empty", 0)
+        memo["empty"] = empty + 1
+        if empty == 0:
+            return Remind("no-output", message=NO_OUTPUT)
+        if empty == 1:
+            return Resend("empty-resend")
+        return Stop("api_error", ok=False, rule="empty-stop")
     return Stop("success", ok=True, rule="answer")

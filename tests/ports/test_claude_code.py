@@ -1,0 +1,108 @@
+"""Claude Code's headless loop (predicates/claude_code.py) against npm @anthropic-ai/claude-code@2.1.328
+(byte offsets into the native binary are cited in the predicate file)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from bench.discovery import load_file
+from bench.model import Cell, ErrorKind, ToolCall, Turn, TurnError
+from bench.predicate import Predicate
+from bench.replay import replay
+from tests.helpers import ROOT, seq
+
+
+@pytest.fixture(scope="module")
+def cc() -> Predicate:
+    loaded = load_file(ROOT / "predicates" / "claude_code.py")
+    assert isinstance(loaded, Predicate), loaded
+    return loaded
+
+
+def run(pred: Predicate, *turns: Turn, then: str = "end") -> Cell:
+    return replay(replace(seq(*turns, then=then), dialect="anthropic"), pred)  # type: ignore[arg-type]
+
+
+FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
+          "pause_turn": "unknown", "refusal": "content_filter", "model_context_window_exceeded": "length"}
+
+
+def a(raw: str, content: str | None = None, *calls: ToolCall, refusal: str | None = None) -> Turn:
+    return Turn(finish=FINISH[raw], finish_raw=raw, content=content, tool_calls=calls, refusal=refusal)  # type: ignore[arg-type]
+
+
+def tu(name: str = "read_file", arguments: str = '{"path": "a"}', i: int = 0) -> ToolCall:
+    return ToolCall(id=f"toolu_{i}", name=name, arguments=arguments)
+
+
+def err(kind: ErrorKind, status: int | None) -> Turn:
+    return Turn(finish="error", error=TurnError(kind, "", status))
+
+
+def path(cell: Cell) -> list[tuple[str, str]]:
+    return [(s.decision.action, s.decision.rule) for s in cell.steps]
+
+
+def test_every_tool_use_block_is_answered_and_a_cut_input_fails(cc: Predicate) -> None:
+    # __unparsedToolInput (claude@306444306): input that is no JSON object fails the tool's validation
+    cell = run(cc, a("max_tokens", None, tu(), tu("read_file", '{"path": "a', 1)), a("end_turn", "done"))
+    assert path(cell) == [("continue", "calls"), ("stop", "answer")]
+    assert (cell.steps[0].decision.run, cell.steps[0].decision.failed) == ((0,), (1,))
+    assert cell.ok is True and cell.reason == "success"
+
+
+def test_tool_use_without_a_block_is_nudged_twice_then_the_run_fails(cc: Predicate) -> None:
+    # Ogr nudge while malformedToolUseRetryCount < VS (VS=2, claude@328738673), then malformed_tool_use_exhausted
+    cell = run(cc, a("tool_use"), a("tool_use"), a("tool_use"), a("end_turn", "never"))
+    assert path(cell) == [("remind", "dropped-call"), ("remind", "dropped-call"), ("stop", "dropped-call-stop")]
+    assert cell.ok is False
+
+
+def test_an_empty_end_turn_is_nudged_then_resent_then_given_up(cc: Predicate) -> None:
+    # query_thinking_only_response (claude@328740500-328741500): iHn nudge, one resend, empty_completion
+    cell = run(cc, a("end_turn", ""), a("end_turn", ""), a("end_turn", None), a("end_turn", "late"))
+    assert path(cell) == [("remind", "no-output"), ("resend", "empty-resend"), ("stop", "empty-stop")]
+    assert cell.steps[0].decision.message.startswith("[Your previous response had no visible output.")
+
+
+def test_a_cut_text_reply_is_resumed_three_times(cc: Predicate) -> None:
+    # Rpo nudge, cs=3 attempts (claude@328692797), then the withheld reply surfaces as an error
+    cut = a("max_tokens", "half an ans")
+    cell = run(cc, cut, cut, cut, cut, a("end_turn", "done"))
+    assert path(cell) == [("remind", "output-limit")] * 3 + [("stop", "output-limit-stop")]
+    assert cell.steps[0].decision.changes is None  # max_tokens unchanged (observed: 32000 again)
+
+
+def test_the_first_refusal_is_nudged_once_and_a_second_in_a_row_ends_the_run(cc: Predicate) -> None:
+    # Cpo "stopped by a safety classifier" once; then model_refusal_no_fallback (claude@325804429)
+    cell = run(cc, a("refusal", "", refusal="no"), a("refusal", "", refusal="no"), a("end_turn", "x"))
+    assert path(cell) == [("remind", "refusal-nudge"), ("stop", "refusal-stop")]
+    assert (cell.reason, cell.ok) == ("api_error", False)
+
+
+def test_pause_turn_ends_the_run_as_a_success(cc: Predicate) -> None:
+    cell = run(cc, a("pause_turn", "searching..."), a("end_turn", "found"))
+    assert path(cell) == [("stop", "pause")] and cell.ok is True
+
+
+@pytest.mark.parametrize("status", [408, 409, 429, 500, 502, 503])
+def test_retryable_statuses_are_retried_ten_times(cc: Predicate, status: int) -> None:
+    # zPs (claude@320103811): 408/409/429/>=500 -> zG while retries < maxRetries (QPs=10, claude@320110807)
+    cell = run(cc, *[err("server_error", status)] * 11, a("end_turn", "ok"))
+    assert [s.decision.action for s in cell.steps] == ["resend"] * 10 + ["stop"]
+    assert (cell.reason, cell.ok) == ("api_error", False)
+
+
+def test_overloaded_is_retried_while_under_max_overloaded(cc: Predicate) -> None:
+    # 529 -> uAt (claude@320105517): maxOverloaded 3 (T_e=3, claude@320110838), no fallback model by default
+    cell = run(cc, *[err("overloaded", 529)] * 3, a("end_turn", "ok"))
+    assert path(cell) == [("resend", "overloaded-retry")] * 2 + [("stop", "api-error")]
+
+
+def test_a_404_is_retried_once_and_other_statuses_fail_at_once(cc: Predicate) -> None:
+    cell = run(cc, err("not_found", 404), err("not_found", 404), a("end_turn", "ok"))
+    assert path(cell) == [("resend", "not-found-retry"), ("stop", "api-error")]
+    for kind, status in (("invalid_request", 400), ("authentication", 401), ("permission", 403)):
+        assert path(run(cc, err(kind, status), a("end_turn", "ok"))) == [("stop", "api-error")]  # type: ignore[arg-type]
