@@ -22,7 +22,7 @@ def cc() -> Predicate:
 
 
 def run(pred: Predicate, *turns: Turn, then: str = "end") -> Cell:
-    return replay(replace(seq(*turns, then=then), dialect="anthropic"), pred)  # type: ignore[arg-type]
+    return replay(replace(seq(*turns, then=then), dialect="anthropic"), pred)
 
 
 FINISH = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",
@@ -64,7 +64,7 @@ def test_an_empty_end_turn_is_nudged_then_resent_then_given_up(cc: Predicate) ->
     # query_thinking_only_response (claude@328740500-328741500): iHn nudge, one resend, empty_completion
     cell = run(cc, a("end_turn", ""), a("end_turn", ""), a("end_turn", None), a("end_turn", "late"))
     assert path(cell) == [("remind", "no-output"), ("resend", "empty-resend"), ("stop", "empty-stop")]
-    assert cell.steps[0].decision.message.startswith("[Your previous response had no visible output.")
+    assert (cell.steps[0].decision.message or "").startswith("[Your previous response had no visible output.")
 
 
 def test_a_cut_text_reply_is_resumed_three_times(cc: Predicate) -> None:
