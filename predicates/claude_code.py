@@ -112,6 +112,13 @@ def _status(err: TurnError) -> int | None:
     return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get(err.kind)
 
 
+_TRANSPORT = ("connection_reset", "connection_refused", "timeout", "stream_cut", "stream_error")
+"""Kinds without a status: a stream that failed before output (qPs, claude@320104200: connectionLost
+-> zG; truncated/serverError/timedOut -> j1e, a retry without streaming that also counts against
+maxRetries), retried while retries < maxRetries, then once more without streaming (zG's fallback ``z`` is
+``j1e``; observed: chat-connection-dropped-repeat, 11 retries)."""
+
+
 @predicate(
     source=f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N",
     max_steps=None,
@@ -134,6 +141,8 @@ def _status(err: TurnError) -> int | None:
         "refusal-stop": f"{BIN}@325804429 (model_refusal_no_fallback) + observed: a second refusal ends the run",
         "http-retry": f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10): 408/409/429/5xx retried",
         "overloaded-retry": f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3): 529 retried",
+        "stream-retry": f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated/serverError -> j1e) "
+                        "+ observed: a failed stream without a status retried, 10 retries",
         "not-found-retry": f"{BIN}@320103811 (zPs -> j1e): a 404 is retried once without streaming",
         "api-error": f"{BIN}@320103811 (zPs): any other status, or retries spent: the run fails",
     },
@@ -151,6 +160,8 @@ def decide(turn: Turn, state: State) -> Decision:
                 memo["retries"] = retries + 1
                 return Resend("overloaded-retry")
             return Stop("api_error", ok=False, rule="api-error")
+        if err.status is None and err.kind in _TRANSPORT:
+            status = None
         if status is not None and (status in (408, 409, 429) or status >= 500) and retries < MAX_RETRIES:
             memo["retries"] = retries + 1
             return Resend("http-retry")
@@ -158,6 +169,13 @@ def decide(turn: Turn, state: State) -> Decision:
             memo["no_stream"] = True
             memo["retries"] = retries + 1
             return Resend("not-found-retry")
+        if err.status is None and err.kind in _TRANSPORT:
+            if retries < MAX_RETRIES:
+                memo["retries"] = retries + 1
+                return Resend("stream-retry")
+            if not memo.get("no_stream"):  # zG's fallback is j1e: one more try without streaming
+                memo["no_stream"] = True
+                return Resend("stream-retry")
         return Stop("api_error", ok=False, rule="api-error")
     memo["retries"] = 0
     memo["overloaded"] = 0

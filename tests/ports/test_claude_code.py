@@ -106,3 +106,10 @@ def test_a_404_is_retried_once_and_other_statuses_fail_at_once(cc: Predicate) ->
     assert path(cell) == [("resend", "not-found-retry"), ("stop", "api-error")]
     for kind, status in (("invalid_request", 400), ("authentication", 401), ("permission", 403)):
         assert path(run(cc, err(kind, status), a("end_turn", "ok"))) == [("stop", "api-error")]  # type: ignore[arg-type]
+
+
+def test_a_dropped_connection_is_retried_ten_times_and_once_more_without_streaming(cc: Predicate) -> None:
+    # qPs connectionLost -> zG(.., z) with z = j1e (claude@320104200-320105500): 10 retries, then one
+    # non-streaming try; driving 2.1.328 showed 11 resends (chat-connection-dropped-repeat)
+    cell = run(cc, *[err("connection_reset", None)] * 12, a("end_turn", "ok"))
+    assert [s.decision.action for s in cell.steps] == ["resend"] * 11 + ["stop"]
