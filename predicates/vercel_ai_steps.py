@@ -42,6 +42,7 @@ _EMPTY_ID = (
 CONFORMANCE_EXPLAINED: dict[str, str] = {
     "rec-gemini-compat-empty-tool-id": _EMPTY_ID,
     "rec-gemini-partial-args-stop": _EMPTY_ID,
+    "rec-mixed-agents-tool-calls-run1": _EMPTY_ID,
 }
 """Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai_steps` that come from what
 the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
