@@ -42,6 +42,10 @@ the replay server can serve or see, not from the loop's decisions (reports/confo
     cap_note="stopWhen isStepCount(1) (the default): one step; retries of the same request (maxRetries 2) do not count",
     reasons=_V.REASONS,
     rules=_V.RULES,
+    unreachable={
+        "tools": "with isStepCount(1) the first step always meets the stop condition: its tools run under step-limit",
+        "invalid-calls-answered": "with isStepCount(1) the first step always meets the stop condition (step-limit)",
+    },
 )
 def decide(turn: Turn, state: State) -> Decision:
     result: Decision = _V.decide_step(turn, state, STEP_LIMIT)
