@@ -34,7 +34,7 @@ def _shared() -> ModuleType:
 _V = _shared()
 STEP_LIMIT = 5  # ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx L42, L453 `stopWhen: isStepCount(5)`
 _EMPTY_ID = (
-    "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''); the Chat provider gives such a call "
+    "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''; a legacy function_call has none); the Chat provider gives such a call "
     "an id of its own (@ai-sdk/openai src/chat/openai-chat-language-model.ts L492 `toolCall.id || generateId()`) and "
     "the tool result goes back under that id. The tool ran (its result carries the ok marker), but the server "
     "matches results to the calls it sent by id and finds none (observed detail: 'result for unknown call id'), so "
@@ -43,6 +43,7 @@ CONFORMANCE_EXPLAINED: dict[str, str] = {
     "rec-gemini-compat-empty-tool-id": _EMPTY_ID,
     "rec-gemini-partial-args-stop": _EMPTY_ID,
     "rec-mixed-agents-tool-calls-run1": _EMPTY_ID,
+    "rec-openai-legacy-function-call": _EMPTY_ID,
 }
 """Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai_steps` that come from what
 the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
