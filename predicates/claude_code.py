@@ -33,11 +33,11 @@ Per model response (every sequence is served on the Anthropic Messages API):
 * ``end_turn`` / ``stop_sequence`` (or any other stop reason) with no calls: the run ends, result
   subtype ``success``. An ``end_turn``/``stop_sequence`` reply with no visible text
   (claude@328740500-328741500, ``query_thinking_only_response``): the first time the loop sends
-  "[Your previous response had no visible output. ...]" (``iHn``, claude@307871292); the second
-  time it resends the request once (``empty_resent``); the third gives up with "The model returned
-  an empty response (retry also failed)." (``empty_completion``). AMBIGUOUS: further conditions of
-  that test (``JS``, ``pm``, ``Vf`` of the transcript, the transition after tool results) were not
-  read; the port applies the rule to every empty end_turn.
+  "[Your previous response had no visible output. ...]" (``iHn``, claude@307871292), once
+  (``thinkingOnlyNudged``); an empty reply after that ends the run as a success. The resend
+  (``empty_resent``) and give-up (``empty_completion``) branches need a response with no message at
+  all, which the server never sends (observed: chat-empty-stop, two requests). AMBIGUOUS: further
+  conditions of that test (``JS``, ``pm``, ``Vf`` of the transcript) were not  read; the port applies the rule to every empty end_turn.
 * ``max_tokens`` / ``model_context_window_exceeded`` with text and no calls: the output-limit
   recovery sends "Output token limit hit. Resume directly ..." (``Rpo``, claude@307872281, chosen
   at claude@328694000-328694700): a Remind, max_tokens unchanged (observed,
@@ -48,6 +48,12 @@ Per model response (every sequence is served on the Anthropic Messages API):
   an API error, ``model_refusal_no_fallback`` (claude@325804429; both observed, anthropic-refusal).
 * ``pause_turn``: the run ends with ``success`` and the paused text (observed,
   anthropic-pause-turn: one request).
+
+Silent turns (claude@320920954-320921900): after ``silentTurnReminderTurns`` (``Qgo`` = 5) tool
+rounds in a row without visible text, the tool results carry "The user hasn't heard from you in a
+while. ..." (``Jgo``): a Remind that runs the calls (observed at turns 4, 9, 14 of chat-long-tool-run;
+where the counter lives was not read: the port counts tool rounds without text and restarts after
+each reminder, which is what the runs showed).
 
 Errors (``zPs``, claude@320103811): 529 -> the overloaded path (``uAt``, claude@320105517): up to
 ``maxOverloaded`` 3 overloaded answers are retried, then the run fails; 408, 409, 429 and any 5xx
@@ -72,6 +78,9 @@ MAX_RETRIES = 10  # nKr -> QPs=10, claude@320110807 / claude@320138000
 MAX_OVERLOADED = 3  # T_e=3, claude@320110838
 MALFORMED_RETRIES = 2  # VS=2, claude@328738673
 OUTPUT_LIMIT_ATTEMPTS = 3  # cs=3, claude@328692797
+SILENT_TURNS = 5  # Qgo=5, claude@320920954 (silentTurnReminderTurns, VUs)
+SILENT_REMINDER = ("The user hasn't heard from you in a while. As you continue, keep them updated when there's "
+                   "something to tell \u2014 a finding, a change of plan.")  # Jgo, claude@320921012
 
 DROPPED_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."  # Ogr
 NO_OUTPUT = ("[Your previous response had no visible output. Please continue and produce a user-visible "
@@ -132,8 +141,8 @@ maxRetries), retried while retries < maxRetries, then once more without streamin
                         "a block: retracted, retry nudge, twice",
         "dropped-call-stop": f"{BIN}@328820500 (malformed_tool_use_exhausted): the third one ends the run",
         "no-output": f"{BIN}@328740500-328741000 + @307871292 (iHn): an empty end_turn: nudge",
-        "empty-resend": f"{BIN}@328741000-328741300 (empty_resent): the second empty end_turn: the request again",
-        "empty-stop": f"{BIN}@328741300-328741500 (empty_completion): the third empty end_turn ends the run",
+        "silent-turn": f"{BIN}@320920954-320921900 (Qgo=5, Jgo) + observed: the 5th tool round in a row without "
+                       "text: its results carry the silent-turn reminder",
         "output-limit": f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700 + @328692797 (cs=3): max_tokens with "
                         "text: resume nudge, 3 attempts",
         "output-limit-stop": f"{BIN}@328693000-328693400 (up: exhausted): the 4th cut reply ends the run",
@@ -191,13 +200,17 @@ def decide(turn: Turn, state: State) -> Decision:
     if turn.tool_calls:
         # every named call is a stub tool of the driver (bench/conform/runner.py tool_specs)
         failed = tuple(n for n, c in enumerate(turn.tool_calls) if not c.name.strip() or _bad_input(c.arguments))
-        memo.update(empty=0, output_limit=0)
-        return Continue("calls", run=tuple(n for n in range(len(turn.tool_calls)) if n not in failed),
-                        failed=failed)
+        memo["output_limit"] = 0
+        run = tuple(n for n in range(len(turn.tool_calls)) if n not in failed)
+        silent: int = 0 if turn.content and turn.content.strip() else memo.get("silent", 0) + 1
+        memo["silent"] = silent % SILENT_TURNS
+        if silent == SILENT_TURNS:
+            return Remind("silent-turn", message=SILENT_REMINDER, run=run, failed=failed)
+        return Continue("calls", run=run, failed=failed)
     if stop == "tool_use":
         malformed: int = memo.get("malformed", 0)
-        if malformed >= MALFORMED_RETRIES:
-            return Stop("api_error", ok=False, rule="dropped-call-stop")
+        if malformed >= MALFORMED_RETRIES:  # the result line: subtype success, is_error true (observed)
+            return Stop("success", ok=False, rule="dropped-call-stop")
         memo["malformed"] = malformed + 1
         return Remind("dropped-call", message=DROPPED_CALL)
     text = (turn.content or "").strip()
@@ -209,12 +222,7 @@ def decide(turn: Turn, state: State) -> Decision:
         return Remind("output-limit", message=OUTPUT_LIMIT)
     if stop == "pause_turn":
         return Stop("success", ok=True, rule="pause")
-    if not text and stop in ("end_turn", "stop_sequence"):
-        empty: int = memo.get("empty", 0)
-        memo["empty"] = empty + 1
-        if empty == 0:
-            return Remind("no-output", message=NO_OUTPUT)
-        if empty == 1:
-            return Resend("empty-resend")
-        return Stop("api_error", ok=False, rule="empty-stop")
+    if not text and stop in ("end_turn", "stop_sequence") and not memo.get("empty_nudged"):
+        memo["empty_nudged"] = True
+        return Remind("no-output", message=NO_OUTPUT)
     return Stop("success", ok=True, rule="answer")
