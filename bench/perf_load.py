@@ -3,7 +3,7 @@
 * A generated sequence file of 100,000 turns is loaded by :func:`bench.catalogue.load_sequence`
   in a fresh interpreter, which reports its wall and CPU time and its peak resident memory
   (``ru_maxrss``) before and after the load, so the figure is the loader's alone, not the
-  benchmark's (goal: under 5 s and 300 MB), and the CPU time of the same file's bare event stream
+  benchmark's (goal at 100,000 turns: under 5 s and 300 MB), and the CPU time of the same file's bare event stream
   from the parser, the floor of any loader built on it, whose ratio to the load time does not
   depend on how busy the machine is.
 * A "billion laughs" file (nine levels of nine aliases, about 500 bytes, 387 million strings
@@ -36,6 +36,9 @@ from bench.yaml_read import LOADER, paused_gc
 
 BLOCK = 1000
 """Turns written by the sequence writer, then repeated to make the long file."""
+
+GOAL_TURNS = 100_000
+"""The file size the goal (under 5 s and 300 MB) is set for."""
 
 BOMB_LEVELS = "abcdefghi"
 
@@ -119,8 +122,12 @@ def report(n_turns: int, generated: list[Sequence]) -> None:
     f = measure_long_file(n_turns, generated)
     print(f"loading a {f['turns']:,}-turn sequence file ({f['bytes'] / 1e6:.1f} MB) in a fresh interpreter: "
           f"{f['wall']:.2f} s wall, {f['cpu']:.2f} s CPU; peak resident memory {f['rss_after_kb'] / 1024:.0f} MB "
-          f"({f['rss_before_kb'] / 1024:.0f} MB before the load) (goal: under 5 s and 300 MB); "
+          f"({f['rss_before_kb'] / 1024:.0f} MB before the load) (goal at 100,000 turns: under 5 s and 300 MB); "
           f"{f['cpu'] / f['parse_floor_cpu']:.2f} times the CPU of the parser's bare event stream "
           f"({f['parse_floor_cpu']:.2f} s, the floor)")
+    if f["turns"] != GOAL_TURNS:
+        scaled = f["cpu"] * GOAL_TURNS / f["turns"]
+        print(f"  scaled linearly to the goal's {GOAL_TURNS:,} turns: about {scaled:.1f} s CPU "
+              "(an estimate from this run, not a measurement; the loader validates one turn at a time)")
     size, seconds, line = measure_bomb()
     print(f"a {size}-byte YAML alias bomb: refused in {seconds * 1000:.1f} ms ({line})")
