@@ -37,8 +37,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
-from bench.predicate import Cap
+from bench import ALL, Cap, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
 
 PIN = "PyPI langchain==1.5.0"
 OAI = "PyPI langchain-openai==1.7.4"
