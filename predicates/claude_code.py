@@ -38,7 +38,11 @@ Per model response (every sequence is served on the Anthropic Messages API):
   (``empty_resent``) and give-up (``empty_completion``) branches need a response with no message at
   all, which the server never sends (observed: chat-empty-stop, two requests). AMBIGUOUS: further
   conditions of that test (``JS``, ``pm``, ``Vf`` of the transcript) were not  read; the port applies the rule to every empty end_turn.
-* ``max_tokens`` / ``model_context_window_exceeded`` with text and no calls: the output-limit
+* A ``tool_use`` block whose id an earlier response already used is dropped, not run (observed:
+  chat-tool-call-id-reused-per-round, chat-repeat-same-call); a response left with none is answered
+  with "(no content)" and the loop asks again, without end (where this happens was not read).
+* ``max_tokens`` / ``model_context_window_exceeded`` with no calls, text or not (the thinking-only
+  variant ``xpo`` is off: ``Si()`` returns false, claude@328692780): the output-limit
   recovery sends "Output token limit hit. Resume directly ..." (``Rpo``, claude@307872281, chosen
   at claude@328694000-328694700): a Remind, max_tokens unchanged (observed,
   anthropic-context-window-exceeded), up to ``cs=3`` attempts (``up``, claude@328692797-328693400);
@@ -58,8 +62,9 @@ each reminder, which is what the runs showed).
 Errors (``zPs``, claude@320103811): 529 -> the overloaded path (``uAt``, claude@320105517): up to
 ``maxOverloaded`` 3 overloaded answers are retried, then the run fails; 408, 409, 429 and any 5xx
 are retried while ``retries < maxRetries`` (``zG``), 10 by default (``nKr`` returns ``QPs`` = 10
-unless CLAUDE_CODE_MAX_RETRIES is set); a 404 is retried once without streaming (``j1e``); any other
-status fails at once. A run that fails ends with a synthetic "API Error" message, exit 1, and a
+unless CLAUDE_CODE_MAX_RETRIES is set); a 404 is retried once without streaming (``j1e``), and so
+is any other status, as the streamed request's failure (``qPs``: ``badRequest``/``unknown`` -> ``j1e``;
+observed: a 400 and a 403 were each sent twice); after that the run fails. A run that fails ends with a synthetic "API Error" message, exit 1, and a
 result line with ``is_error`` true and ``terminal_reason`` ``api_error``: reason ``api_error``.
 
 Cap: none by default (no ``--max-turns``; ``error_max_turns`` is only reachable with it).
@@ -153,6 +158,11 @@ maxRetries), retried while retries < maxRetries, then once more without streamin
         "stream-retry": f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated/serverError -> j1e) "
                         "+ observed: a failed stream without a status retried, 10 retries",
         "not-found-retry": f"{BIN}@320103811 (zPs -> j1e): a 404 is retried once without streaming",
+        "duplicate-id": "observed (chat-tool-call-id-reused-per-round, chat-repeat-same-call): a tool_use whose "
+                        "id was used before is dropped, not run; none left: the request ends in '(no content)'",
+        "no-stream-retry": f"{BIN}@320104200-320105500 (qPs badRequest/unknown -> j1e) + observed "
+                           "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image): another status "
+                           "is tried once more without streaming",
         "api-error": f"{BIN}@320103811 (zPs): any other status, or retries spent: the run fails",
     },
 )
@@ -171,13 +181,16 @@ def decide(turn: Turn, state: State) -> Decision:
             return Stop("api_error", ok=False, rule="api-error")
         if err.status is None and err.kind in _TRANSPORT:
             status = None
-        if status is not None and (status in (408, 409, 429) or status >= 500) and retries < MAX_RETRIES:
+        retryable = status is not None and (status in (408, 409, 429) or status >= 500)
+        if retryable and retries < MAX_RETRIES:
             memo["retries"] = retries + 1
             return Resend("http-retry")
-        if status == 404 and not memo.get("no_stream"):
+        if status is not None and not retryable and not memo.get("no_stream"):
+            # a streamed request that failed with another status (badRequest/unknown) gets one more try
+            # without streaming: qPs -> z = j1e (claude@320104200-320105500); zPs sends a 404 there too
             memo["no_stream"] = True
             memo["retries"] = retries + 1
-            return Resend("not-found-retry")
+            return Resend("not-found-retry" if status == 404 else "no-stream-retry")
         if err.status is None and err.kind in _TRANSPORT:
             if retries < MAX_RETRIES:
                 memo["retries"] = retries + 1
@@ -197,11 +210,18 @@ def decide(turn: Turn, state: State) -> Decision:
         return Remind("refusal-nudge", message=REFUSED)
     memo["refused"] = False
 
+    seen: set[str] = memo.setdefault("ids", set())
+    fresh = [n for n, c in enumerate(turn.tool_calls) if not c.id or c.id not in seen]
+    seen.update(c.id for c in turn.tool_calls if c.id)
+    if turn.tool_calls and not fresh:
+        # observed (chat-tool-call-id-reused-per-round, chat-repeat-same-call): a tool_use whose id an
+        # earlier turn already used is dropped; with none left the next request ends in "(no content)"
+        return Remind("duplicate-id", message="(no content)")
     if turn.tool_calls:
         # every named call is a stub tool of the driver (bench/conform/runner.py tool_specs)
-        failed = tuple(n for n, c in enumerate(turn.tool_calls) if not c.name.strip() or _bad_input(c.arguments))
+        failed = tuple(n for n in fresh if not turn.tool_calls[n].name.strip() or _bad_input(turn.tool_calls[n].arguments))
         memo["output_limit"] = 0
-        run = tuple(n for n in range(len(turn.tool_calls)) if n not in failed)
+        run = tuple(n for n in fresh if n not in failed)
         silent: int = 0 if turn.content and turn.content.strip() else memo.get("silent", 0) + 1
         memo["silent"] = silent % SILENT_TURNS
         if silent == SILENT_TURNS:
@@ -214,7 +234,7 @@ def decide(turn: Turn, state: State) -> Decision:
         memo["malformed"] = malformed + 1
         return Remind("dropped-call", message=DROPPED_CALL)
     text = (turn.content or "").strip()
-    if stop in ("max_tokens", "model_context_window_exceeded") and text:
+    if stop in ("max_tokens", "model_context_window_exceeded"):  # text or not: Si() is false (xpo unused)
         spent: int = memo.get("output_limit", 0)
         if spent >= OUTPUT_LIMIT_ATTEMPTS:
             return Stop("api_error", ok=False, rule="output-limit-stop")

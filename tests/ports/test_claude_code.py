@@ -111,11 +111,12 @@ def test_overloaded_is_retried_while_under_max_overloaded(cc: Predicate) -> None
     assert path(cell) == [("resend", "overloaded-retry")] * 2 + [("stop", "api-error")]
 
 
-def test_a_404_is_retried_once_and_other_statuses_fail_at_once(cc: Predicate) -> None:
-    cell = run(cc, err("not_found", 404), err("not_found", 404), a("end_turn", "ok"))
-    assert path(cell) == [("resend", "not-found-retry"), ("stop", "api-error")]
-    for kind, status in (("invalid_request", 400), ("authentication", 401), ("permission", 403)):
-        assert path(run(cc, err(kind, status), a("end_turn", "ok"))) == [("stop", "api-error")]  # type: ignore[arg-type]
+def test_any_other_status_is_tried_once_more_without_streaming_then_fails(cc: Predicate) -> None:
+    # zPs 404 -> j1e; qPs badRequest/unknown -> j1e (claude@320104200-320105500); observed for 400 and 403
+    for kind, status in (("not_found", 404), ("invalid_request", 400), ("permission", 403)):
+        cell = run(cc, err(kind, status), err(kind, status), a("end_turn", "ok"))  # type: ignore[arg-type]
+        assert [s.decision.action for s in cell.steps] == ["resend", "stop"]
+        assert (cell.reason, cell.ok) == ("api_error", False)
 
 
 def test_a_dropped_connection_is_retried_ten_times_and_once_more_without_streaming(cc: Predicate) -> None:
