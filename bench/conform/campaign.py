@@ -36,7 +36,7 @@ from bench.conform.report import (
     record_text,
     unexplained,
 )
-from bench.conform.runner import DRIVERS, TIMED_OUT, ConformResult, Driver, run_conformance
+from bench.conform.runner import DRIVERS, TIMED_OUT, ConformResult, Driver, end_running_drivers, run_conformance
 from bench.discovery import Broken, load_file
 from bench.errors import UnusableInput
 from bench.files import write_all_or_nothing
@@ -239,11 +239,16 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
 
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool:
         futures = {pool.submit(one, d, s): (d, s) for d, s in pairs}
-        for future in as_completed(futures):
-            d, s = futures[future]
-            done[(d.name, s.id)] = future.result()
-            if progress is not None:
-                progress(d, done[(d.name, s.id)][0])
+        try:
+            for future in as_completed(futures):
+                d, s = futures[future]
+                done[(d.name, s.id)] = future.result()
+                if progress is not None:
+                    progress(d, done[(d.name, s.id)][0])
+        except BaseException:  # Ctrl-C or a failing callback: start nothing more, end what runs
+            pool.shutdown(wait=False, cancel_futures=True)
+            end_running_drivers()
+            raise
     runs = []
     for d in drivers:
         mine = [done[(d.name, s.id)] for s in seqs if (d.name, s.id) in done]

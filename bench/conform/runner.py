@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -277,6 +278,8 @@ def _run_driver(argv: list[str], work: Path, timeout: float) -> dict[str, Any]:
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return {"ok": None, "reason": "driver_failed", "error": f"cannot start the driver: {exc}"}
+    with _LIVE_LOCK:
+        _LIVE.add(proc.pid)
     try:
         _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -297,8 +300,24 @@ TIMED_OUT = "timed_out"
 """The key a driver result has (true) when the loop did not finish within the timeout."""
 
 
+_LIVE: set[int] = set()
+"""The process groups of the drivers running now (each in a session of its own, out of reach of Ctrl-C)."""
+_LIVE_LOCK = threading.Lock()
+
+
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
     """End the driver's process group (the driver, the loop and anything they started) and reap it."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
+    with _LIVE_LOCK:
+        _LIVE.discard(proc.pid)
+
+
+def end_running_drivers() -> None:
+    """End every driver still running (an interrupted conformance run): their runs end as failed."""
+    with _LIVE_LOCK:
+        groups = list(_LIVE)
+    for pid in groups:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, signal.SIGKILL)

@@ -123,3 +123,24 @@ def _alive(pid: int) -> bool:
         return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").split(") ")[1][0] != "Z"
     except (OSError, IndexError):
         return False
+
+
+def test_an_interrupted_run_ends_the_drivers_still_running(tmp_path: Path) -> None:
+    # a callback that fails (as Ctrl-C would) once b-fast is in: the hung c-hang run is ended with its
+    # child at once, not left to its timeout
+    def interrupt(driver: Driver, res: ConformResult) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        run_drivers([PACE], [HANG, FAST], {"pace": tmp_path}, {"pace": Port(like_pace)}, root=ROOT, timeout=300,
+                    jobs=2, retries=0, progress=interrupt)
+    except KeyboardInterrupt:
+        pass
+    else:
+        raise AssertionError("the interrupt was swallowed")
+    assert len(runs_of(tmp_path, "hang")) == 1
+    child = int((tmp_path / "child-pid").read_text(encoding="utf-8"))
+    deadline = time.monotonic() + 5
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child)
