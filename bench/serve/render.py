@@ -166,7 +166,7 @@ def sse(data: Any, event: str | None = None) -> bytes:
     return f"{head}data: {payload}\n\n".encode()
 
 
-def at_request_limit(turn: Turn, recorded: int | None, wire: Wire, body: dict[str, Any]) -> Turn:
+def at_request_limit(turn: Turn, recorded: int | None, wire: Wire, request: dict[str, Any]) -> Turn:
     """`turn` as served to a request: a recorded cut at the recording's max_tokens (output_tokens
     equal to `recorded`, `Sequence.max_tokens`) is served at this request's own limit, so the
     truncation stays visible as usage.output_tokens == max_tokens to a client asking with another
@@ -174,10 +174,10 @@ def at_request_limit(turn: Turn, recorded: int | None, wire: Wire, body: dict[st
     u = turn.usage
     if recorded is None or u is None or u.output_tokens != recorded:
         return turn
-    keys = {"openai-chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",),
-            "openai-responses": ("max_output_tokens",)}.get(wire, ())
-    limit = next((v for k in keys if type(v := body.get(k)) is int and v > 0), None)
-    return turn if limit is None else replace(turn, usage=Usage(u.input_tokens, limit))
+    fields = {"openai-chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",),
+              "openai-responses": ("max_output_tokens",)}.get(wire, ())
+    asked = next((n for f in fields if type(n := request.get(f)) is int and n > 0), None)
+    return turn if asked is None else replace(turn, usage=Usage(u.input_tokens, asked))
 
 
 # ---------------------------------------------------------------- OpenAI Chat Completions
