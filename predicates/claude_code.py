@@ -246,3 +246,57 @@ def decide(turn: Turn, state: State) -> Decision:
         memo["empty_nudged"] = True
         return Remind("no-output", message=NO_OUTPUT)
     return Stop("success", ok=True, rule="answer")
+
+
+_RETRACTED = (
+    "Not a different decision: what the server can see of a retraction. Claude Code retracts a tool_use reply "
+    "without a block (tombstone, claude@328819797-328820600) and sends the Ogr nudge instead; the next request "
+    "no longer carries the retracted reply, so the server finds a history that lost an item and reads "
+    "'unknown' where the port says remind [dropped-call]. The importer fixture "
+    "tests/importers/fixtures/claude_code/anthropic-dropped-tool-use.jsonl (driven on 2.1.328) shows the "
+    "retraction (retractedMessageUuids) and the nudge text; the steps before and after agree."
+)
+_WITHHELD = (
+    "Not a different decision: a reply Claude Code withholds. An empty end_turn, a cut (max_tokens) reply "
+    "without text, or a refusal is kept out of the next request (the output-limit recovery and the empty-reply "
+    "nudge build the request from the messages without the withheld one, claude@328818300-328819500, "
+    "claude@328740500-328741500; a refused reply is not written at all: con-anthropic-refusal-stream.jsonl in "
+    "tests/importers/fixtures/claude_code/), so the nudge request has a history that lost an item: the server "
+    "reads 'unknown' where the port says remind. Driving 2.1.328 showed one request per step as the port has."
+)
+_REFUSAL_RESEND = (
+    "Not a different decision: a refusal with no content. Claude Code withholds the refused reply and sends "
+    "the Cpo note with the request again (H6's transcript anthropic-refusal.jsonl has the isMeta user line "
+    "with refusedMessageId); on the wire the note is not a message the server tells apart from the request "
+    "before (the refused reply had nothing to echo), so it reads a resend where the port says remind "
+    "[refusal-nudge]; the second refusal ends the run as the port says (api_error, "
+    "model_refusal_no_fallback). With content (chat-content-filter) the server sees the remind and agrees."
+)
+_COMPACTED = (
+    "A real difference, not modelled: after a context overflow ('prompt is too long', 400/413) Claude Code "
+    "2.1.328 compacts the conversation (a summarising request of its own) and goes on; driving it showed "
+    "remind/resend pairs at the overflow turn and then the run's end, where the port stops with api_error. "
+    "The compaction code (reactive compact in chunk 86h1x6mk) was not read; the golden cells say so."
+)
+
+CONFORMANCE_EXPLAINED = {
+    "anthropic-dropped-tool-use": _RETRACTED,
+    "chat-dropped-calls-reasoning-only": _RETRACTED,
+    "chat-dropped-calls-x3": _RETRACTED,
+    "chat-empty-stop": _WITHHELD,
+    "chat-stop-null-unfinished-reasoning": _WITHHELD,
+    "gemini-max-tokens-empty": _WITHHELD,
+    "rec-gemini-max-tokens-no-parts": _WITHHELD,
+    "con-anthropic-refusal-json": _WITHHELD,
+    "con-anthropic-refusal-stream": _WITHHELD,
+    "rec-azure-content-filter-hate": _WITHHELD,
+    "anthropic-refusal": _REFUSAL_RESEND,
+    "gemini-safety": _REFUSAL_RESEND,
+    "rec-gemini-safety-no-parts": _REFUSAL_RESEND,
+    "chat-context-overflow-after-tools": _COMPACTED,
+    "chat-context-overflow-compacted": _COMPACTED,
+    "chat-context-overflow-window-shrinks": _COMPACTED,
+    "chat-error-400-request-too-large": _COMPACTED,
+    "seed001-never-stops-context-overflow": _COMPACTED,
+}
+"""Differences between this port and driving 2.1.328, each with the evidence (stopbench conform claude_code)."""
