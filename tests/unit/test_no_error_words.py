@@ -95,16 +95,25 @@ def _decisions(tree: ast.AST) -> Iterator[ast.AST]:
                 yield node
 
 
+def _scopes(tree: ast.Module) -> Iterator[ast.AST]:
+    """Each function (a variable's taint stays in the function that assigned it), and the module's
+    own statements outside functions."""
+    functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+    yield from functions
+    yield ast.Module(body=[n for n in tree.body if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef
+                                                                   | ast.ClassDef)], type_ignores=[])
+
+
 def word_decisions(source: str) -> list[int]:
     """The lines of `source` where an error's message or code reaches a decision."""
-    tree = ast.parse(source)
-    tainted = _tainted_names(tree)
     lines: set[int] = set()
-    for expr in _decisions(tree):
-        for sub in ast.walk(expr):
-            if (isinstance(sub, ast.Attribute) and sub.attr in WORDS and _is_error(sub.value)) or (
-                    isinstance(sub, ast.Name) and sub.id in tainted and isinstance(sub.ctx, ast.Load)):
-                lines.add(sub.lineno)
+    for scope in _scopes(ast.parse(source)):
+        tainted = _tainted_names(scope)
+        for expr in _decisions(scope):
+            for sub in ast.walk(expr):
+                if (isinstance(sub, ast.Attribute) and sub.attr in WORDS and _is_error(sub.value)) or (
+                        isinstance(sub, ast.Name) and sub.id in tainted and isinstance(sub.ctx, ast.Load)):
+                    lines.add(sub.lineno)
     return sorted(lines)
 
 
@@ -142,7 +151,8 @@ def test_echoing_the_words_as_data_is_not_a_decision() -> None:
     echoed = '''
 def body(err):
     name = err.code or err.kind
-    return {"error": {"type": name, "message": err.message}}
+    code = err.code
+    return {"error": {"type": name, "code": code, "message": err.message}}
 def line(turn):
     return f"error {turn.error.kind}: {turn.error.message}"
 def decide(turn):
@@ -150,5 +160,8 @@ def decide(turn):
         return 1
 def details(err):
     return [{"reason": err.code}] if err.code is not None else []
+def other(response):
+    code = response.status_code
+    return code == 200
 '''
     assert word_decisions(echoed) == []
