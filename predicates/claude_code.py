@@ -251,8 +251,9 @@ def decide(turn: Turn, state: State) -> Decision:
 _RETRACTED = (
     "Not a different decision: what the server can see of a retraction. Claude Code retracts a tool_use reply "
     "without a block (tombstone, claude@328819797-328820600) and sends the Ogr nudge instead; the next request "
-    "no longer carries the retracted reply, so the server finds a history that lost an item and reads "
-    "'unknown' where the port says remind [dropped-call]. The importer fixture "
+    "does not echo the reply as it was served (the run's note: 'history differs at item 1 (3 items before, 4 "
+    "after)'), so the server cannot read it as an echo plus a message and says 'unknown' where the port says "
+    "remind [dropped-call]. The importer fixture "
     "tests/importers/fixtures/claude_code/anthropic-dropped-tool-use.jsonl (driven on 2.1.328) shows the "
     "retraction (retractedMessageUuids) and the nudge text; the steps before and after agree."
 )
@@ -261,8 +262,9 @@ _WITHHELD = (
     "without text, or a refusal is kept out of the next request (the output-limit recovery and the empty-reply "
     "nudge build the request from the messages without the withheld one, claude@328818300-328819500, "
     "claude@328740500-328741500; a refused reply is not written at all: con-anthropic-refusal-stream.jsonl in "
-    "tests/importers/fixtures/claude_code/), so the nudge request has a history that lost an item: the server "
-    "reads 'unknown' where the port says remind. Driving 2.1.328 showed one request per step as the port has."
+    "tests/importers/fixtures/claude_code/), so the nudge request does not echo the reply as it was served "
+    "('history differs at item 1'): the server reads 'unknown' where the port says remind. Driving 2.1.328 "
+    "showed one request per step as the port has."
 )
 _REFUSAL_RESEND = (
     "Not a different decision: a refusal with no content. Claude Code withholds the refused reply and sends "
