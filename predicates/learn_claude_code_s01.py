@@ -45,6 +45,36 @@ _RETRIED_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_c
 """Errors without a status the client retries (the error kinds of a timeout or a transport failure)."""
 
 
+_EMPTY_USER = (
+    "Not visible to the server. Turn {turn} is tool_use with no tool_use block: s01 appends the assistant "
+    "content and a user message whose content is [] (L85-94), and asks again: the port's continue with nothing "
+    "run (tool-use-no-blocks). The server reduces an Anthropic request to its items, and an empty content list "
+    "gives none (bench/serve/observe.py, _anthropic), so the next request's echo follows the previous assistant "
+    "message directly and is merged with it; an echo that adds neither calls nor text 'cannot be told from a "
+    "resend there, and counts as one' (observe.py's docstring). Driven once on the pinned file "
+    "(stopbench conform, the learn_claude_code_s01 driver): the requests at step {step} on carry nothing new, "
+    "observed as resends, one request per turn as the port says."
+)
+_NO_TOOL_STOP = (
+    "A translation, not a decision: a {dialect} turn whose finish is {raw} carries calls, and the Messages API "
+    "has no such turn. The port stands in stop_reason tool_use for it (ASSUMPTION in this file's docstring: "
+    "the model called tools); the replay server sends the canonical finish's Anthropic string, end_turn "
+    "(bench/serve/render.py finish_for: dialects.default_raw('anthropic', 'stop')), and on end_turn s01 "
+    "returns without running the calls (L83-84), as the port does for an Anthropic end_turn. Driven once on "
+    "the pinned file (stopbench conform, the learn_claude_code_s01 driver): observed stop at step 1."
+)
+CONFORMANCE_EXPLAINED = {
+    "chat-dropped-calls-x3": _EMPTY_USER.format(turn=6, step=8),
+    "chat-dropped-calls-x3-remind-recovers": _EMPTY_USER.format(turn=6, step=8),
+    **{sid: _NO_TOOL_STOP.format(dialect="Gemini", raw="STOP") for sid in (
+        "gemini-function-call-stop", "gemini-stop-empty-after-call", "gemini-too-many-tool-calls",
+        "rec-gemini-partial-args-stop", "rec-mixed-agents-tool-calls-run1")},
+    **{sid: _NO_TOOL_STOP.format(dialect="Responses", raw="completed") for sid in (
+        "rec-responses-function-call-stream", "responses-function-call-rounds", "responses-tool-args-python-dict")},
+}
+"""Differences between this port and the original driven against the replay server (stopbench conform,
+conformance/drivers/learn_claude_code_driver.py), each with why the server shows it."""
+
 def _tool_use(turn: Turn) -> bool:
     """Whether the Messages API's stop_reason for this turn is (or would be) "tool_use"."""
     raw = turn.finish_raw
