@@ -65,8 +65,8 @@ def _retryable(err: TurnError) -> bool:
     """Whether the AI SDK's retry function retries this error as the replay server serves it.
 
     A cut body (connection_reset/refused without a status) fails while reading: undici's
-    `terminated` is a network error, made retryable by handle-fetch-error.ts L72-97 (ASSUMPTION,
-    checked by the driven run). An error without a status goes out as HTTP 500
+    `terminated` is a network error, made retryable by handle-fetch-error.ts L72-97 (read as such,
+    and seen driving chat-connection-dropped-repeat: two resends, then AI_RetryError). An error without a status goes out as HTTP 500
     (bench/serve/render.py IN_STREAM_JSON_STATUS) on a non-streamed request: retryable."""
     if err.status is None:
         return True
