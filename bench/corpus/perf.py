@@ -163,4 +163,5 @@ def dask_section(tmp: Path, n_turns: int, predicates: Path) -> None:
         print("  the goal cannot be shown here: fewer than 2 cores are available")
     elif got[2] < 1.7:
         print(f"  the goal cannot be shown here: the two workers got {got[2]:.2f} cores between them (the machine is "
-              f"shared, load average {loads[2]:.1f} on {cores} cores), and the speed-up cannot exceed that")
+              f"shared, load average {loads[2]:.1f} on {cores} cores), so the speed-up says how much CPU each run was "
+              "given by the other processes, not what a second worker adds")
