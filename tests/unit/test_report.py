@@ -81,7 +81,10 @@ def test_a_live_column_has_no_golden_status_row_and_the_legend_says_why() -> Non
             if line.startswith("| ")][1:] == [["p", "0", "0"], ["mine@live", "1", "1"]]
 
 
-def test_the_shipped_decision_table_has_a_median_row_under_350_characters() -> None:
+def test_the_shipped_decision_table_has_a_median_row_under_20_characters_a_column() -> None:
+    """A cell stays a short label (outcome, steps, a violation mark), so a row grows by about one
+    padded label per column: the bar is per column (it was 350 characters at 14 columns, about 23 a
+    column; the column-name padding of the longest names is most of a row's width)."""
     cat = load_catalogue(ROOT / "sequences")
     preds = discover(ROOT / "predicates", entry_points_too=False)
     res = list(run(cat.sequences, preds, load_golden(ROOT / "expected")))
@@ -92,4 +95,4 @@ def test_the_shipped_decision_table_has_a_median_row_under_350_characters() -> N
     median = statistics.median(len(r) for r in rows)
     print(f"decision-table.md: {len(rows)} rows x {len(preds)} predicates, median row {median} characters, "
           f"longest {max(len(r) for r in rows)}")
-    assert median < 350
+    assert median < 20 * (len(preds) + 1)
