@@ -88,7 +88,10 @@ def test_markdown_section_has_a_row_per_predicate_and_each_unreachable_reason() 
 # Rules that can fire but have no sequence yet, each with the reason; remove an entry when its rule
 # fires. Empty: chat-tool-call-blank-name and chat-tool-args-json-string reach the last three
 # (hermes tools-mixed-invalid and invalid-tool-name, learn_claude_code_s01_openai bad-args-crash).
-PENDING: dict[tuple[str, str], str] = {}
+PENDING: dict[tuple[str, str], str] = {
+    ("claude_code", "overloaded-retry"): "no sequence answers 529 (Anthropic overloaded_error) yet",
+    ("claude_code", "not-found-retry"): "no sequence answers 404 yet",
+}
 
 
 def test_every_rule_of_every_shipped_predicate_fires_on_the_catalogue_or_is_declared_unreachable() -> None:
