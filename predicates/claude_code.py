@@ -202,7 +202,8 @@ def decide(turn: Turn, state: State) -> Decision:
             # without streaming: qPs -> z = j1e (claude@320104200-320105500); zPs sends a 404 there too
             memo["no_stream"] = True
             memo["retries"] = retries + 1
-            return Resend("not-found-retry" if status == 404 else "no-stream-retry", changes=NO_STREAM)
+            # observed: these retries carry no max_tokens change (rec-azure-prompt-filter-error)
+            return Resend("not-found-retry" if status == 404 else "no-stream-retry")
         if err.status is None and err.kind in _TRANSPORT:
             if retries < MAX_RETRIES:
                 memo["retries"] = retries + 1
