@@ -136,7 +136,10 @@ def search(judge_one: Callable[[Sequence], tuple[tuple[str, str] | None, Cell]],
     out = LiveFuzz()
     started = time.monotonic()
     first_failure: list[float] = []
-    strategy = st.sampled_from(dialects).flatmap(lambda d: bs.sequences(d, max_turns=6, then=then))
+    # open loop only: a reactive turn may send a loop back to an earlier turn for ever, and a live loop
+    # without a cap of its own (the naive loop) would then run until killed (in-process: never)
+    strategy = st.sampled_from(dialects).flatmap(
+        lambda d: bs.sequences(d, max_turns=6, then=then, reactive=False))
     strategy = strategy.map(distinct_ids)
 
     def fails(seq: Sequence) -> bool:
