@@ -42,7 +42,7 @@ from bench.model import Cell, Dialect, Requirement, Sequence, Then, Turn
 from bench.sequence_io import dump_sequence, sequence_to_yaml
 
 LIVE_DIALECTS: tuple[Dialect, ...] = ("openai-chat", "anthropic", "openai-responses")
-"""Dialects fuzzed by default: the server has no Gemini endpoint."""
+"""Dialects fuzzed by default: a checked program is given the OpenAI and Anthropic base URLs only."""
 
 _BAD_FINISHES = frozenset({"length", "content_filter", "error"})
 

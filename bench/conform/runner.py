@@ -84,12 +84,12 @@ DRIVERS: Mapping[str, Driver] = {
     "openai_agents": Driver("openai_agents", "openai_agents", "conformance/drivers/openai_agents_driver.py",
                             "openai-chat", "pip install openai-agents==0.24.0 openai==3.57.0",
                             wires={"openai-responses": "openai-responses"}),
-    # api_mode follows the dialect (predicates/hermes.py); the server has no Gemini endpoint
+    # api_mode follows the dialect (predicates/hermes.py); its native Gemini adapter is not driven yet
     "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
                      "pip install 'hermes-agent[anthropic]==0.19.0'",
                      wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
-                     skip={"gemini": "the replay server has no Gemini endpoint for Hermes's native Gemini "
-                                     "adapter (api_mode gemini_native)"}),
+                     skip={"gemini": "not driven yet: Hermes's native Gemini adapter (api_mode gemini_native) "
+                                     "against the server's Gemini endpoint (issue 12)"}),
     # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish);
     # Gemini sequences go out on Chat, their finishes translated (pi's google mapper is not reached)
     "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
