@@ -112,6 +112,7 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
         "final-output": f"{PIN} agents/run_internal/turn_resolution.py:L1176-1182, L1300-1312 - no function calls to run (`has_tools_or_approvals_to_run()` false, run_internal/run_steps.py L141-156) and no refusal: plain-text output, final_output = the last message's text `or \"\"`; finish_reason is not consulted here",
         "tools": f"{PIN} agents/run_internal/turn_resolution.py:L1162-1175, L776-786, L1318-1326 - function calls run; with tool_use_behavior 'run_llm_again' (the default) the tool results are never final, so the step is NextStepRunAgain; arguments that are not a JSON object raise ModelBehaviorError inside the tool (tool.py L1963-1984), which the default failure_error_function turns into an error result for the model (tool.py L1997-2003): those calls are failed",
         "max-turns": f"{PIN} agents/run_config.py:L45, agents/run.py:L1597-1622 - `current_turn += 1` before each model call; when it exceeds max_turns (10) MaxTurnsExceeded is built and, with no error handler, raised: the tools of the 10th turn ran, the 11th call is never made",
+        "refusal": f"{PIN} agents/models/chatcmpl_converter.py:L229-231, agents/items.py:L800-810, agents/run_internal/turn_resolution.py:L1176-1188 - the Chat adapter turns `message.refusal` into a refusal part of the output message (a Responses refusal part arrives as one); with no function call to run and a refusal in the last message, ModelRefusalError is raised (no error handler: out of Runner.run), whatever the finish says (found by conformance on chat-refusal-finish-stop)",
         "chat-length-empty": f"{PIN} agents/models/openai_chatcompletions.py:L328-343 - finish_reason 'length' with no content, no refusal and no tool calls raises ModelBehaviorError (a truncated turn with text or tool calls is processed normally)",
         "chat-content-filter-empty": f"{PIN} agents/models/openai_chatcompletions.py:L315-326, agents/run_internal/turn_resolution.py:L1186-1200 - finish_reason 'content_filter' with no content and no tool calls gets a synthesized refusal, and a refusal with nothing to run raises ModelRefusalError (no handler)",
         "responses-terminal": f"{PIN} agents/models/openai_responses.py:L887-890 - a non-streamed response whose status is 'failed' or 'incomplete' (max_output_tokens or content_filter) raises ModelBehaviorError, whatever its output",
@@ -142,6 +143,8 @@ def decide(turn: Turn, state: State) -> Decision:
             return Stop("ModelBehaviorError", ok=False, rule="responses-terminal")
         if turn.tool_calls:
             return _tools(turn, state, "tools")
+        if turn.refusal:
+            return Stop("ModelRefusalError", ok=False, rule="refusal")
         return Stop("final_output", ok=True, rule="final-output")
     # Chat Completions adapter: the raw finish_reason of an openai-chat turn, else the canonical one
     finish = raw if raw in ("stop", "length", "tool_calls", "content_filter", "function_call") else turn.finish
@@ -152,4 +155,6 @@ def decide(turn: Turn, state: State) -> Decision:
             return Stop("ModelRefusalError", ok=False, rule="chat-content-filter-empty")
     if turn.tool_calls:
         return _tools(turn, state, "tools")
+    if turn.refusal:
+        return Stop("ModelRefusalError", ok=False, rule="refusal")
     return Stop("final_output", ok=True, rule="final-output")

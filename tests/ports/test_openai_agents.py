@@ -124,3 +124,16 @@ def test_a_blank_tool_name_raises_before_any_call_of_the_turn_runs(oa: Predicate
     last = cell.steps[-1].decision
     assert (cell.n_steps, cell.reason, cell.ok, last.rule) == (1, "ModelBehaviorError", False, "tool-not-found")
     assert cell.tools_run == ()
+
+
+def test_a_refusal_with_finish_stop_raises_model_refusal_error_after_the_tools_of_its_turn(oa: Predicate) -> None:
+    # turn_resolution.py L1176-1188: with nothing to run, a refusal in the last message raises,
+    # whatever the finish says; calls beside it run first (has_tools_or_approvals_to_run)
+    refused = Turn(finish="stop", finish_raw="stop", refusal="I can't help with that.")
+    cell = run(oa, fresh("read_file", 1), refused)
+    assert (cell.n_steps, cell.reason, cell.ok, cell.steps[-1].decision.rule) == (2, "ModelRefusalError", False,
+                                                                                 "refusal")
+    with_call = replace(refused, finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("grep", 2),))
+    assert run(oa, with_call, answer()).steps[0].decision.action == "continue"
+    responses = run(oa, replace(refused, finish_raw="completed"), dialect="openai-responses")
+    assert (responses.reason, responses.ok) == ("ModelRefusalError", False)
