@@ -152,6 +152,18 @@ CONFORMANCE_EXPLAINED = {
         "or result, so the server infers 'continue with the assistant echo only' and then 'resend'. "
         "The request count (91) and the stop (max_iterations_reached(90/90), summary request) agree "
         "with the port."),
+    "chat-identical-tool-results": (
+        "The server cannot see the repeated calls run, as on chat-repeat-same-call: from step 7 on the "
+        "last turn repeats (then: repeat), so its call ids come again; Hermes runs them, but its pre-call "
+        "sanitizer drops a call id already seen in an earlier assistant message and the later result with "
+        "it (agent/agent_runtime_helpers.py L2804-2848), so the request adds the assistant echo only. "
+        "Driven 2026-11-30: the stop (max_iterations_reached(90/90)) and the request count (91) agree."),
+    "chat-polling-stalls": (
+        "The server cannot see the repeated call run, as on chat-repeat-same-call: the last turn repeats "
+        "(then: repeat) with its call_4, an id Hermes' pre-call sanitizer drops once seen "
+        "(agent/agent_runtime_helpers.py L2804-2848), so from step 5 the requests add the assistant echo "
+        "only (then resends). Driven 2026-11-30: the stop (max_iterations_reached(90/90)) and the request "
+        "count (92) agree with the port."),
     "chat-reasoning-only-after-tools-repeat": (
         "The server cannot see the second thinking prefill. Hermes appends each reasoning-only reply "
         "as an interim assistant message with no text (conversation_loop.py L5307-5325), so the second "
