@@ -470,6 +470,13 @@ RULES = {
                          "the client once, retry_count = 0, try again",
     "api-error-stop": f"{LOOP}:L4106, L4124-4270 - retry_count reaches 3, no recovery and no "
                       "fallback: return failed 'API call failed after 3 retries'",
+    "api-content-policy": f"{LOOP}:L4084-4095, L537-560 with agent/error_classifier.py:L650-663, "
+                          "L382-402 - the classifier's first rule: the provider's safety filter refused "
+                          "the prompt (its patterns: OpenAI's 'violates our usage policies', "
+                          "Azure's content_filter / ResponsibleAIPolicyViolation, ...; the port reads "
+                          "the error kind content_filter those patterns answer to): not retryable, no "
+                          "fallback configured, return failed 'content_policy_blocked' at once "
+                          "(found by driving 0.19.0 on rec-azure-prompt-filter-error)",
     "api-error-fatal": f"{LOOP}:L3899-4100 - non-retryable client error (4xx other than 408/429/402 "
                        "and context overflow; 5xx request-validation bodies, error_classifier.py "
                        "L1074-1091): no fallback, return failed at once",
@@ -797,6 +804,8 @@ def _api_error(turn: Turn, m: dict[str, Any]) -> Decision:
     err = turn.error
     assert err is not None
     status = err.status
+    if err.kind == "content_filter":  # error_classifier.py L650-663: checked before any status rule
+        return Stop("content_policy_blocked", ok=False, rule="api-content-policy")
     overflow = err.kind == "context_overflow"
     if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):
         m["compress"] += 1

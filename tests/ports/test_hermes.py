@@ -223,3 +223,15 @@ def test_a_compression_of_more_than_seven_messages_compacts_the_request(hermes: 
     many = run(hermes, tools("a"), tools("b"), tools("c"), tools("d"), overflow, answer())
     assert actions(many)[4] == "resend context-compress"
     assert many.steps[4].decision.changes == RequestChanges(compact=True)
+
+
+def test_a_prompt_refused_by_the_provider_filter_stops_at_once_as_content_policy_blocked(hermes: Predicate) -> None:
+    # error_classifier.py L650-663 runs before the status rules: a 400 safety block is not a
+    # generic non-retryable client error (conversation_loop.py L4084-4095)
+    refused = TurnError("content_filter", "The response was filtered", 400, "content_filter")
+    blocked = Turn(finish="error", error=refused)
+    cell = run(hermes, blocked)
+    assert (cell.n_steps, cell.reason, cell.ok, cell.steps[0].decision.rule) == (1, "content_policy_blocked", False,
+                                                                                "api-content-policy")
+    other = run(hermes, replace(blocked, error=TurnError("invalid_request", "bad", 400)))
+    assert other.reason == "non_retryable_client_error"
