@@ -197,7 +197,8 @@ def test_anthropic_json_sends_invalid_arguments_as_an_empty_input_object() -> No
 
 def test_anthropic_in_stream_error_raises_in_the_client() -> None:
     seq = make_sequence([{"finish": "error", "content": "partial",
-                          "error": {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded"}}], "anthropic")
+                          "error": {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded"}}],
+                        "anthropic")
     with (serving(seq) as srv, pytest.raises(anthropic.APIStatusError, match="Overloaded"),
           claude(srv.url).messages.stream(model="m", max_tokens=5, messages=USER) as s):  # type: ignore[arg-type]
         s.get_final_message()
