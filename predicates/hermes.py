@@ -189,6 +189,11 @@ CONFORMANCE_EXPLAINED = {
         "generated one, call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425, "
         "codex_responses_adapter.py L182-191). The tool result goes back under that id, which the "
         "served turn does not have ('result for unknown call id'). Steps, outcome and reason agree."),
+    "rec-openai-legacy-function-call": (
+        "The server cannot match the tool result to the served call, as on rec-gemini-compat-empty-tool-id: "
+        "the legacy function_call is imported as a call with id '' and served so; Hermes gives an empty id "
+        "a generated call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425) and the result goes "
+        "back under it ('result for unknown call id'). Driven 2026-11-30: steps and outcome agree."),
     "responses-reasoning-only": (
         "The server cannot see the thinking prefill. Hermes appends the reasoning-only reply (for a "
         "custom Responses backend, reasoning with status completed is finish 'stop', "
