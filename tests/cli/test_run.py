@@ -91,7 +91,7 @@ def test_json_lines_carry_the_documented_fields(project: Path) -> None:
     assert {"sequence", "predicate", "outcome", "reason", "ok", "steps", "tools_run", "decisions"} <= set(r)
     assert r["tools_run"] == ["read_file", "count_lines"]
     assert r["decisions"][0] == {"step": 1, "turn": 0, "action": "continue", "reason": None, "ok": None,
-                                 "rule": "calls", "run": ["read_file"], "failed": []}
+                                 "rule": "calls", "run": ["read_file"], "failed": [], "changes": None}
 
 
 def test_reports_are_byte_identical_across_runs(project: Path) -> None:
