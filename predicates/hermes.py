@@ -194,6 +194,17 @@ CONFORMANCE_EXPLAINED = {
         "the legacy function_call is imported as a call with id '' and served so; Hermes gives an empty id "
         "a generated call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425) and the result goes "
         "back under it ('result for unknown call id'). Driven 2026-11-30: steps and outcome agree."),
+    "rec-openrouter-length-then-stream-error": (
+        "By design of the error kinds (issue 13): Hermes classifies this in-stream error by its words "
+        "('Token limit reached' reads as a context overflow, agent/error_classifier.py) and stops "
+        "context_length_exceeded; the error is an output-budget chunk after 43 input tokens, recorded as kind "
+        "stream_error, and the port reads kinds, not words, so it takes the non-retryable client error path. "
+        "Both stop at step 1, not ok (expected/hermes.yaml's header says the same)."),
+    "seed001-never-stops-context-overflow": (
+        "The server sees Hermes' summary request: with more than 7 messages the compressor asks the model "
+        "for a summary in a request of its own (context_compressor.py), which the port does not model (its "
+        "context-compress rule says so); the server reads it as 'unknown +compact', then the compacted "
+        "retry. The compressions counted, the stop (context_length_exceeded) and ok agree."),
     "responses-reasoning-only": (
         "The server cannot see the thinking prefill. Hermes appends the reasoning-only reply (for a "
         "custom Responses backend, reasoning with status completed is finish 'stop', "
