@@ -85,6 +85,11 @@ _DEFAULT_BELOW = ("the default is read only before the key is first set, and -1,
 _RESET_AFTER_SUCCESS = ("a counter reset after a good response: only a second burst of the same "
                         "failure later in one run, reaching the budget, tells it apart; no sequence has one")
 
+_HTTP = ("an HTTP status (or the code a status-less error kind is mapped to) that no sequence sends to this "
+         "port, or a bound of a status class no sequence reaches: a coverage gap, not reviewed line by line yet")
+_COUNTER = ("a counter, a reset or a retry budget step no sequence runs long enough, or resets often enough, to "
+            "tell apart: a coverage gap, not reviewed line by line yet")
+
 NOTES: tuple[Note, ...] = (
     # every port with an HTTP status test
     *(Note(port, line, _499, ("500 -> 499",), equivalent=False) for port, line in (
@@ -93,8 +98,7 @@ NOTES: tuple[Note, ...] = (
         ("learn_claude_code_s01", "err.status >= 500"), ("learn_claude_code_s01_openai", "err.status >= 500"),
         ("openai_agents", "err.status >= 500"), ("opencode", "status in (408, 409, 429) or status >= 500"),
         ("reference", "err.status >= 500"), ("hermes", "status is None or status == 400 or status >= 500"),
-        ("hermes", "(400 <= status < 500 and status not in (402, 408, 429))"),
-        ("hermes", "status in (500, 502) and any(p in msg for p in _VALIDATION)"))),
+        ("hermes", "(400 <= status < 500 and status not in (402, 408, 429))"))),
     Note("codex", "400 <= err.status < 500 and err.status != 408",
          "status 500 is taken by the >= 500 test on the line before and never reaches this one",
          ("< -> <=", "500 -> 501")),
@@ -115,9 +119,6 @@ NOTES: tuple[Note, ...] = (
     Note("corecoder", "memo.update(phase=1, attempt=0)",
          "the call retries left after the 400 fallback: only a retryable error right after a 400 tells "
          "it apart; no sequence has one", ("0 -> 1", "0 -> -1"), equivalent=False),
-    Note("corecoder", 'if status == 400 and memo.get("phase", 0) == 0:',
-         "the default matters only for a 400 before any good response; no sequence starts with a 400",
-         ("0 -> 1", "0 -> -1"), equivalent=False),
     Note("corecoder", "memo.update(sdk=0, attempt=0, phase=0)", _BEFORE_STOP, next="return Stop("),
     Note("corecoder", "memo.update(sdk=0, attempt=0, phase=0)", _RESET_AFTER_SUCCESS, equivalent=False,
          next="if not turn.tool_calls:"),
@@ -137,9 +138,6 @@ NOTES: tuple[Note, ...] = (
     Note("opencode", 'return "tool-calls" if has_calls else "other"',
          "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence "
          "has one", equivalent=False),
-    Note("opencode", 'return Remind("compaction-summary"',
-         "a compaction whose summary request succeeds: every overflow sequence overflows again",
-         equivalent=False),
     Note("opencode", 'return status == 413 or kind == "context_overflow"',
          "no sequence answers HTTP 413", equivalent=False),
     Note("opencode", "return status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS",
@@ -156,9 +154,6 @@ NOTES: tuple[Note, ...] = (
          "the default is read only before the first reset of the count (every tool round resets it): "
          "only a run that spends its reminders before any tool round tells it apart; none does",
          equivalent=False),
-    Note("reference", 'memo["same"] = memo.get("same", 0) + 1 if memo.get("signature") == signature else 1',
-         "the default is read only when this call set equals the previous one, and by then the count "
-         "has been set"),
     # opencode's retry counter
     Note("opencode", 'memo["retries"] = 0', _BEFORE_STOP, next="return Stop("),
     Note("opencode", 'memo["retries"] = 0', "the retry count reset by a context overflow: only retryable "
@@ -202,8 +197,6 @@ NOTES: tuple[Note, ...] = (
          equivalent=False),
     Note("hermes", "DEFAULT_CONTEXT = 256_000", "no overflow error reports a window within a token of "
          "256,000", equivalent=False),
-    Note("hermes", "if 1024 <= limit <= 10_000_000:", "no overflow error reports a window at the bounds "
-         "Hermes accepts (1,024 or 10,000,000 tokens)", equivalent=False),
     Note("hermes", "limit = None if status == 413 else", "no HTTP 413 body reports a context window",
          equivalent=False),
     *(Note("hermes", line, "when an overflow comes after 6 to 9 messages: Hermes would then summarise with "
@@ -261,6 +254,62 @@ NOTES: tuple[Note, ...] = (
          "recorded with another finish tells the line apart", ("== -> !=",), equivalent=False),
     Note("pydantic_ai", "last = turn.tool_calls[-1]", "the first and the last call differ only in a length-cut turn "
          "with several calls that exhausts a tool's budget; no sequence has one", ("1 -> 0",), equivalent=False),
+    # claude_code and gemini_cli came in this round; their helpers reviewed the caught mutants, not yet
+    # each survivor: these lines are gaps said by category (HTTP statuses the catalogue does not send, such
+    # as 529, 404, 499 or status-less errors mapped to a code; counters and resets no sequence runs long
+    # enough to tell apart), to be reviewed line by line or closed with sequences
+    Note('claude_code', 'MAX_OVERLOADED = 3  # T_e=3, claude@320110838', _COUNTER, equivalent=False),
+    Note('claude_code', 'if over < MAX_OVERLOADED and retries < MAX_RETRIES:', _COUNTER, equivalent=False),
+    Note('claude_code', 'if silent == SILENT_TURNS and memo.get("silent_sent", 0) < SILENT_MAX:',
+         _COUNTER, equivalent=False),
+    Note('claude_code', 'if status == 529:', _HTTP, equivalent=False),
+    Note('claude_code', 'memo["output_limit"] = 0', _COUNTER, equivalent=False),
+    Note('claude_code', 'memo["overloaded"] = 0', _COUNTER, equivalent=False),
+    Note('claude_code', 'memo["retries"] = 0', _COUNTER, equivalent=False),
+    Note('claude_code', 'memo["retries"] = retries + 1', _COUNTER, equivalent=False),
+    Note('claude_code', 'return Stop("api_error", ok=False, rule="api-error")', _HTTP, ("Stop: ok inverted",),
+         equivalent=False),
+    Note('claude_code', 'over: int = memo.get("overloaded", 0) + 1', _COUNTER, equivalent=False),
+    Note('claude_code', 'retryable = status is not None and (status in (408, 409, 429) or statu',
+         _HTTP, equivalent=False),
+    Note('claude_code', 'return Resend("not-found-retry" if status == 404 else "no-stream-retry',
+         _HTTP, equivalent=False),
+    Note('claude_code', 'return Resend("overloaded-retry")', _COUNTER, equivalent=False),
+    Note('claude_code', 'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
+         _HTTP, equivalent=False),
+    Note('claude_code', 'silent: int = 0 if turn.content and turn.content.strip() else memo.get',
+         _COUNTER, equivalent=False),
+    Note('gemini_cli', '"context_overflow": 400, "invalid_request": 400, "authentication": 401',
+         _HTTP, equivalent=False),
+    Note('gemini_cli', '"not_found": 404, "content_filter": 400, "stream_error": 500, "http_st',
+         _HTTP, equivalent=False),
+    Note('gemini_cli', '_KIND_CODE = {"rate_limit": 429, "quota": 429, "overloaded": 503, "ser',
+         _HTTP, equivalent=False),
+    Note('gemini_cli', 'for k in range(1, 6):', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'if code == 404 or not _retryable(code) or http + 1 >= HTTP_ATTEMPTS:', _HTTP, equivalent=False),
+    Note('gemini_cli', 'if memo.get("loops", 0) >= 1:', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'if not _retryable(code) or attempt + 1 >= MID_STREAM_ATTEMPTS:', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'memo.update(attempt=0, http=0, nudged=False, function_response=functio',
+         _COUNTER, equivalent=False),
+    Note('gemini_cli', 'memo.update(attempt=attempt + 1, nudged=False)', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'memo["http"] = 0', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'memo["loops"] = 1', _COUNTER, equivalent=False),
+    Note('gemini_cli', 'return "stream", err.status if err.status is not None else _KIND_CODE.',
+         _COUNTER, equivalent=False),
+    Note('gemini_cli', 'return code is not None and (code in (429, 499) or 500 <= code < 600)',
+         _HTTP, equivalent=False),
+    # precise ones
+    Note("hermes", "1024 <= limit <= 10_000_000", "no sequence reports a context window at either bound of "
+         "Hermes' plausibility range (1,024 and 10,000,000 tokens): the recorded windows are 128,000 and 200,000",
+         equivalent=False),
+    Note("learn_claude_code_s01", "_EMPTY_USER.format(turn=6, step=8)", "text of a CONFORMANCE_EXPLAINED "
+         "entry, read by the conformance report only: no replay reads it"),
+    Note("openai_agents", 'return Stop("ModelRefusalError", ok=False, rule="refusal")', "the Responses branch's "
+         "refusal stop (the Chat branch's, later in the file, is caught): no Responses sequence carries a refusal "
+         "part yet", equivalent=False, next="return Stop(\"final_output\""),
+    Note("opencode", "status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS", "every 5xx error "
+         "in the catalogue also has a retryable kind (server_error, overloaded), so the status test never "
+         "decides alone", ("<= -> <", ">= -> >", "500 -> 501"), equivalent=False),
 )
 """Surviving mutants that are explained: equivalent, or a coverage gap said out loud."""
 
