@@ -84,17 +84,17 @@ DRIVERS: Mapping[str, Driver] = {
     "openai_agents": Driver("openai_agents", "openai_agents", "conformance/drivers/openai_agents_driver.py",
                             "openai-chat", "pip install openai-agents==0.24.0 openai==3.57.0",
                             wires={"openai-responses": "openai-responses"}),
-    # api_mode follows the dialect (predicates/hermes.py); its native Gemini adapter is not driven yet
+    # api_mode follows the dialect (predicates/hermes.py); Gemini on its native Gemini client
+    # (provider "gemini", Google's base URL, sent to the server by the driver)
     "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
                      "pip install 'hermes-agent[anthropic]==0.19.0'",
-                     wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
-                     skip={"gemini": "not driven yet: Hermes's native Gemini adapter (api_mode gemini_native) "
-                                     "against the server's Gemini endpoint (issue 12)"}),
-    # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish);
-    # Gemini sequences go out on Chat, their finishes translated (pi's google mapper is not reached)
+                     wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}),
+    # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish),
+    # its google-generative-ai provider on the server's Gemini endpoint for Gemini sequences
     "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
                  "npm install --prefix LOOP @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1",
-                 wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
+                 wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
+                 interpreter="node"),
     # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API; Gemini on Chat
     "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
                        "npm install --prefix LOOP opencode-ai@1.18.32",

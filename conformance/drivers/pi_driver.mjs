@@ -3,14 +3,17 @@
 //
 //     node pi_driver.mjs SPEC.json RESULT.json
 //
-// SPEC: {"base_url": "http://127.0.0.1:PORT/v1", "wire": "openai-chat" | "anthropic" | "openai-responses",
+// SPEC: {"base_url": "http://127.0.0.1:PORT/v1",
+//        "wire": "openai-chat" | "anthropic" | "openai-responses" | "gemini",
 //        "loop": "<npm prefix where the two packages are installed>", "prompt": "...",
 //        "ok_marker": "STOPBENCH-OK", "tools": [{"name": "read_file", "required": ["path"]}, ...],
 //        "steers": {"<turn index>": "message"}, "safety_cap": 200}
 //
 // The loop is the agent core's `Agent` (agent-loop.ts runLoop) with a default config, as
 // predicates/pi.py models it; the model is a custom pi-ai provider on the served wire (pi-ai's own
-// openai-completions / anthropic-messages / openai-responses stream functions). Every tool is an
+// openai-completions / anthropic-messages / openai-responses / google-generative-ai stream functions;
+// on the Gemini wire pi-ai's @google/genai client gets the server's `/v1beta` as its baseUrl, which
+// pi-ai passes on with an empty apiVersion, google-generative-ai.ts createClient). Every tool is an
 // `AgentTool` stub that answers "<ok_marker> <name>" and touches nothing; its typebox schema
 // requires the keys in `required` (any value, other keys allowed), so pi's argument validation
 // rejects what it would reject for a real tool. A turn's `steer` is queued with `agent.steer()`
@@ -56,6 +59,8 @@ const APIS = {
   "anthropic": ["anthropic-messages", "./api/anthropic-messages.lazy", "anthropicMessagesApi",
                 spec.base_url.replace(/\/v1\/?$/, "")],
   "openai-responses": ["openai-responses", "./api/openai-responses.lazy", "openAIResponsesApi", spec.base_url],
+  "gemini": ["google-generative-ai", "./api/google-generative-ai.lazy", "googleGenerativeAIApi",
+             spec.base_url.replace(/\/v1\/?$/, "/v1beta")],
 };
 const [api, lazyPath, factoryName, baseUrl] = APIS[spec.wire ?? "openai-chat"];
 const factory = (await import(entry("@earendil-works/pi-ai", lazyPath)))[factoryName];
