@@ -6,7 +6,7 @@ venv, with HOME set to a fresh temporary directory (the conformance runner does 
     python hermes_driver.py SPEC.json RESULT.json
 
 SPEC: {"base_url": "http://127.0.0.1:PORT/v1", "prompt": "...", "model": "stopbench",
-       "wire": "openai-chat" | "openai-responses" | "anthropic", "ok_marker": "STOPBENCH-OK",
+       "wire": "openai-chat" | "openai-responses" | "anthropic" | "gemini", "ok_marker": "STOPBENCH-OK",
        "tools": [{"name": "read_file", "required": ["path"]}, ...]}
 
 The loop is `AIAgent(provider="custom", base_url=..., api_mode=...).run_conversation(prompt)` with
@@ -14,6 +14,16 @@ Hermes' defaults (max_iterations 90, api_max_retries 3, no fallback model), quie
 files or memory, `HERMES_HOME` in the temporary directory. `api_mode` follows the wire as
 predicates/hermes.py assumes it follows the dialect: chat_completions, codex_responses,
 anthropic_messages.
+
+On the Gemini wire the loop runs as a Google user's does: `provider="gemini"` with Google's own base
+URL, `https://generativelanguage.googleapis.com/v1beta`, in mode chat_completions. Only that pair
+makes Hermes build its native Gemini client (`GeminiNativeClient`, agent/agent_runtime_helpers.py
+L1876-1898: provider "gemini" and `is_native_gemini_base_url`, gemini_native_adapter.py L62-69, which
+wants Google's host), an OpenAI-shaped facade over `:streamGenerateContent?alt=sse` and
+`:generateContent` (gemini_native_adapter.py L930-1001). The driver sends that host to the replay
+server beneath Hermes: httpx's transport rewrites a request for Google's host to the server's address
+just before it goes out (like a hosts-file entry), so every line of Hermes runs as it would against
+Google.
 
 Two changes that affect timing only, never a decision: `tool_delay=0` (the default sleeps 1 s
 between tool calls, agent/tool_executor.py L1725-1726), and the retry backoff
@@ -43,7 +53,9 @@ from typing import Any
 
 LABELS = ("stop", "tool_calls", "function_call", "tool_call", "other", "end")  # predicates/hermes.py
 MODES = {"openai-chat": "chat_completions", "openai-responses": "codex_responses",
-         "anthropic": "anthropic_messages"}
+         "anthropic": "anthropic_messages", "gemini": "chat_completions"}
+GOOGLE_HOST = "generativelanguage.googleapis.com"
+GOOGLE_BASE = f"https://{GOOGLE_HOST}/v1beta"  # gemini_native_adapter.py L42, DEFAULT_GEMINI_BASE_URL
 
 # (where, prefix, reason): fixed texts of the result dicts conversation_loop.py returns directly
 RETURNED = (
@@ -77,6 +89,31 @@ def reason_of(res: dict[str, Any]) -> str:
     if res.get("failed") and isinstance(error, str) and final == error:
         return "non_retryable_client_error"  # L4097-4104: final_response and error are the summary
     return f"unmapped: {str(error or final)[:80]}"
+
+
+def send_google_to(server: str) -> None:
+    """Send every httpx request for Google's Gemini host to `server` (the replay server's root),
+    the path and query kept: the network under Hermes, never Hermes' own code."""
+    import httpx
+
+    target = httpx.URL(server)
+    sync_send = httpx.HTTPTransport.handle_request
+    async_send = httpx.AsyncHTTPTransport.handle_async_request
+
+    def moved(request: httpx.Request) -> httpx.Request:
+        if request.url.host == GOOGLE_HOST:
+            request.url = request.url.copy_with(scheme=target.scheme, host=target.host, port=target.port)
+            request.headers["Host"] = target.netloc.decode("ascii")
+        return request
+
+    def handle_request(self: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
+        return sync_send(self, moved(request))
+
+    async def handle_async_request(self: httpx.AsyncHTTPTransport, request: httpx.Request) -> httpx.Response:
+        return await async_send(self, moved(request))
+
+    httpx.HTTPTransport.handle_request = handle_request  # type: ignore[method-assign]
+    httpx.AsyncHTTPTransport.handle_async_request = handle_async_request  # type: ignore[method-assign]
 
 
 def main() -> int:
@@ -113,12 +150,16 @@ def main() -> int:
 
     wire = spec.get("wire", "openai-chat")
     base_url = spec["base_url"]
+    provider = "custom"
     if wire == "anthropic" and base_url.endswith("/v1"):
         base_url = base_url[: -len("/v1")]  # the Anthropic client appends /v1/messages
+    if wire == "gemini":
+        send_google_to(base_url[: -len("/v1")] if base_url.endswith("/v1") else base_url)
+        provider, base_url = "gemini", GOOGLE_BASE
     result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
     try:
         agent = AIAgent(base_url=base_url, api_key="sk-stopbench", model=spec.get("model", "stopbench"),
-                        provider="custom", api_mode=MODES[wire], enabled_toolsets=["stopbench"],
+                        provider=provider, api_mode=MODES[wire], enabled_toolsets=["stopbench"],
                         quiet_mode=True, skip_context_files=True, skip_memory=True, tool_delay=0.0)
         res = agent.run_conversation(spec.get("prompt", "stopbench conformance run"))
     except Exception as exc:  # anything Hermes lets out of run_conversation
