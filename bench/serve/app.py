@@ -136,7 +136,7 @@ class Session:
                 out.append(Observed(step, turn, "unknown", detail="next request is of another API"))
                 continue
             got = infer(_conversation(wire, rec.body), turns[turn], rec.response_id or "",
-                        _conversation(wire, nxt.body), is_error)
+                        _conversation(wire, nxt.body), is_error, self.ok_marker)
             out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
                                 request_changes(wire, rec.body, nxt.body, got.compact)))
         return out
@@ -183,7 +183,7 @@ class Session:
         turn = seq.turns[prev.turn]
         if turn.after and prev.wire == wire and isinstance(prev.body, dict):
             got = infer(_conversation(wire, prev.body), turn, prev.response_id or "", _conversation(wire, body),
-                        error_rule(self.ok_marker))
+                        error_rule(self.ok_marker), self.ok_marker)
             if got.action == "continue" or got.action == "resend" or got.action == "remind":
                 action = got.action
         return run, number, following(seq, prev.turn, action)

@@ -15,6 +15,9 @@ items: user and system messages, assistant messages with their call ids, tool re
   item is request i's last one grown (more calls, or its text extended); the growth is the echo,
   judged as above. (Some clients merge the two messages themselves.) An echo that adds neither
   calls nor text cannot be told from a resend there, and counts as one;
+* request i ending with a user message and request i+1 carrying that message grown (a client
+  that merges consecutive user messages into one, as smolagents does with its error and
+  observation messages): the growth is a user item of its own after it, judged as above;
 * no request i+1 at all: **stop** (ok and reason come from whoever drove the client);
 * the history rewritten into fewer items (a compaction: a summary in place of earlier turns):
   the request's changes say ``compact``; the action is **remind** when it ends with a user or
@@ -32,6 +35,12 @@ Responses), another ``model``, another ``tool_choice`` (normalised to ``auto``, 
 Whether a tool result is an error: Anthropic's ``is_error`` flag when sent; otherwise an
 ``ok_marker`` (a string the driver's stub tools put in every successful result) decides when one
 is given; otherwise the result's text starting with "error" (any case) counts as failed.
+
+Tool results sent as user text (a client that replays a tool's output in a user message, as
+smolagents' ToolCallingAgent does with "Observation:"): with an ``ok_marker``, a user item whose
+lines start with it carries stub results, never a reminder; each ``<ok_marker> <name>`` line
+answers the next call of that name not answered yet (the stubs answer "<ok_marker> <name>";
+there is no call id in such text). A failed call cannot be told in user text: it has no marker.
 """
 
 from __future__ import annotations
@@ -226,6 +235,33 @@ def _grown_echo(before: tuple[Item, ...], after: tuple[Item, ...]) -> Item | Non
     return Item("assistant", merged.text[len(last.text):] if extended else merged.text, calls=extra_calls)
 
 
+def _grown_user(before: tuple[Item, ...], after: tuple[Item, ...]) -> Item | None:
+    """A user message merged into request i's last (user) item, as a user item of its own.
+
+    Some clients merge consecutive user messages into one (smolagents joins its error and
+    observation messages with a newline, models.py get_clean_message_list): request i+1's item at
+    that place is then request i's last item with text added. Returns the added text (leading
+    newlines dropped) as a user item, or None when request i+1 does not have this shape.
+    """
+    if not before or before[-1].kind != "user" or len(after) < len(before):
+        return None
+    last, merged = before[-1], after[len(before) - 1]
+    if merged.kind != "user" or len(merged.text) <= len(last.text) or not merged.text.startswith(last.text):
+        return None
+    if [i.key() for i in after[:len(before) - 1]] != [i.key() for i in before[:-1]]:
+        return None
+    return Item("user", merged.text[len(last.text):].lstrip("\n"))
+
+
+def _stub_results(text: str, ok_marker: str | None) -> list[str] | None:
+    """The tool names of the stub results a user message carries (its lines that start with the
+    ok marker: "<ok_marker> <name>"), or None when it carries none (or no marker is given)."""
+    if not ok_marker:
+        return None
+    names = [line[len(ok_marker):].strip() for line in text.splitlines() if line.startswith(ok_marker)]
+    return names or None
+
+
 @dataclass(frozen=True, slots=True)
 class Inferred:
     action: ObservedAction
@@ -252,8 +288,11 @@ def _compacted(before: Conversation, after: Conversation, note: str) -> Inferred
 
 
 def infer(before: Conversation, turn: Turn, response_id: str, after: Conversation,
-          is_error: Callable[[str], bool] = starts_with_error) -> Inferred:
-    """What the client did after `turn` answered `before`, judged from its next request `after`."""
+          is_error: Callable[[str], bool] = starts_with_error, ok_marker: str | None = None) -> Inferred:
+    """What the client did after `turn` answered `before`, judged from its next request `after`.
+
+    `ok_marker` (the driver's stub marker, when there is one) lets a user message that carries stub
+    results be read as tool results (the module docstring)."""
     merged_note = ""
     if after.previous_id is not None and after.previous_id == response_id:
         tail = after.items
@@ -262,6 +301,9 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     elif (grown := _grown_echo(before.items, after.items)) is not None:
         tail = (grown, *after.items[len(before.items):])
         merged_note = "echo follows the previous assistant message (merged with it)"
+    elif (added := _grown_user(before.items, after.items)) is not None:
+        tail = (added, *after.items[len(before.items):])
+        merged_note = "a user message follows the previous user message (merged with it)"
     else:
         old = [i.key() for i in before.items]
         new = [i.key() for i in after.items]
@@ -293,6 +335,16 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
                 continue
             bad = item.is_error if item.is_error is not None else is_error(item.text)
             (failed if bad else run).append(n)
+        elif item.kind == "user" and (names := _stub_results(item.text, ok_marker)) is not None:
+            answered: list[int] = []
+            for name in names:
+                k = next((k for k, c in enumerate(turn.tool_calls)
+                          if c.name == name and k not in run and k not in failed and k not in answered), None)
+                if k is None:
+                    notes.append(f"stub result in user text for no open call named {name!r}")
+                else:
+                    answered.append(k)
+            run.extend(sorted(answered))
         else:
             messages.append(item.text)
     if after.system != before.system:
