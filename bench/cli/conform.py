@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import resource
 import sys
+import time
 from pathlib import Path
 
 import click
@@ -24,6 +26,7 @@ from bench.conform.campaign import (
     write_reports,
 )
 from bench.conform.campaign import conform_dir as conform_dir_of
+from bench.conform.clock import TIMINGS_FILE, read_timings, slowest, write_timings
 from bench.conform.runner import DRIVERS, ConformResult, Driver
 
 
@@ -49,13 +52,17 @@ from bench.conform.runner import DRIVERS, ConformResult, Driver
 @click.option("--retries", type=click.IntRange(min=0), default=DEFAULT_RETRIES, show_default=True,
               help="Times a run that timed out is run again (said in the report); a run that finished is "
                    "never run again.")
+@click.option("--virtual-clock/--real-clock", default=False, show_default=True,
+              help="Run the loops that can take it (Node and Python ones) on the virtual clock: a retry "
+                   "back-off sleep is cut short while the loop's clock moves on by the whole sleep "
+                   "(conformance/clock/). Native binaries always sleep for real.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per sequence.")
 @click.option("--list-driven", is_flag=True,
               help="Print the drivers CI installs and drives, one a line (every driver but those whose "
                    "committed record is reused), and exit.")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
                 sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
-                jobs: int, retries: int, as_json: bool, list_driven: bool) -> None:
+                jobs: int, retries: int, virtual_clock: bool, as_json: bool, list_driven: bool) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
 
@@ -64,13 +71,15 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     reports/conformance.md. Exit 0 when sequences were run and every difference is explained by its
     port (CONFORMANCE_EXPLAINED); 1 on an unexplained difference or a failed driver; 2 when nothing
     could be run (no loop installed, a named loop missing, every sequence skipped) or on unusable
-    input."""
+    input. Each run's wall time goes to CONFORM_DIR/timings.json (never to the reports); the next
+    run starts the longest runs first, and the slowest are printed at the end."""
     if list_driven:
         click.echo("\n".join(driven(DRIVERS)))
         return
     chosen, only = split_names(names, DRIVERS)
+    folder = conform_dir_of(conform_dir)
     the_plan = plan(chosen, run_all=run_all, loop=Path(python) if python is not None else None,
-                    folder=conform_dir_of(conform_dir), drivers=DRIVERS)
+                    folder=folder, drivers=DRIVERS)
     check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
@@ -104,11 +113,25 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
         if ports[name].predicate is None:
             click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
                        err=True)
+    started = time.monotonic()
     runs = run_drivers([DRIVERS[n] for n in the_plan.runnable], seqs, the_plan.loops, ports, root=Path.cwd(),
-                       timeout=timeout, jobs=jobs, retries=retries, progress=show)
+                       timeout=timeout, jobs=jobs, retries=retries, progress=show, virtual_clock=virtual_clock,
+                       timings=read_timings(folder))
+    wall = time.monotonic() - started
+    timed = [(run.driver.name, res) for run in runs for res in run.results]
+    if timed:
+        write_timings(folder, timed)
     if not as_json:
         for run in runs:
             click.echo(run.summary())
+        if timed:
+            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+            clock = "virtual clock" if virtual_clock else "real clock"
+            click.echo(f"{len(timed)} run(s) in {wall:.0f} s wall at --jobs {jobs} ({clock}); the loops' CPU "
+                       f"{cpu.ru_utime + cpu.ru_stime:.0f} s; the runs' wall times summed "
+                       f"{sum(r.seconds for _, r in timed):.0f} s ({folder / TIMINGS_FILE}); slowest:")
+            for line in slowest(timed):
+                click.echo(line)
     if not no_report and runs:
         md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS)
         if not as_json:

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.conform.clock import clock_env, estimate
 from bench.conform.report import (
     NOT_DRIVEN_ATTR,
     conformance_markdown,
@@ -212,26 +213,31 @@ def run_driver(driver: Driver, seqs: list[Sequence], loop: Path, port: Port, *, 
 def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[str, Path],
                 ports: Mapping[str, Port], *, root: Path, timeout: float, jobs: int = 1,
                 retries: int = DEFAULT_RETRIES,
-                progress: Callable[[Driver, ConformResult], None] | None = None) -> list[DriverRun]:
+                progress: Callable[[Driver, ConformResult], None] | None = None,
+                virtual_clock: bool = False, timings: Mapping[str, float] | None = None) -> list[DriverRun]:
     """Every (loop, sequence) pair that is driven, on a pool of `jobs` workers, each pair on its
     own replay server in its own folder; one DriverRun per driver, in the order given.
 
     Most of a conformance run is waiting (a loop's real retry back-off, a CLI starting), so pairs
-    run side by side even on two cores. `progress` sees each result as it completes (in completion
-    order); the runs, and so the records and the report, list results in the order of `seqs`
-    whatever order they completed in. A pair whose run timed out is run again up to `retries`
-    times, and its DriverRun says so (``retried``)."""
+    run side by side even on two cores. The pairs start longest first, as `timings` (the last
+    runs' wall times, bench/conform/clock.py) estimate them, so a long run does not start last.
+    `progress` sees each result as it completes (in completion order); the runs, and so the
+    records and the report, list results in the order of `seqs` whatever order they completed in.
+    A pair whose run timed out is run again up to `retries` times, and its DriverRun says so
+    (``retried``). With `virtual_clock` each loop that can take it sleeps on the virtual clock."""
     drivers = list(drivers)
     undriven = {d.name: {s.id: ports[d.name].not_driven[s.id] for s in seqs
                          if s.id in ports[d.name].not_driven and d.not_run(s) is None} for d in drivers}
     pairs = [(d, s) for s in seqs for d in drivers if d.not_run(s) is None and s.id not in undriven[d.name]]
+    pairs.sort(key=lambda ds: -estimate(ds[0], ds[1], timings or {}))  # stable: ties keep the catalogue's order
+    envs = {d.name: clock_env(d, root) if virtual_clock else {} for d in drivers}
     done: dict[tuple[str, str], tuple[ConformResult, str | None]] = {}
 
     def one(driver: Driver, seq: Sequence) -> tuple[ConformResult, str | None]:
         first: str | None = None
         for attempt in range(retries + 1):
             [res] = run_conformance(driver, [seq], str(loops[driver.name]), root=root,
-                                    port=ports[driver.name].predicate, timeout=timeout)
+                                    port=ports[driver.name].predicate, timeout=timeout, env=envs[driver.name])
             if not res.result.get(TIMED_OUT) or attempt == retries:
                 return res, first
             first = first or f"run again after a timeout: {res.result.get('error')}"

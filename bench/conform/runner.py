@@ -223,10 +223,11 @@ class ConformResult:
 def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, *, root: Path,
                     port: Predicate | None = None, timeout: float = 120.0,
                     progress: Callable[[ConformResult], None] | None = None,
-                    not_driven: Collection[str] = ()) -> list[ConformResult]:
+                    not_driven: Collection[str] = (), env: Mapping[str, str] | None = None) -> list[ConformResult]:
     """Serve each sequence in turn and run the driver against it once; compare with the port.
     Sequences in `not_driven` (the port's ``CONFORMANCE_NOT_DRIVEN``: cases the driver cannot
-    produce) are not run."""
+    produce) are not run. `env` is added to the driver's environment (the virtual clock's preload,
+    bench/conform/clock.py)."""
     seqs = [s for s in sequences if s.id not in not_driven]
     if not seqs:
         return []
@@ -249,7 +250,7 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
             (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
             started = time.monotonic()
             result = _run_driver([*prefix, script, str(work / "spec.json"), str(work / "result.json")],
-                                 work, timeout)
+                                 work, timeout, env or {})
             seconds = time.monotonic() - started
             observed = session.observed(run)
             error = result.get("error") if result.get("reason") in (None, "driver_failed") else None
@@ -270,9 +271,9 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
     return out
 
 
-def _run_driver(argv: list[str], work: Path, timeout: float) -> dict[str, Any]:
+def _run_driver(argv: list[str], work: Path, timeout: float, extra: Mapping[str, str]) -> dict[str, Any]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
-           "PYTHONDONTWRITEBYTECODE": "1", "NO_PROXY": "127.0.0.1,localhost"}
+           "PYTHONDONTWRITEBYTECODE": "1", "NO_PROXY": "127.0.0.1,localhost", **extra}
     try:  # a session of its own, so a timeout ends the loop's children too (a CLI's spawned binary)
         proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
