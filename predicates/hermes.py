@@ -64,6 +64,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from typing import Any
 
 from bench import (
@@ -106,10 +107,23 @@ BOOST_BASE = 4096  # conversation_loop.py L4425, L2118: agent.max_tokens or 4096
 BOOST_CAP = 32768  # conversation_loop.py L4430, L2122
 
 
-def boosted(retries: int, requested: int = REQUESTED_MAX_TOKENS) -> RequestChanges | None:
-    """The request change of the n-th boost: a new max_tokens, or None when it equals the request's."""
-    new = min(max(BOOST_BASE * 2 ** retries, requested), max(BOOST_CAP, requested))
-    return None if new == requested else RequestChanges(max_tokens=new)
+# On the Gemini wire (provider "gemini", its native client) the profile has no default_max_tokens
+# (plugins/model-providers/gemini/__init__.py L50-58, ProviderProfile's default None), so the request
+# has no cap and `requested` is None (run_agent.py L1482-1494): the n-th boost is 4096 * 2**n, at most
+# 32768. The native client sends maxOutputTokens 65535 when the request has none
+# (gemini_native_adapter.py L42-49, L459-472), and a boost is ephemeral, consumed by the one request it
+# is made for (chat_completion_helpers.py L993-995), so the request after it is back at 65535. Driving
+# 0.19.0 on gemini-max-tokens-empty showed maxOutputTokens 8192 on the continuation request.
+GEMINI_WIRE_MAX_TOKENS = 65535  # gemini_native_adapter.py L49 GEMINI_DEFAULT_MAX_OUTPUT_TOKENS
+
+
+def boosted(retries: int, requested: int | None = REQUESTED_MAX_TOKENS,
+            sent: int | None = None) -> RequestChanges | None:
+    """The request change of the n-th boost: a new max_tokens, or None when it equals the one of the
+    request before (`sent`, by default the requested cap)."""
+    floor = requested or 0
+    new = min(max(BOOST_BASE * 2 ** retries, floor), max(BOOST_CAP, floor))
+    return None if new == (requested if sent is None else sent) else RequestChanges(max_tokens=new)
 
 
 COMPACTED = RequestChanges(compact=True)
@@ -550,6 +564,8 @@ def _memo(state: State) -> dict[str, Any]:
             messages=1,       # len(messages): the prompt, then each appended message
             ctx=DEFAULT_CONTEXT,  # compressor.context_length, lowered by a provider-reported limit
             interim=None,     # visible output of the last message, when it is a Codex incomplete interim
+            sent_max=GEMINI_WIRE_MAX_TOKENS,  # Gemini wire: maxOutputTokens of the last request
+            boost=False,      # this decision boosted max_tokens
         )
     return m
 
@@ -591,12 +607,34 @@ def decide(turn: Turn, state: State) -> Decision:
         m["retry"] = 0
     m["inner"] = False
     mode = _MODE_OF_DIALECT.get(getattr(state, "dialect", ""), "") or api_mode(turn.finish_raw)
+    m["mode"], m["boost"] = mode, False
     decision = _body(turn, m, mode)
     if decision.action == "continue" and not m["inner"] and m["api"] >= MAX_ITERATIONS:
         # the 90th iteration goes on, so the while condition fails (L721) and the next request is
         # the summary request: the tool results and a new user message (chat_completion_helpers.py L1912)
-        return Remind("max-iterations-summary-request", SUMMARY_REQUEST, run=decision.run, failed=decision.failed)
-    return decision
+        decision = Remind("max-iterations-summary-request", SUMMARY_REQUEST, run=decision.run,
+                          failed=decision.failed)
+    return _unboosted(decision, m)
+
+
+def _unboosted(decision: Decision, m: dict[str, Any]) -> Decision:
+    """On the Gemini wire, the request after a boosted one is back at the native client's 65535
+    (the boost is consumed by one request, chat_completion_helpers.py L993-995)."""
+    if (m["mode"] != "gemini_native" or m["boost"] or decision.action == "stop"
+            or m["sent_max"] == GEMINI_WIRE_MAX_TOKENS):
+        return decision
+    m["sent_max"] = GEMINI_WIRE_MAX_TOKENS
+    return replace(decision, changes=replace(decision.changes or RequestChanges(), max_tokens=GEMINI_WIRE_MAX_TOKENS))
+
+
+def _boost(m: dict[str, Any], retries: int) -> RequestChanges | None:
+    """The n-th boost's request change on this mode's wire (see GEMINI_WIRE_MAX_TOKENS)."""
+    if m["mode"] != "gemini_native":
+        return boosted(retries)
+    m["boost"] = True
+    change = boosted(retries, requested=None, sent=m["sent_max"])
+    m["sent_max"] = min(BOOST_BASE * 2 ** retries, BOOST_CAP)
+    return change
 
 
 def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
@@ -659,13 +697,13 @@ def _length(turn: Turn, m: dict[str, Any], stub: bool = False) -> Decision:
         if m["length"] < 4:
             _append(m, "user")
             if stub:
-                return Remind("stream-stub-continue", STUB_PROMPT, changes=boosted(m["length"]))
-            return Remind("length-continue", CONTINUE_PROMPT, changes=boosted(m["length"]))
+                return Remind("stream-stub-continue", STUB_PROMPT, changes=_boost(m, m["length"]))
+            return Remind("length-continue", CONTINUE_PROMPT, changes=_boost(m, m["length"]))
         return Stop("truncated_after_continuations", ok=False, rule="length-exhausted")
     if m["trunc_tools"] < 4:
         m["trunc_tools"] += 1
         m["inner"] = True
-        return Resend("length-tools-resend", changes=boosted(m["trunc_tools"]))
+        return Resend("length-tools-resend", changes=_boost(m, m["trunc_tools"]))
     return Stop("response_truncated", ok=False, rule="length-tools-stop")
 
 

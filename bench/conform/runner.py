@@ -95,10 +95,11 @@ DRIVERS: Mapping[str, Driver] = {
                  "npm install --prefix LOOP @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1",
                  wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                  interpreter="node"),
-    # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API; Gemini on Chat
+    # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API (@ai-sdk/google
+    # on the server's Gemini endpoint for Gemini sequences)
     "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
                        "npm install --prefix LOOP opencode-ai@1.18.32",
-                       wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
+                       wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                        interpreter="node"),
     # `codex app-server` with dynamic tools; Responses only: every sequence is served as Responses
     # (predicates/codex.py reads other dialects as a proxy's Responses stream)

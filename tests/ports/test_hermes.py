@@ -235,3 +235,17 @@ def test_a_prompt_refused_by_the_provider_filter_stops_at_once_as_content_policy
                                                                                 "api-content-policy")
     other = run(hermes, replace(blocked, error=TurnError("invalid_request", "bad", 400)))
     assert other.reason == "non_retryable_client_error"
+
+
+def test_on_the_gemini_wire_a_continuation_boosts_max_tokens_once_then_the_native_default_returns(
+        hermes: Predicate) -> None:
+    # gemini profile: no default_max_tokens, so the boost is 4096 * 2**n (conversation_loop.py L4418-4432);
+    # the native client sends 65535 when the request has none (gemini_native_adapter.py L459-472), and
+    # the boost is consumed by one request (chat_completion_helpers.py L993-995)
+    cut = Turn(finish="length", finish_raw="MAX_TOKENS", content="partial")
+    calls = replace(tools("read_file"), finish="stop", finish_raw="STOP")
+    done = replace(answer(), finish_raw="STOP")
+    cell = run(hermes, cut, cut, calls, done, dialect="gemini")
+    assert actions(cell) == ["remind length-continue"] * 2 + ["continue tools", "stop text-response"]
+    assert [s.decision.changes for s in cell.steps[:3]] == [
+        RequestChanges(max_tokens=8192), RequestChanges(max_tokens=16384), RequestChanges(max_tokens=65535)]
