@@ -241,12 +241,6 @@ CONFORMANCE_EXPLAINED = {
         "as in the port."),
     "chat-context-overflow-window-shrinks": _SUMMARY_REQUEST + (
         " The summary request is answered by another overflow error, which ends the run, as in the port."),
-    "gemini-malformed-function-call": (
-        "Served differently. There is no Gemini endpoint, so the Gemini sequence goes out on Chat. "
-        "MALFORMED_FUNCTION_CALL (canonical 'error') has no Chat finish string, so the server sends the "
-        "raw string. @ai-sdk/openai-compatible maps it to 'other', OpenCode stores 'unknown', and the "
-        "loop does not exit (rule unknown-finish; the turn is empty: resend). The port reads the Gemini "
-        "string with @ai-sdk/google's mapper, where it is 'error', which exits."),
 }
 
 

@@ -3,7 +3,8 @@
 //
 //     node opencode_driver.mjs SPEC.json RESULT.json
 //
-// SPEC: {"base_url": "http://127.0.0.1:PORT/v1", "wire": "openai-chat" | "anthropic" | "openai-responses",
+// SPEC: {"base_url": "http://127.0.0.1:PORT/v1",
+//        "wire": "openai-chat" | "anthropic" | "openai-responses" | "gemini",
 //        "loop": "<npm prefix where opencode-ai is installed>", "prompt": "...",
 //        "ok_marker": "STOPBENCH-OK", "tools": [{"name": "read_file", "required": ["path"]}, ...],
 //        "safety_cap": 200}
@@ -16,7 +17,9 @@
 // Configuration written for the run (nothing of OpenCode's is copied):
 // * opencode.json: one provider, `stopbench`, on the served API through the AI SDK provider OpenCode
 //   bundles for it (@ai-sdk/openai-compatible for Chat, @ai-sdk/anthropic, @ai-sdk/openai for
-//   Responses), apiKey and baseURL pointing at the server; `autoupdate` false, `share` disabled.
+//   Responses, @ai-sdk/google for Gemini), apiKey and baseURL pointing at the server (for Gemini the
+//   server's `/v1beta`, where @ai-sdk/google's default base URL ends too: it appends
+//   `/models/<id>:streamGenerateContent?alt=sse`); `autoupdate` false, `share` disabled.
 // * One custom tool per tool name of the sequence, `.opencode/tool/<name>.js` (OpenCode's documented
 //   custom-tool folder; the file name is the tool id): a plain object {description, args, execute}
 //   whose `args` are JSON-schema properties (OpenCode builds the tool's JSON schema from them, with
@@ -46,7 +49,10 @@ const PROVIDERS = {
   "openai-chat": "@ai-sdk/openai-compatible",
   "anthropic": "@ai-sdk/anthropic",
   "openai-responses": "@ai-sdk/openai",
+  "gemini": "@ai-sdk/google",
 };
+const wire = spec.wire ?? "openai-chat";
+const baseURL = wire === "gemini" ? spec.base_url.replace(/\/v1\/?$/, "/v1beta") : spec.base_url;
 // OpenCode offers a tool named apply_patch (its own or a custom one) only to models whose id has
 // "gpt-" (ToolRegistry.tools filter), and edit/write only to the others: a sequence that calls
 // apply_patch gets the model id "gpt-stopbench" (the id changes the tool set and the system prompt,
@@ -56,8 +62,8 @@ const config = {
   $schema: "https://opencode.ai/config.json",
   provider: {
     stopbench: {
-      npm: PROVIDERS[spec.wire ?? "openai-chat"], name: "stopbench",
-      options: { baseURL: spec.base_url, apiKey: "sk-stopbench" },
+      npm: PROVIDERS[wire], name: "stopbench",
+      options: { baseURL, apiKey: "sk-stopbench" },
       models: { [modelId]: { name: modelId } },
     },
   },
