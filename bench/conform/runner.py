@@ -113,6 +113,10 @@ DRIVERS: Mapping[str, Driver] = {
     "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
                           "pip install 'pydantic-ai-slim[openai,anthropic]==2.68.0'",
                           wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
+    # ToolCallingAgent on OpenAIServerModel: Chat Completions only, every dialect served on Chat
+    # (predicates/smolagents.py)
+    "smolagents": Driver("smolagents", "smolagents", "conformance/drivers/smolagents_driver.py", "openai-chat",
+                         "pip install smolagents==1.26.0 openai==3.57.0"),
     # `gemini -p` (non-interactive) on the Gemini API; every sequence is served as Gemini (a tool-call
     # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
     "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
