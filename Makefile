@@ -52,13 +52,14 @@ clean:
 CONFORM_DIR ?= /tmp/stopbench-conform
 CONFORM_JOBS ?= 6
 CONFORM_TIMEOUT ?= 400
-PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai
+PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai smolagents
 # pinned installs, one venv per loop: CONFORM_DIR/<loop>
 PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
 PIN_openai_agents := openai-agents==0.24.0 openai==3.57.0
 PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
 PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10 langgraph==1.2.24 langgraph-prebuilt==1.1.3 langchain-core==1.8.3 openai==3.57.0 anthropic==2.14.0
 PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0' openai==3.57.0 anthropic==2.14.0
+PIN_smolagents    := smolagents==1.26.0 openai==3.57.0
 .PHONY: conformance conformance-installs conformance-python conformance-venvs
 conformance: $(STAMP)
 	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$$($(BIN)/stopbench conform --list-driven)"
