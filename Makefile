@@ -48,10 +48,13 @@ clean:
 ## CONFORM_DIR (installed here, never by the plain install). Fails on a difference no port explains.
 ## It drives every driver of bench/conform/runner.py's DRIVERS but those whose record is reused
 ## (`stopbench conform --list-driven`), each installed from its PIN_<loop> (PyPI) or NPM_<loop> (npm)
-## below, (loop, sequence) runs CONFORM_JOBS at a time, each on its own replay server. CI runs conformance-ci.
+## below, (loop, sequence) runs CONFORM_JOBS at a time, each on its own replay server, longest first (the
+## last run's wall times, CONFORM_DIR/timings.json), on the virtual clock (conformance/clock/: a retry
+## back-off sleep is cut short, the loop's clock moves on by all of it; native binaries sleep for real).
 CONFORM_DIR ?= /tmp/stopbench-conform
 CONFORM_JOBS ?= 6
 CONFORM_TIMEOUT ?= 400
+DRIVEN = $$($(BIN)/stopbench conform --list-driven)
 PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai smolagents
 # pinned installs, one venv per loop: CONFORM_DIR/<loop>
 PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
@@ -60,11 +63,15 @@ PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
 PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10 langgraph==1.2.24 langgraph-prebuilt==1.1.3 langchain-core==1.8.3 openai==3.57.0 anthropic==2.14.0
 PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0' openai==3.57.0 anthropic==2.14.0
 PIN_smolagents    := smolagents==1.26.0 openai==3.57.0
-.PHONY: conformance conformance-installs conformance-python conformance-venvs
-conformance: $(STAMP)
-	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$$($(BIN)/stopbench conform --list-driven)"
-	$(BIN)/stopbench conform $$($(BIN)/stopbench conform --list-driven) --conform-dir $(CONFORM_DIR) \
-	  --jobs $(CONFORM_JOBS) --timeout $(CONFORM_TIMEOUT)
+.PHONY: conformance conformance-installs conformance-driven-installs conformance-python conformance-venvs
+conformance: conformance-driven-installs
+	$(BIN)/stopbench conform $(DRIVEN) --conform-dir $(CONFORM_DIR) --jobs $(CONFORM_JOBS) \
+	  --timeout $(CONFORM_TIMEOUT) --virtual-clock
+
+## make conformance-driven-installs: every driven loop installed (network-bound: .ci/run starts it while
+## the tests run)
+conformance-driven-installs: $(STAMP)
+	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$(DRIVEN)"
 
 # each loop of CONFORM_LOOPS from its pin (expanded once the whole Makefile is read, so pins written below
 # count); a driver with neither pin stops here (exit 2), before anything runs
@@ -75,16 +82,13 @@ conformance-installs: $$(foreach l,$$(CONFORM_LOOPS),$$(if $$(PIN_$$(l)),$$(CONF
 conformance-no-pin-%:
 	@echo "make: the driver $* (bench/conform/runner.py DRIVERS) has no PIN_$* or NPM_$* in the Makefile" >&2; exit 2
 
-## make conformance-ci: what .ci/run drives: the loops whose last full driven run on this catalogue had no
-## unexplained difference (the Python loops and the Vercel AI SDK's two columns), in parallel. The other
-## driven loops (pi, opencode, codex: not re-driven on the sequences added since; gemini_cli: a full run takes
-## over half an hour of real retry back-off; claude_code) run with `make conformance`, their records committed.
-CI_LOOPS := $(PY_LOOPS) vercel_ai vercel_ai_steps
-CI_JOBS ?= 4
+## make conformance-ci: what .ci/run drives: make conformance, CI_JOBS runs at a time. On two cores with
+## every loop on the virtual clock the runs are CPU-bound (Node and native start-up) but for the native
+## loops' real back-off, which the longest-first order starts early.
+CI_JOBS ?= 3
 .PHONY: conformance-ci
-conformance-ci: $(STAMP)
-	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$(CI_LOOPS)"
-	$(BIN)/stopbench conform $(CI_LOOPS) --conform-dir $(CONFORM_DIR) --jobs $(CI_JOBS) --timeout $(CONFORM_TIMEOUT)
+conformance-ci:
+	$(MAKE) --no-print-directory conformance CONFORM_JOBS=$(CI_JOBS)
 
 ## make conformance-python: the Python loops of PY_LOOPS only
 conformance-python: $(STAMP) conformance-venvs

@@ -35,6 +35,10 @@ UNKNOWN_SECONDS = 30.0
 unmeasured loop starts before the measured short ones."""
 ERROR_TURN_SECONDS = 10.0
 """What each error turn adds to an estimate without a timing (a loop retries an error)."""
+REPEATED_ERROR_SECONDS = 120.0
+"""What a sequence that fails the same way on every request (an error turn, then ``then: repeat``)
+adds: a loop retries it until its own budget ends, the longest runs there are (a native loop's real
+back-off: OpenCode and Claude Code took 2-4 minutes on chat-connection-dropped-repeat)."""
 
 
 def clock_env(driver: Driver, root: Path) -> dict[str, str]:
@@ -74,14 +78,16 @@ def write_timings(folder: Path, results: Iterable[tuple[str, ConformResult]]) ->
 
 def estimate(driver: Driver, sequence: Sequence, timings: Mapping[str, float]) -> float:
     """How long a run of `driver` on `sequence` should take: its last wall time, else the median of
-    the loop's known runs plus a share per error turn, else a default that starts it early."""
+    the loop's known runs (else a default that starts it early) plus a share per error turn, and
+    more for an error repeated on every request."""
     known = timings.get(timing_key(driver.name, sequence.id))
     if known is not None:
         return known
     errors = sum(t.error is not None for t in sequence.turns)
+    repeated = sequence.then == "repeat" and bool(sequence.turns) and sequence.turns[-1].error is not None
     mine = [v for k, v in timings.items() if k.split(" ", 1)[0] == driver.name]
     base = statistics.median(mine) if mine else UNKNOWN_SECONDS
-    return base + ERROR_TURN_SECONDS * errors
+    return base + ERROR_TURN_SECONDS * errors + REPEATED_ERROR_SECONDS * repeated
 
 
 def slowest(results: Iterable[tuple[str, ConformResult]], count: int = 10) -> list[str]:
