@@ -59,13 +59,32 @@ while. ..." (``Jgo``): a Remind that runs the calls (observed at turns 4, 9, 14 
 where the counter lives was not read: the port counts tool rounds without text and restarts after
 each reminder, which is what the runs showed).
 
-Errors (``zPs``, claude@320103811): 529 -> the overloaded path (``uAt``, claude@320105517): up to
-``maxOverloaded`` 3 overloaded answers are retried, then the run fails; 408, 409, 429 and any 5xx
-are retried while ``retries < maxRetries`` (``zG``), 10 by default (``nKr`` returns ``QPs`` = 10
-unless CLAUDE_CODE_MAX_RETRIES is set); a 404 is retried once without streaming (``j1e``), and so
-is any other status, as the streamed request's failure (``qPs``: ``badRequest``/``unknown`` -> ``j1e``;
-observed: a 400 and a 403 were each sent twice); after that the run fails. A run that fails ends with a synthetic "API Error" message, exit 1, and a
-result line with ``is_error`` true and ``terminal_reason`` ``api_error``: reason ``api_error``.
+Errors (``zPs``, claude@320103811, for an HTTP status; ``qPs``, claude@320104200-320105500, for a
+streamed request that failed): 529 -> the overloaded path (``uAt``, claude@320105517): up to
+``maxOverloaded`` 3 overloaded answers are retried, then the run fails; 408, 409, 429 and any 5xx are
+retried while ``retries < maxRetries`` (``zG``), 10 by default (``nKr`` returns ``QPs`` = 10 unless
+CLAUDE_CODE_MAX_RETRIES is set); a 404 is retried once without streaming (``j1e``), and so is any other
+status, as the streamed request's failure (``badRequest`` -> ``j1e``; observed: a 400 and a 403 were each
+sent twice); after that the run fails. A stream that breaks (``qPs`` by cause, ``XPs`` at
+claude@320110417): a dropped connection is retried 10 times, then once without streaming; a stream cut
+short once, then without streaming; an error event with nothing received goes out again at once without
+streaming (``j1e``: max_tokens 64000, observed), after thinking only it fails unless the event is a
+server error (two more tries), after output a bad request fails and a server error keeps the partial
+reply (``keepPartial``: the port goes on with the turn); a reply with no block and no stop reason is tried
+again without streaming. The kinds stand for what the server sends (bench/serve/render.py error_mode). A
+run that fails ends with a synthetic "API Error" message, exit 1, and a result line with ``is_error``
+true and ``terminal_reason`` ``api_error``: reason ``api_error``.
+
+Context overflow (a 400/413 whose words Claude Code reads as "prompt is too long", claude@316096009; the
+port reads the kind ``context_overflow``): reactive compaction (claude@328813000-328816500, ``k6n`` at
+claude@319524457): a summarising request; each refused try of it is sent twice (observed); refused as too
+long, the oldest fifth of the message groups is dropped (``Dye``, claude@319856914) and the request tried
+again, up to ``Gee`` = 3 truncations and while two groups are left; then the run ends, "Prompt is too
+long", result subtype ``success`` with ``is_error`` true (observed). A summary without a ``<summary>``
+block is asked for once more; then the loop goes on with the compacted conversation (``compact``). A
+second overflow after a compaction ends the run (``hasAttemptedReactiveCompact``; not driven). NOT
+ported: the compactor's passes on a long conversation (``FEt``, ``d6n``, ``h6n``): see
+CONFORMANCE_EXPLAINED.
 
 Cap: none by default (no ``--max-turns``; ``error_max_turns`` is only reachable with it).
 """
@@ -73,6 +92,7 @@ Cap: none by default (no ``--max-turns``; ``error_max_turns`` is only reachable 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from bench import TABLES, Continue, Decision, Remind, RequestChanges, Resend, State, Stop, Turn, TurnError, predicate
 
@@ -136,11 +156,157 @@ def _status(err: TurnError) -> int | None:
     return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get(err.kind)
 
 
-_TRANSPORT = ("connection_reset", "connection_refused", "timeout", "stream_cut", "stream_error")
-"""Kinds without a status: a stream that failed before output (qPs, claude@320104200: connectionLost
--> zG; truncated/serverError/timedOut -> j1e, a retry without streaming that also counts against
-maxRetries), retried while retries < maxRetries, then once more without streaming (zG's fallback ``z`` is
-``j1e``; observed: chat-connection-dropped-repeat, 11 retries)."""
+COMPACT_RETRIES = 3  # Gee=3, claude@319856902: head truncations of the compaction request at most
+SUMMARY_REQUEST = "CRITICAL: Respond with TEXT ONLY. Do NOT call any tools. ..."
+"""The head of the compaction (summary) request's prompt (claude@319496760), as the server sees it."""
+COMPACT_RETRY = "[earlier conversation truncated for compaction retry]"  # Jvt, claude@319856914
+SUMMARY_AGAIN = ("For this reply only: write what the instructions above ask for, with the summary inside "
+                 "<summary></summary> tags. ...")
+"""The paragraph the second compaction request adds to its last message (k6n's retry, claude@319524457)."""
+
+
+def _delivery(turn: Turn, err: TurnError) -> str:
+    """How Claude Code receives `err` from the replay server (bench/serve/render.py error_mode): "cut" (the
+    connection breaks), "end" (the stream ends with no stop reason), "stream" (an error event inside the
+    stream, after the turn's output if any) or "http" (an HTTP status before any output)."""
+    if err.status is None and err.kind in ("connection_reset", "connection_refused"):
+        return "cut"
+    if err.kind == "stream_cut":
+        return "end"
+    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
+    if err.status is None or err.kind == "stream_error" or has_output:
+        return "stream"
+    return "http"
+
+
+def _without_streaming(memo: dict[str, Any], rule: str) -> Decision:
+    """j1e (claude@320105900): a retry without streaming, counted against maxRetries; the first one goes out
+    with max_tokens 64000 (observed, NO_STREAM), later ones repeat that request; none left: the run fails."""
+    retries = memo.get("retries", 0)
+    tried = bool(memo.get("no_stream"))
+    if tried and retries >= MAX_RETRIES:
+        return Stop("api_error", ok=False, rule="api-error")
+    memo["retries"] = min(retries + 1, MAX_RETRIES)
+    memo["no_stream"] = True
+    return Resend(rule, changes=None if tried else NO_STREAM)
+
+
+def _stream_failed(turn: Turn, err: TurnError, memo: dict[str, Any], how: str) -> Decision | None:
+    """qPs (claude@320104200-320105500) for a streamed request that failed: by cause and progress."""
+    retries = memo.get("retries", 0)
+    if how == "cut":  # connectionLost: zG, then j1e (observed: chat-connection-dropped-repeat, 11 resends)
+        if retries < MAX_RETRIES:
+            memo["retries"] = retries + 1
+            return Resend("stream-retry")
+        return _without_streaming(memo, "stream-retry")
+    if how == "end":  # truncated: a6("truncations", 1): one streamed retry, then j1e
+        if not memo.get("truncations") and retries < MAX_RETRIES:
+            memo["truncations"] = 1
+            memo["retries"] = retries + 1
+            return Resend("stream-retry")
+        return _without_streaming(memo, "stream-retry")
+    # an error event: XPs (claude@320110417, isServerError at claude@320297824) reads the event's type:
+    # api_error / timeout_error -> serverError, anything else -> badRequest; the port reads the kinds those
+    # types answer to (server_error, timeout), never the recorded code
+    server = err.kind in ("server_error", "timeout") or (err.status is not None and err.status >= 500)
+    if (turn.content or "").strip() or turn.tool_calls:  # progress "output"
+        # badRequest/unknown after output: fail; a server error after output: keepPartial, the reply as
+        # received is the model's answer (None: decide goes on with the turn as if it had no error)
+        return None if server else Stop("api_error", ok=False, rule="stream-error-stop")
+    if turn.reasoning is not None:  # progress "thinkingOnly": serverError a6("afterThinkingOnly", 2), else fail
+        spent = memo.get("thinking_retries", 0)
+        if server and spent < 2 and retries < MAX_RETRIES:
+            memo["thinking_retries"] = spent + 1
+            memo["retries"] = retries + 1
+            return Resend("stream-retry")
+        return Stop("api_error", ok=False, rule="stream-error-stop")
+    return _without_streaming(memo, "no-stream-retry")  # nothing received: j1e at once
+
+
+def _groups(state: State) -> int:
+    """The conversation's message groups as the compaction counts them (jee, claude@319856914): the prompt
+    and one per tool round."""
+    return 1 + sum(1 for t in state.turns if t.error is None and t.tool_calls)
+
+
+def _overflow(state: State) -> Decision:
+    """A context overflow (prompt too long): reactive compaction (claude@328813000-328816500, k6n at
+    claude@319524457): one summarising request ("CRITICAL: Respond with TEXT ONLY ..."); each failed try is
+    sent once more (observed: every 400 of the compaction request went out twice); a try refused as too long
+    drops the oldest fifth of the groups (Dye, claude@319856914: at least one, never the last; no cut left
+    with fewer than 2 groups) and tries again, up to Gee=3 truncations; then the run ends with "Prompt is
+    too long": result subtype success, is_error true (observed: chat-context-overflow-after-tools)."""
+    memo = state.memo
+    phase = memo.get("compacting")
+    if phase is None:
+        if memo.get("compacted"):  # hasAttemptedReactiveCompact: the error is surfaced
+            return Stop("success", ok=False, rule="compact-failed")
+        memo["compacting"] = "summary"
+        memo["groups"] = _groups(state)
+        memo["compact_sent_twice"] = False
+        memo["compact_truncations"] = 0
+        return Remind("compact-summary", message=SUMMARY_REQUEST)
+    if not memo.get("compact_sent_twice"):
+        memo["compact_sent_twice"] = True
+        return Resend("compact-retry")
+    groups: int = memo.get("groups", 1)
+    if groups < 2 or memo.get("compact_truncations", 0) >= COMPACT_RETRIES:
+        memo.pop("compacting", None)
+        return Stop("success", ok=False, rule="compact-failed")
+    memo["groups"] = groups - min(max(1, groups // 5), groups - 1)
+    memo["compact_truncations"] = memo.get("compact_truncations", 0) + 1
+    memo["compact_sent_twice"] = False
+    return Remind("compact-truncate", message=COMPACT_RETRY, changes=RequestChanges(compact=True))
+
+
+def _summary_reply(turn: Turn, memo: dict[str, Any]) -> Decision:
+    """The compaction request answered (k6n, claude@319524457): a reply without a <summary> block is asked
+    for once more; then the first summary is taken and the loop goes on with the compacted conversation
+    ("This session is being continued from a previous conversation ...": observed,
+    chat-context-overflow-compacted)."""
+    if "<summary>" not in (turn.content or "") and not memo.get("summary_asked_again"):
+        memo["summary_asked_again"] = True
+        # the same request, its last message grown by this paragraph (observed, chat-context-overflow-compacted)
+        return Remind("compact-summary-again", message=SUMMARY_AGAIN)
+    for key in ("compacting", "summary_asked_again", "compact_sent_twice"):
+        memo.pop(key, None)
+    memo["compacted"] = True
+    memo["retries"] = 0
+    return Remind("compacted", message="This session is being continued from a previous conversation ...",
+                  changes=RequestChanges(compact=True))
+
+
+def _error(turn: Turn, err: TurnError, state: State) -> Decision | None:
+    """Claude Code's answer to a failed request; None: the partial reply is kept as the answer."""
+    memo = state.memo
+    if err.kind == "context_overflow":
+        # Claude Code tells an overflow by the error's words (i4r/B9s, claude@316096009: "prompt is too long",
+        # "maximum context length", "context_length_exceeded", ...); the port reads the kind they answer to
+        return _overflow(state)
+    status = _status(err)
+    retries: int = memo.get("retries", 0)
+    if status == 529:
+        over: int = memo.get("overloaded", 0) + 1
+        memo["overloaded"] = over
+        if over < MAX_OVERLOADED and retries < MAX_RETRIES:
+            memo["retries"] = retries + 1
+            return Resend("overloaded-retry")
+        return Stop("api_error", ok=False, rule="api-error")
+    how = _delivery(turn, err)
+    if how != "http":
+        return _stream_failed(turn, err, memo, how)
+    retryable = status is not None and (status in (408, 409, 429) or status >= 500)
+    if retryable and retries < MAX_RETRIES:
+        memo["retries"] = retries + 1
+        return Resend("http-retry")
+    if status is not None and not retryable and not memo.get("no_stream"):
+        # a streamed request that failed with another status (badRequest/unknown) gets one more try
+        # without streaming: qPs -> z = j1e (claude@320104200-320105500); zPs sends a 404 there too
+        memo["no_stream"] = True
+        memo["retries"] = retries + 1
+        # observed: these retries carry no max_tokens change (rec-azure-prompt-filter-error)
+        return Resend("not-found-retry" if status == 404 else "no-stream-retry")
+    return Stop("api_error", ok=False, rule="api-error")
 
 
 @predicate(
@@ -165,8 +331,23 @@ maxRetries), retried while retries < maxRetries, then once more without streamin
         "refusal-stop": f"{BIN}@325804429 (model_refusal_no_fallback) + observed: a second refusal ends the run",
         "http-retry": f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10): 408/409/429/5xx retried",
         "overloaded-retry": f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3): 529 retried",
-        "stream-retry": f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated/serverError -> j1e) "
-                        "+ observed: a failed stream without a status retried, 10 retries",
+        "stream-retry": f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated a6 1, thinkingOnly "
+                        "serverError a6 2) + observed: a broken stream retried, 10 retries",
+        "stream-error-stop": f"{BIN}@320104200-320105500 (qPs: an error event after output or thinking, "
+                             "badRequest -> fail) + @320110417 (XPs) + observed (rec-openrouter-length-then-"
+                             "stream-error): the run fails at once",
+        "compact-summary": f"{BIN}@328813000-328816500 + @319524457 (k6n, reactive compaction) + observed "
+                           "(chat-context-overflow-after-tools): an overflow: a summarising request",
+        "compact-retry": "observed (chat-context-overflow-after-tools, -window-shrinks): each failed try of the "
+                         "compaction request is sent once more",
+        "compact-truncate": f"{BIN}@319856914 (Dye, Jvt) + @319856902 (Gee=3): too long: the oldest fifth of "
+                            "the groups dropped, the request tried again",
+        "compact-failed": f"{BIN}@319862938 (Qye 'Conversation too long') + observed: no cut left: the run "
+                          "ends, subtype success, is_error true",
+        "compact-summary-again": f"{BIN}@319524457 (k6n: no <summary> block: asked once more, a paragraph "
+                                 "added; observed, chat-context-overflow-compacted)",
+        "compacted": f"{BIN}@319524457 (k6n: the first summary taken) + observed "
+                     "(chat-context-overflow-compacted): the loop goes on with the compacted conversation",
         "not-found-retry": f"{BIN}@320103811 (zPs -> j1e): a 404 is retried once without streaming",
         "duplicate-id": "observed (chat-tool-call-id-reused-per-round, chat-repeat-same-call): a tool_use whose "
                         "id was used before is dropped, not run; none left: the request ends in '(no content)'",
@@ -181,40 +362,22 @@ maxRetries), retried while retries < maxRetries, then once more without streamin
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
     err = turn.error
-    if err is not None:
-        status = _status(err)
-        retries: int = memo.get("retries", 0)
-        if status == 529:
-            over: int = memo.get("overloaded", 0) + 1
-            memo["overloaded"] = over
-            if over < MAX_OVERLOADED and retries < MAX_RETRIES:
-                memo["retries"] = retries + 1
-                return Resend("overloaded-retry")
-            return Stop("api_error", ok=False, rule="api-error")
-        if err.status is None and err.kind in _TRANSPORT:
-            status = None
-        retryable = status is not None and (status in (408, 409, 429) or status >= 500)
-        if retryable and retries < MAX_RETRIES:
-            memo["retries"] = retries + 1
-            return Resend("http-retry")
-        if status is not None and not retryable and not memo.get("no_stream"):
-            # a streamed request that failed with another status (badRequest/unknown) gets one more try
-            # without streaming: qPs -> z = j1e (claude@320104200-320105500); zPs sends a 404 there too
-            memo["no_stream"] = True
-            memo["retries"] = retries + 1
-            # observed: these retries carry no max_tokens change (rec-azure-prompt-filter-error)
-            return Resend("not-found-retry" if status == 404 else "no-stream-retry")
-        if err.status is None and err.kind in _TRANSPORT:
-            if retries < MAX_RETRIES:
-                memo["retries"] = retries + 1
-                return Resend("stream-retry")
-            if not memo.get("no_stream"):  # zG's fallback is j1e: one more try without streaming
-                memo["no_stream"] = True
-                return Resend("stream-retry", changes=NO_STREAM)
-        return Stop("api_error", ok=False, rule="api-error")
-    memo["retries"] = 0
-    memo["overloaded"] = 0
+    if err is not None and (answer := _error(turn, err, state)) is not None:
+        return answer
+    if memo.get("compacting"):
+        return _summary_reply(turn, memo)
+    for counter in ("retries", "overloaded", "truncations", "thinking_retries"):
+        memo[counter] = 0  # the counts of qPs/zPs are per request (claude@320110591, the retry state)
+    no_stream = memo.pop("no_stream", False)
     stop = served_stop_reason(turn, state.dialect)
+    if (stop is None and not turn.tool_calls and not (turn.content or "").strip() and turn.reasoning is None
+            and not no_stream):
+        # a streamed reply that ended with no block and no stop reason: the stream failed (vso/XPs,
+        # claude@320110417) and is tried again without streaming (j1e, claude@320105900; observed:
+        # rec-gemini-prompt-blocked-no-candidates, one request with max_tokens 64000)
+        memo["no_stream"] = True
+        memo["retries"] = 1
+        return Resend("no-stream-retry", changes=NO_STREAM)
 
     if stop == "refusal":
         if memo.get("refused"):
@@ -295,31 +458,29 @@ _REFUSAL_RESEND = (
     "[refusal-nudge]; the second refusal ends the run as the port says (api_error, "
     "model_refusal_no_fallback). With content (chat-content-filter) the server sees the remind and agrees."
 )
-_COMPACTED = (
-    "A real difference, not modelled: after a context overflow ('prompt is too long', 400/413) Claude Code "
-    "2.1.328 compacts the conversation (a summarising request of its own) and goes on; driving it showed "
-    "remind/resend pairs at the overflow turn and then the run's end, where the port stops with api_error. "
-    "The compaction code (reactive compact in chunk 86h1x6mk) was not read; the golden cells say so."
+_LONG_COMPACTION = (
+    "A real difference, not modelled (said so, not guessed): on a long conversation (47 message groups) "
+    "the reactive compactor's own passes decide how many compaction requests go out: it splits what to "
+    "summarise from what to keep (FEt), leaves tool results out (d6n, up to Gee=3 passes) and puts "
+    "truncated groups back (h6n) around its head truncations (claude@319527115-319527700); driving 2.1.328 "
+    "showed a first compaction request already shrunk (+compact) and nine tries of two requests each "
+    "before 'Prompt is too long' (step 65), where the port sends the full summary request and stops after "
+    "three truncations (step 55). The short conversations (chat-context-overflow-after-tools, "
+    "-window-shrinks, -compacted) agree step by step."
 )
-
-_NOT_MODELLED_RETRY = (
-    "A real difference, not modelled (said so, not guessed): driving 2.1.328 showed its per-cause stream retry "
-    "budget (qPs, claude@320104200-320105500: truncations 1, stalls 1, then the non-streaming j1e retry with "
-    "max_tokens 64000) acting earlier or later than the port's single budget: {what}."
+_TOOL_SEARCH = (
+    "The harness, not the loop's stop rule: Claude Code defers MCP tools behind its ToolSearch tool, and "
+    "the driver can only give it the sequence's tools as MCP stub tools (conformance/drivers/claude_code_"
+    "driver.mjs). A 400 on a request that declared deferred tools, 'that no other recovery took', is sent "
+    "again without deferred tools with the note 'ToolSearch is no longer available ...' (R9e/Jq, "
+    "claude@320195316), which the server reads as reminders and resends (7 requests where the port, whose "
+    "tools are the loop's own, sends 2); both end with api_error. The 400 before any tool round "
+    "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image) agrees."
 )
 
 CONFORMANCE_EXPLAINED = {
     "seed000-truncated-max-tokens": _WITHHELD,
     "responses-reasoning-only": _WITHHELD,
-    "chat-network-flaky-after-tools": _NOT_MODELLED_RETRY.format(
-        what="the second failed request already went out without streaming (+max_tokens=64000) where the port "
-             "keeps streaming retries"),
-    "rec-gemini-prompt-blocked-no-candidates": _NOT_MODELLED_RETRY.format(
-        what="a stream with no message at all was tried once more without streaming (+max_tokens=64000) where "
-             "the port ends the run"),
-    "rec-openrouter-length-then-stream-error": _NOT_MODELLED_RETRY.format(
-        what="an in-stream error after output ended the run at once (keepPartial/fail) where the port retries "
-             "without streaming"),
     "anthropic-dropped-tool-use": _RETRACTED,
     "chat-dropped-calls-reasoning-only": _RETRACTED,
     "chat-dropped-calls-x3": _RETRACTED,
@@ -333,10 +494,7 @@ CONFORMANCE_EXPLAINED = {
     "anthropic-refusal": _REFUSAL_RESEND,
     "gemini-safety": _REFUSAL_RESEND,
     "rec-gemini-safety-no-parts": _REFUSAL_RESEND,
-    "chat-context-overflow-after-tools": _COMPACTED,
-    "chat-context-overflow-compacted": _COMPACTED,
-    "chat-context-overflow-window-shrinks": _COMPACTED,
-    "chat-error-400-request-too-large": _COMPACTED,
-    "seed001-never-stops-context-overflow": _COMPACTED,
+    "chat-error-400-request-too-large": _TOOL_SEARCH,
+    "seed001-never-stops-context-overflow": _LONG_COMPACTION,
 }
 """Differences between this port and driving 2.1.328, each with the evidence (stopbench conform claude_code)."""

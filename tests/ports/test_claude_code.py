@@ -124,3 +124,53 @@ def test_a_dropped_connection_is_retried_ten_times_and_once_more_without_streami
     # non-streaming try; driving 2.1.328 showed 11 resends (chat-connection-dropped-repeat)
     cell = run(cc, *[err("connection_reset", None)] * 12, a("end_turn", "ok"))
     assert [s.decision.action for s in cell.steps] == ["resend"] * 11 + ["stop"]
+
+
+def overflow() -> Turn:
+    return Turn(finish="error", error=TurnError("context_overflow", "", 400))
+
+
+def test_an_overflow_is_compacted_then_truncated_once_then_the_run_ends(cc: Predicate) -> None:
+    # reactive compaction (k6n claude@319524457): summary request, each refused try sent twice (observed),
+    # Dye (claude@319856914) drops the oldest groups while two are left; then "Prompt is too long"
+    cell = run(cc, a("tool_use", None, tu()), overflow(), then="repeat")
+    assert path(cell) == [("continue", "calls"), ("remind", "compact-summary"), ("resend", "compact-retry"),
+                          ("remind", "compact-truncate"), ("resend", "compact-retry"), ("stop", "compact-failed")]
+    assert [s.decision.changes.compact if s.decision.changes else False for s in cell.steps] == \
+        [False, False, False, True, False, False]
+    assert (cell.reason, cell.ok) == ("success", False)  # observed: subtype success, is_error true
+
+
+def test_a_long_conversation_is_truncated_at_most_three_times(cc: Predicate) -> None:
+    rounds = [a("tool_use", None, tu(i=i)) for i in range(20)]
+    cell = run(cc, *rounds, overflow(), then="repeat")
+    assert [r for _, r in path(cell)[20:]].count("compact-truncate") == 3  # Gee=3, claude@319856902
+
+
+def test_a_summary_without_its_block_is_asked_for_once_more_then_the_loop_goes_on_compacted(cc: Predicate) -> None:
+    cell = run(cc, a("tool_use", None, tu()), overflow(), a("end_turn", "Summary: ..."), a("end_turn", "again"),
+               a("end_turn", "the answer"))
+    assert path(cell)[1:] == [("remind", "compact-summary"), ("remind", "compact-summary-again"),
+                              ("remind", "compacted"), ("stop", "answer")]
+    assert cell.steps[3].decision.changes is not None and cell.steps[3].decision.changes.compact
+    tagged = run(cc, a("tool_use", None, tu()), overflow(), a("end_turn", "<summary>ok</summary>"), a("end_turn", "x"))
+    assert path(tagged)[2] == ("remind", "compacted")
+
+
+def test_an_error_event_with_nothing_received_goes_out_again_without_streaming(cc: Predicate) -> None:
+    # qPs: badRequest/serverError with progress "nothing" -> j1e (claude@320105900), max_tokens 64000 (observed)
+    cell = run(cc, Turn(finish="error", error=TurnError("timeout", "", None)), a("end_turn", "ok"))
+    assert path(cell) == [("resend", "no-stream-retry"), ("stop", "answer")]
+    assert cell.steps[0].decision.changes is not None and cell.steps[0].decision.changes.max_tokens == 64000
+
+
+def test_a_bad_request_event_after_thinking_fails_the_run_at_once(cc: Predicate) -> None:
+    # qPs: progress thinkingOnly, cause badRequest -> fail (observed: rec-openrouter-length-then-stream-error)
+    cut = Turn(finish="error", content="", reasoning="We need to", error=TurnError("stream_error", "", 400))
+    assert path(run(cc, cut, a("end_turn", "ok"))) == [("stop", "stream-error-stop")]
+
+
+def test_a_reply_with_no_block_and_no_stop_reason_is_tried_again_without_streaming(cc: Predicate) -> None:
+    # observed: rec-gemini-prompt-blocked-no-candidates (one request, max_tokens 64000)
+    cell = run(cc, Turn(finish="unknown", finish_raw=None), a("end_turn", "ok"))
+    assert path(cell) == [("resend", "no-stream-retry"), ("stop", "answer")]
