@@ -30,6 +30,14 @@ NODE_PRELOAD = CLOCK_DIR / "virtual_clock.mjs"
 PYTHON_SITE = CLOCK_DIR / "python"
 TIMINGS_FILE = "timings.json"
 
+NATIVE_LOOPS: dict[str, str] = {
+    "opencode": "opencode-ai runs a Bun executable",
+    "claude_code": "the platform package's claude is a Bun executable",
+    "codex": "codex app-server is a Rust binary",
+}
+"""Drivers whose loop is a native binary: no preload reaches it, so they run on the real clock
+(their Node driver script too, whose own waits, such as Codex's for the binary to exit, stay real)."""
+
 UNKNOWN_SECONDS = 30.0
 """The estimate for a run of a loop with no timing at all (a first campaign): long enough that an
 unmeasured loop starts before the measured short ones."""
@@ -43,7 +51,9 @@ back-off: OpenCode and Claude Code took 2-4 minutes on chat-connection-dropped-r
 
 def clock_env(driver: Driver, root: Path) -> dict[str, str]:
     """The environment that puts `driver`'s loop on the virtual clock: a Python driver script gets the
-    sitecustomize, a Node one the preload (which a native binary it starts ignores)."""
+    sitecustomize, a Node one the preload; a native loop (:data:`NATIVE_LOOPS`) nothing."""
+    if driver.name in NATIVE_LOOPS:
+        return {}
     if driver.script.endswith(".py"):
         return {"PYTHONPATH": str((root / PYTHON_SITE).resolve())}
     if driver.interpreter == "node":

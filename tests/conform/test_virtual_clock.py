@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bench.conform.campaign import Port, run_drivers
-from bench.conform.runner import ConformResult, Driver
+from bench.conform.clock import NATIVE_LOOPS, clock_env
+from bench.conform.runner import DRIVERS, ConformResult, Driver
 from bench.model import Sequence
 from tests.serve.serving import make_sequence
 
@@ -73,3 +74,15 @@ def test_a_sleep_longer_than_the_timeout_ends_in_time_on_the_virtual_clock(drive
     assert result.result["reason"] == "done", result.result
     assert result.result["seen"][0] >= 60
     assert [s.decision.action for s in result.observed.steps] == ["continue", "stop"]
+
+
+def test_a_native_loop_runs_on_the_real_clock_and_the_others_get_the_preload_for_their_language() -> None:
+    assert set(NATIVE_LOOPS) <= set(DRIVERS)  # a renamed driver would silently get the preload
+    for name, driver in DRIVERS.items():
+        env = clock_env(driver, ROOT)
+        if name in NATIVE_LOOPS:
+            assert env == {}, name
+        elif driver.script.endswith(".py"):
+            assert env == {"PYTHONPATH": str(ROOT / "conformance" / "clock" / "python")}, name
+        else:
+            assert env == {"NODE_OPTIONS": f"--import {ROOT / 'conformance' / 'clock' / 'virtual_clock.mjs'}"}, name
