@@ -12,7 +12,8 @@ Every tool is a stub: CoreCoder's `Tool` subclass whose `execute` answers
 requires the parameters listed in `required` (and accepts any others), because CoreCoder checks
 arguments with `inspect.signature(tool.execute).bind(**arguments)` before running a tool
 (corecoder/agent.py L108-111): arguments that are not a JSON object become {} (llm.py L177-180)
-and fail there when a parameter is required, as they do for every CoreCoder built-in tool.
+and fail there when a parameter is required, as they do for every CoreCoder built-in tool. SPEC,
+RESULT and the stub function are the Python drivers' shared plumbing (stopbench_driver.py).
 
 RESULT: {"ok": bool, "reason": "text" | "max_rounds" | "api_error" | "stream_error",
          "final": str | null, "error": str | null}; the reasons are those of predicates/corecoder.py.
@@ -20,8 +21,6 @@ RESULT: {"ok": bool, "reason": "text" | "max_rounds" | "api_error" | "stream_err
 
 from __future__ import annotations
 
-import inspect
-import json
 import sys
 import traceback
 from typing import Any
@@ -30,57 +29,45 @@ import openai
 from corecoder.agent import Agent
 from corecoder.llm import LLM
 from corecoder.tools.base import Tool
+from stopbench_driver import API_KEY, Spec, StubTool, answer, described, drive, new_result, stub_function
 
 MAX_ROUNDS_TEXT = "(reached maximum tool-call rounds)"  # corecoder/agent.py L99
 
 
-def stub(name: str, required: list[str], marker: str) -> Tool:
-    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY) for p in required]
-    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD))
-
-    def execute(**kwargs: Any) -> str:
-        return f"{marker} {name}"
-
-    execute.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-
+def stub(tool: StubTool, marker: str) -> Tool:
     class Stub(Tool):
         def execute(self, **kwargs: Any) -> str:  # replaced per instance below
-            return f"{marker} {name}"
+            return answer(marker, tool.name)
 
-    tool = Stub()
-    tool.name = name
-    tool.description = f"stopbench stub for {name}"
-    tool.parameters = {"type": "object", "properties": {p: {"type": "string"} for p in required},
-                       "required": required}
-    tool.execute = execute  # type: ignore[method-assign]
-    return tool
+    instance = Stub()
+    instance.name = tool.name
+    instance.description = f"stopbench stub for {tool.name}"
+    instance.parameters = {"type": "object", "properties": {p: {"type": "string"} for p in tool.required},
+                           "required": tool.required}
+    instance.execute = stub_function(tool, marker, any_other_keywords=True)  # type: ignore[method-assign]
+    return instance
 
 
-def main() -> int:
-    spec = json.loads(open(sys.argv[1], encoding="utf-8").read())
-    marker = spec.get("ok_marker", "STOPBENCH-OK")
-    tools = [stub(t["name"], list(t.get("required", [])), marker) for t in spec.get("tools", [])]
-    llm = LLM(spec.get("model", "stopbench"), "sk-stopbench", base_url=spec["base_url"])
-    agent = Agent(llm, tools=tools, max_rounds=int(spec.get("max_rounds", 50)))
-    result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
+def run(spec: Spec) -> dict[str, Any]:
+    tools = [stub(t, spec.marker) for t in spec.tools]
+    llm = LLM(spec.model, API_KEY, base_url=spec.base_url)
+    agent = Agent(llm, tools=tools, max_rounds=int(spec.raw.get("max_rounds", 50)))
+    result = new_result()
     try:
-        final = agent.chat(spec.get("prompt", "stopbench conformance run"))
+        final = agent.chat(spec.prompt)
     except openai.APIError as exc:
         # where it was raised, not its class, tells the reasons apart: inside `_call_with_retry`
         # (llm.py L193-209, around create()) it is a request error; otherwise it came out of the
         # stream iteration (llm.py L141), outside every retry (openai 3.x raises a cut body as
         # APIConnectionError there)
         at_request = any(f.name == "_call_with_retry" for f in traceback.extract_tb(exc.__traceback__))
-        result.update(ok=False, reason="api_error" if at_request else "stream_error",
-                      error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="api_error" if at_request else "stream_error", error=described(exc))
     except Exception as exc:  # anything else CoreCoder lets out of chat()
-        result.update(ok=False, reason="exception", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="exception", error=described(exc))
     else:
         result.update(ok=True, reason="max_rounds" if final == MAX_ROUNDS_TEXT else "text", final=final)
-    with open(sys.argv[2], "w", encoding="utf-8") as fh:
-        json.dump(result, fh, ensure_ascii=False)
-    return 0
+    return result
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(run))

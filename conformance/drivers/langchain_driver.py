@@ -27,7 +27,8 @@ L405-413), as for any tool with a required parameter. A call that binds answers
 
 A request past `safety_cap` raises a BaseException from the HTTP transport (nothing in the client
 or the graph catches it, so it is not retried): the loop has no cap the bench can reach (5,000
-model calls), and the driver reports "capped".
+model calls), and the driver reports "capped". SPEC, RESULT, the stub's answer and the request
+count are the Python drivers' shared plumbing (stopbench_driver.py, beside this file).
 
 RESULT: {"ok": bool | None, "reason": "final" | "GraphRecursionError" | "api_error" | "exception" |
          "capped", "final": str | null, "error": str | null}; the reasons are those of
@@ -36,69 +37,49 @@ predicates/langchain.py.
 
 from __future__ import annotations
 
-import importlib
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from langchain.agents import create_agent
 from langchain_core.tools import StructuredTool
 from langgraph.errors import GraphRecursionError
 from pydantic import ConfigDict, create_model
+from stopbench_driver import (
+    API_KEY,
+    Capped,
+    Spec,
+    StubTool,
+    answer,
+    count_requests,
+    described,
+    drive,
+    identifier,
+    new_result,
+)
 
 
-class Capped(BaseException):
-    """A request past the bench's safety cap (BaseException: no retry loop catches it)."""
-
-
-def count_requests(cap: int) -> None:
-    """Count every HTTP request any client makes (the clients keep their own default transports).
-
-    openai 3.x and anthropic 2.x send through httpx2; httpx is patched as well for any client on it.
-    """
-    seen = {"n": 0}
-    for module in ("httpx2", "httpx"):
-        try:
-            lib = importlib.import_module(module)
-        except ImportError:
-            continue
-        send = lib.HTTPTransport.handle_request
-
-        def handle_request(self: Any, request: Any, _send: Any = send) -> Any:
-            seen["n"] += 1
-            if seen["n"] > cap + 1:  # the server sees request cap + 1, so the bench knows the loop went on
-                raise Capped(f"request {seen['n']} is past the safety cap of {cap}")
-            return _send(self, request)
-
-        lib.HTTPTransport.handle_request = handle_request
-
-
-def stub(name: str, required: list[str], marker: str) -> StructuredTool:
-    fields: dict[str, Any] = {p: (Any, ...) for p in required}
-    schema = create_model("Args_" + "".join(ch if ch.isalnum() else "_" for ch in name) or "Args_blank",
+def stub(tool: StubTool, marker: str) -> StructuredTool:
+    fields: dict[str, Any] = {p: (Any, ...) for p in tool.required}
+    schema = create_model(identifier("Args_", tool.name) or "Args_blank",
                           __config__=ConfigDict(extra="allow"), **fields)
 
     def execute(**kwargs: Any) -> str:
-        return f"{marker} {name}"
+        return answer(marker, tool.name)
 
-    return StructuredTool.from_function(func=execute, name=name, description=f"stopbench stub for {name}",
+    return StructuredTool.from_function(func=execute, name=tool.name, description=f"stopbench stub for {tool.name}",
                                         args_schema=schema)
 
 
-def model_for(spec: dict[str, Any]) -> Any:
-    wire = spec.get("wire", "openai-chat")
-    name = spec.get("model", "stopbench")
-    if wire == "anthropic":
+def model_for(spec: Spec) -> Any:
+    if spec.wire == "anthropic":
         from langchain_anthropic import ChatAnthropic
 
-        base = spec["base_url"]
-        base = base[: -len("/v1")] if base.endswith("/v1") else base  # the client appends /v1/messages
-        return ChatAnthropic(model=name, base_url=base, api_key="sk-stopbench")  # type: ignore[call-arg]
+        return ChatAnthropic(model=spec.model, base_url=spec.anthropic_base_url,  # type: ignore[call-arg]
+                             api_key=API_KEY)
     from langchain_openai import ChatOpenAI
 
-    return ChatOpenAI(model=name, base_url=spec["base_url"], api_key="sk-stopbench",  # type: ignore[arg-type]
-                      use_responses_api=wire == "openai-responses")
+    return ChatOpenAI(model=spec.model, base_url=spec.base_url, api_key=API_KEY,  # type: ignore[arg-type]
+                      use_responses_api=spec.wire == "openai-responses")
 
 
 def text_of(message: Any) -> str:
@@ -108,15 +89,12 @@ def text_of(message: Any) -> str:
     return "".join(b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text")
 
 
-def main() -> int:
-    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    marker = spec.get("ok_marker", "STOPBENCH-OK")
-    count_requests(int(spec.get("safety_cap", 200)))
-    tools = [stub(t["name"], list(t.get("required", [])), marker) for t in spec.get("tools", [])]
-    agent = create_agent(model_for(spec), tools=tools)
-    result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
+def run(spec: Spec) -> dict[str, Any]:
+    count_requests(spec.safety_cap)
+    agent = create_agent(model_for(spec), tools=[stub(t, spec.marker) for t in spec.tools])
+    result = new_result()
     try:
-        state = agent.invoke({"messages": [{"role": "user", "content": spec.get("prompt", "stopbench run")}]})
+        state = agent.invoke({"messages": [{"role": "user", "content": spec.prompt}]})
     except Capped as exc:
         result.update(ok=None, reason="capped", error=str(exc))
     except GraphRecursionError as exc:
@@ -124,13 +102,12 @@ def main() -> int:
     except Exception as exc:  # the provider's error (after the client's retries) or anything else raised
         api = type(exc).__module__.split(".")[0] in ("openai", "anthropic", "langchain_openai",
                                                       "langchain_anthropic")
-        result.update(ok=False, reason="api_error" if api else "exception", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="api_error" if api else "exception", error=described(exc))
     else:
         messages = state.get("messages", [])
         result.update(ok=True, reason="final", final=text_of(messages[-1]) if messages else None)
-    Path(sys.argv[2]).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-    return 0
+    return result
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(run))

@@ -20,7 +20,8 @@ Every tool is a stub made by the SDK's own `function_tool` from a function whose
 the SDK parses and validates the arguments as it does for any function tool (tool.py
 `_parse_function_tool_json_input`, a pydantic model of the signature), and a failure becomes the
 default error result ("An error occurred while running the tool..."), which does not carry the ok
-marker. A call that binds answers "<ok_marker> <name>" and touches nothing.
+marker. A call that binds answers "<ok_marker> <name>" and touches nothing. SPEC, RESULT and the
+stub function are the Python drivers' shared plumbing (stopbench_driver.py, beside this file).
 
 RESULT: {"ok": bool, "reason": "final_output" | "MaxTurnsExceeded" | "ModelBehaviorError" |
          "ModelRefusalError" | "APIError" | "exception", "final": str | null, "error": str | null};
@@ -30,8 +31,6 @@ the reasons are those of predicates/openai_agents.py.
 from __future__ import annotations
 
 import asyncio
-import inspect
-import json
 import sys
 from typing import Any
 
@@ -40,36 +39,26 @@ from agents import Agent, Runner, function_tool, set_tracing_disabled
 from agents.exceptions import MaxTurnsExceeded, ModelBehaviorError, ModelRefusalError
 from agents.models.openai_chatcompletions import OpenAIChatCompletionsModel
 from agents.models.openai_responses import OpenAIResponsesModel
+from stopbench_driver import API_KEY, Spec, StubTool, described, drive, new_result, stub_function
 
 
-def stub(name: str, required: list[str], marker: str) -> Any:
-    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=Any) for p in required]
-
-    def execute(**kwargs: Any) -> str:
-        return f"{marker} {name}"
-
-    execute.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
-    execute.__annotations__ = {**{p: Any for p in required}, "return": str}
-    execute.__name__ = "stub_" + "".join(ch if ch.isalnum() else "_" for ch in name)
-    execute.__doc__ = f"stopbench stub for {name}"
-    return function_tool(execute, name_override=name)
+def stub(tool: StubTool, marker: str) -> Any:
+    return function_tool(stub_function(tool, marker, any_other_keywords=False), name_override=tool.name)
 
 
-async def run(spec: dict[str, Any]) -> dict[str, Any]:
+async def run_agent(spec: Spec) -> dict[str, Any]:
     set_tracing_disabled(True)
-    marker = spec.get("ok_marker", "STOPBENCH-OK")
-    client = openai.AsyncOpenAI(base_url=spec["base_url"], api_key="sk-stopbench")
-    model_name = spec.get("model", "stopbench")
-    if spec.get("wire") == "openai-responses":
-        model: Any = OpenAIResponsesModel(model=model_name, openai_client=client)
+    client = openai.AsyncOpenAI(base_url=spec.base_url, api_key=API_KEY)
+    if spec.wire == "openai-responses":
+        model: Any = OpenAIResponsesModel(model=spec.model, openai_client=client)
     else:
-        model = OpenAIChatCompletionsModel(model=model_name, openai_client=client)
-    tools = [stub(t["name"], list(t.get("required", [])), marker) for t in spec.get("tools", [])]
+        model = OpenAIChatCompletionsModel(model=spec.model, openai_client=client)
+    tools = [stub(t, spec.marker) for t in spec.tools]
     agent = Agent(name="stopbench", instructions="You are a stopbench conformance agent.", model=model,
                   tools=tools)
-    result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
+    result = new_result()
     try:
-        out = await Runner.run(agent, spec.get("prompt", "stopbench conformance run"))
+        out = await Runner.run(agent, spec.prompt)
     except MaxTurnsExceeded as exc:
         result.update(ok=False, reason="MaxTurnsExceeded", error=str(exc))
     except ModelRefusalError as exc:
@@ -77,9 +66,9 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     except ModelBehaviorError as exc:
         result.update(ok=False, reason="ModelBehaviorError", error=str(exc))
     except openai.APIError as exc:
-        result.update(ok=False, reason="APIError", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="APIError", error=described(exc))
     except Exception as exc:  # anything else Runner.run lets out
-        result.update(ok=False, reason="exception", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="exception", error=described(exc))
     else:
         final = out.final_output
         result.update(ok=True, reason="final_output", final=None if final is None else str(final))
@@ -88,14 +77,9 @@ async def run(spec: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-def main() -> int:
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        spec = json.load(fh)
-    result = asyncio.run(run(spec))
-    with open(sys.argv[2], "w", encoding="utf-8") as fh:
-        json.dump(result, fh, ensure_ascii=False)
-    return 0
+def run(spec: Spec) -> dict[str, Any]:
+    return asyncio.run(run_agent(spec))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(run))

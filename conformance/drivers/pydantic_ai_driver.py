@@ -22,7 +22,9 @@ signature's schema, and a failure becomes a retry prompt to the model (a RetryPr
 does not carry the ok marker. A call that binds answers "<ok_marker> <name>" and touches nothing.
 
 A request past `safety_cap` raises a BaseException from the HTTP transport (httpx2, what openai 3.x
-and anthropic 2.x send through), which no retry catches: the driver reports "capped".
+and anthropic 2.x send through), which no retry catches: the driver reports "capped". SPEC,
+RESULT, the stub function and the request count are the Python drivers' shared plumbing
+(stopbench_driver.py, beside this file).
 
 RESULT: {"ok": bool | None, "reason": "output" | "<exception family>" | "capped", "final": str | null,
          "error": str | null}; the reasons are those of predicates/pydantic_ai.py (see `family`).
@@ -31,51 +33,26 @@ RESULT: {"ok": bool | None, "reason": "output" | "<exception family>" | "capped"
 from __future__ import annotations
 
 import asyncio
-import importlib
-import inspect
-import json
 import sys
-from pathlib import Path
 from typing import Any
 
 from pydantic_ai import Agent, Tool
+from stopbench_driver import (
+    API_KEY,
+    Capped,
+    Spec,
+    StubTool,
+    count_requests,
+    described,
+    drive,
+    new_result,
+    stub_function,
+)
 
 
-class Capped(BaseException):
-    """A request past the bench's safety cap (BaseException: no retry loop catches it)."""
-
-
-def count_requests(cap: int) -> None:
-    """Count every HTTP request the clients make, through httpx2's (and httpx's) async transport."""
-    seen = {"n": 0}
-    for module in ("httpx2", "httpx"):
-        try:
-            lib = importlib.import_module(module)
-        except ImportError:
-            continue
-        send = lib.AsyncHTTPTransport.handle_async_request
-
-        async def handle_async_request(self: Any, request: Any, _send: Any = send) -> Any:
-            seen["n"] += 1
-            if seen["n"] > cap + 1:  # the server sees request cap + 1, so the bench knows the loop went on
-                raise Capped(f"request {seen['n']} is past the safety cap of {cap}")
-            return await _send(self, request)
-
-        lib.AsyncHTTPTransport.handle_async_request = handle_async_request
-
-
-def stub(name: str, required: list[str], marker: str) -> Tool[Any]:
-    params = [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=Any) for p in required]
-    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD, annotation=Any))
-
-    def execute(**kwargs: Any) -> str:
-        return f"{marker} {name}"
-
-    execute.__signature__ = inspect.Signature(params, return_annotation=str)  # type: ignore[attr-defined]
-    execute.__annotations__ = {**{p: Any for p in required}, "kwargs": Any, "return": str}
-    execute.__name__ = "stub_" + "".join(ch if ch.isalnum() else "_" for ch in name)
-    execute.__doc__ = f"stopbench stub for {name}"
-    return Tool(execute, takes_ctx=False, name=name, description=f"stopbench stub for {name}")
+def stub(tool: StubTool, marker: str) -> Tool[Any]:
+    return Tool(stub_function(tool, marker, any_other_keywords=True), takes_ctx=False, name=tool.name,
+                description=f"stopbench stub for {tool.name}")
 
 
 def family(exc: BaseException) -> str:
@@ -95,49 +72,41 @@ def family(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def model_for(spec: dict[str, Any]) -> Any:
-    wire = spec.get("wire", "openai-chat")
-    name = spec.get("model", "stopbench")
-    if wire == "anthropic":
+def model_for(spec: Spec) -> Any:
+    if spec.wire == "anthropic":
         from pydantic_ai.models.anthropic import AnthropicModel
         from pydantic_ai.providers.anthropic import AnthropicProvider
 
-        base = spec["base_url"]
-        base = base[: -len("/v1")] if base.endswith("/v1") else base  # the client appends /v1/messages
-        return AnthropicModel(name, provider=AnthropicProvider(base_url=base, api_key="sk-stopbench"))
+        return AnthropicModel(spec.model, provider=AnthropicProvider(base_url=spec.anthropic_base_url, api_key=API_KEY))
     from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    provider = OpenAIProvider(base_url=spec["base_url"], api_key="sk-stopbench")
-    if wire == "openai-responses":
-        return OpenAIResponsesModel(name, provider=provider)
-    return OpenAIChatModel(name, provider=provider)
+    provider = OpenAIProvider(base_url=spec.base_url, api_key=API_KEY)
+    if spec.wire == "openai-responses":
+        return OpenAIResponsesModel(spec.model, provider=provider)
+    return OpenAIChatModel(spec.model, provider=provider)
 
 
-async def run(spec: dict[str, Any]) -> dict[str, Any]:
-    marker = spec.get("ok_marker", "STOPBENCH-OK")
-    tools = [stub(t["name"], list(t.get("required", [])), marker) for t in spec.get("tools", [])]
+async def run_agent(spec: Spec) -> dict[str, Any]:
+    tools = [stub(t, spec.marker) for t in spec.tools]
     agent: Agent[None, str] = Agent(model_for(spec), tools=tools,
                                     instructions="You are a stopbench conformance agent.")
-    result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
+    result = new_result()
     try:
-        out = await agent.run(spec.get("prompt", "stopbench conformance run"))
+        out = await agent.run(spec.prompt)
     except Capped as exc:
         result.update(ok=None, reason="capped", error=str(exc))
     except Exception as exc:  # what Agent.run lets out: its family is the reason, the class is in error
-        result.update(ok=False, reason=family(exc), error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason=family(exc), error=described(exc))
     else:
         result.update(ok=True, reason="output", final=None if out.output is None else str(out.output))
     return result
 
 
-def main() -> int:
-    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    count_requests(int(spec.get("safety_cap", 200)))
-    result = asyncio.run(run(spec))
-    Path(sys.argv[2]).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-    return 0
+def run(spec: Spec) -> dict[str, Any]:
+    count_requests(spec.safety_cap)
+    return asyncio.run(run_agent(spec))
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(run))
