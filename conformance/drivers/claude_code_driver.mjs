@@ -18,8 +18,8 @@
 // bin/claude.exe, is not needed: the platform package's `claude` is run directly.
 //
 // Claude Code names an MCP tool `mcp__<server>__<tool>`; the sequences call `read_file`, `bash`, ...,
-// which would meet (or miss) its built-in tools. The stub server `stub` offers each sequence tool
-// under its own name; the proxy renames each served tool_use block of a stub tool to
+// which would meet (or miss) its built-in tools. The stub server `stub` (lib/stub_tools.mjs, shared with
+// the Gemini CLI driver) offers each sequence tool under its own name; the proxy (same module) renames each served tool_use block of a stub tool to
 // `mcp__stub__<name>` in the responses (JSON and SSE `content_block_start`), and renames it back in
 // the requests' assistant messages, so the server sees the names it served; everything else passes
 // through, a cut connection included. `--allowedTools mcp__stub` allows the stub tools without a
@@ -34,55 +34,20 @@
 
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+
+import { answered, mcpStubServer, renamingProxy } from "./lib/stub_tools.mjs";
 
 const PREFIX = "mcp__stub__";
 
 if (process.argv[2] === "--mcp") {
-  mcpServer(JSON.parse(readFileSync(process.argv[3], "utf-8")));
+  mcpStubServer(JSON.parse(readFileSync(process.argv[3], "utf-8")), { checkRequired: true });
 } else {
   await drive(process.argv[2], process.argv[3]);
 }
 
-// ------------------------------------------------------------------ the stub tools (MCP over stdio)
-
-function mcpServer(spec) {
-  const marker = spec.ok_marker ?? "STOPBENCH-OK";
-  const tools = (spec.tools ?? []).map((t) => ({
-    name: t.name, description: `stopbench stub for ${t.name}`,
-    inputSchema: { type: "object", properties: Object.fromEntries(t.required.map((k) => [k, { description: k }])),
-                   required: t.required },
-  }));
-  const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n");
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    let msg;
-    try { msg = JSON.parse(line); } catch { return; }
-    if (msg.id === undefined) return; // a notification
-    const reply = (result) => send({ id: msg.id, result });
-    switch (msg.method) {
-      case "initialize":
-        return reply({ protocolVersion: msg.params?.protocolVersion ?? "2025-06-18",
-                       capabilities: { tools: {} }, serverInfo: { name: "stopbench-stub", version: "1" } });
-      case "tools/list": return reply({ tools });
-      case "tools/call": {
-        const tool = (spec.tools ?? []).find((t) => t.name === msg.params?.name);
-        const args = msg.params?.arguments ?? {};
-        const missing = (tool?.required ?? []).filter((k) => !(k in args));
-        if (!tool || missing.length) {
-          return reply({ isError: true, content: [{ type: "text", text: `missing ${missing.join(", ")}` }] });
-        }
-        return reply({ content: [{ type: "text", text: `${marker} ${tool.name}` }] });
-      }
-      case "ping": return reply({});
-      default: return send({ id: msg.id, error: { code: -32601, message: `no method ${msg.method}` } });
-    }
-  });
-}
-
-// ------------------------------------------------------------------ the proxy (tool names)
+// ------------------------------------------------------------------ the proxy's renaming
 
 function renameResponse(obj, names) {
   const blocks = [...(obj?.content ?? []), obj?.content_block].filter(Boolean);
@@ -102,63 +67,7 @@ function renameRequest(obj) {
   return obj;
 }
 
-function rewrite(text, fn) {
-  try { return JSON.stringify(fn(JSON.parse(text))); } catch { return text; }
-}
-
-function proxy(upstream, names) {
-  return http.createServer((req, res) => {
-    const body = [];
-    req.on("data", (c) => body.push(c));
-    req.on("end", () => {
-      const headers = { ...req.headers };
-      delete headers.host;
-      delete headers["content-length"];
-      const raw = Buffer.concat(body).toString("utf-8");
-      const sent = Buffer.from(raw ? rewrite(raw, renameRequest) : raw, "utf-8");
-      headers["content-length"] = String(sent.length);
-      const up = http.request(upstream + req.url, { method: req.method, headers },
-        (ur) => {
-          const type = ur.headers["content-type"] ?? "";
-          const headers = { ...ur.headers };
-          delete headers["content-length"];
-          res.writeHead(ur.statusCode ?? 502, headers);
-          let buf = "";
-          ur.setEncoding("utf-8");
-          const fn = (o) => renameResponse(o, names);
-          if (type.includes("event-stream")) {
-            ur.on("data", (chunk) => {
-              buf += chunk;
-              let m;
-              while ((m = /\r?\n\r?\n/.exec(buf))) {
-                const event = buf.slice(0, m.index);
-                buf = buf.slice(m.index + m[0].length);
-                const out = event.split(/\r?\n/).map((l) => l.startsWith("data: ") ? "data: " + rewrite(l.slice(6), fn) : l);
-                res.write(out.join("\n") + "\n\n");
-              }
-            });
-            ur.on("end", () => { if (buf) res.write(buf); res.end(); });
-          } else {
-            ur.on("data", (chunk) => { buf += chunk; });
-            ur.on("end", () => res.end(rewrite(buf, fn)));
-          }
-          ur.on("aborted", () => { if (buf && !type.includes("event-stream")) res.write(buf); res.destroy(); });
-          ur.on("error", () => res.destroy());
-        });
-      up.on("error", () => res.destroy());
-      up.end(sent);
-    });
-  });
-}
-
 // ------------------------------------------------------------------ the run
-
-async function answered(root) {
-  try {
-    const r = await fetch(`${root}/_stopbench/state`);
-    return (await r.json()).answered ?? 0;
-  } catch { return 0; }
-}
 
 async function drive(specPath, resultPath) {
   const spec = JSON.parse(readFileSync(specPath, "utf-8"));
@@ -166,7 +75,7 @@ async function drive(specPath, resultPath) {
   const home = process.env.HOME ?? work;
   const root = spec.base_url.replace(/\/v1\/?$/, "");
   const names = new Set((spec.tools ?? []).map((t) => t.name));
-  const server = proxy(root, names);
+  const server = renamingProxy(root, { response: (o) => renameResponse(o, names), request: renameRequest });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const proxyUrl = `http://127.0.0.1:${server.address().port}`;
 

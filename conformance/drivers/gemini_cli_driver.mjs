@@ -19,7 +19,7 @@
 //
 // Gemini CLI names an MCP tool `mcp_<server>_<tool>` (generateValidName, chunk-JDPZ4CE3.js
 // L274891-274903), so a sequence's call of `read_file` would meet the built-in read_file. The stub
-// server offers `s_<name>` (a tool the server calls `write_file` is dropped from the declarations in
+// server (lib/stub_tools.mjs, shared with the Claude Code driver) offers `s_<name>` (a tool the server calls `write_file` is dropped from the declarations in
 // non-interactive mode, whatever `trust` says: the policy rules of bundle/policies/*.toml name
 // `write_file`), and the proxy renames each served functionCall of a stub tool to
 // `mcp_stub_s_<name>` in the responses (JSON and SSE) and passes everything else through, a cut
@@ -34,48 +34,21 @@
 
 import { spawn } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import http from "node:http";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+
+import { answered, mcpStubServer, renamingProxy } from "./lib/stub_tools.mjs";
 
 const PREFIX = "mcp_stub_s_";  // server `stub`, tool `s_<name>`
 
 if (process.argv[2] === "--mcp") {
-  mcpServer(JSON.parse(readFileSync(process.argv[3], "utf-8")));
+  mcpStubServer(JSON.parse(readFileSync(process.argv[3], "utf-8")),
+                { toolName: (name) => `s_${name}`, unknownName: (name) => name.slice(2) });
 } else {
   await drive(process.argv[2], process.argv[3]);
 }
 
-// ------------------------------------------------------------------ the stub tools (MCP over stdio)
-
-function mcpServer(spec) {
-  const marker = spec.ok_marker ?? "STOPBENCH-OK";
-  const tools = (spec.tools ?? []).map((t) => ({
-    name: `s_${t.name}`, description: `stopbench stub for ${t.name}`,
-    inputSchema: { type: "object", properties: Object.fromEntries(t.required.map((k) => [k, { description: k }])),
-                   required: t.required },
-  }));
-  const send = (msg) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...msg }) + "\n");
-  createInterface({ input: process.stdin }).on("line", (line) => {
-    let msg;
-    try { msg = JSON.parse(line); } catch { return; }
-    if (msg.id === undefined) return; // a notification
-    const reply = (result) => send({ id: msg.id, result });
-    switch (msg.method) {
-      case "initialize":
-        return reply({ protocolVersion: msg.params?.protocolVersion ?? "2025-06-18",
-                       capabilities: { tools: {} }, serverInfo: { name: "stopbench-stub", version: "1" } });
-      case "tools/list": return reply({ tools });
-      case "tools/call":
-        return reply({ content: [{ type: "text", text: `${marker} ${String(msg.params?.name).slice(2)}` }] });
-      case "ping": return reply({});
-      default: return send({ id: msg.id, error: { code: -32601, message: `no method ${msg.method}` } });
-    }
-  });
-}
-
-// ------------------------------------------------------------------ the proxy (tool names)
+// ------------------------------------------------------------------ the proxy's renaming
 
 function rename(obj, names) {
   for (const cand of obj?.candidates ?? []) {
@@ -87,58 +60,7 @@ function rename(obj, names) {
   return obj;
 }
 
-function rewrite(text, names) {
-  try { return JSON.stringify(rename(JSON.parse(text), names)); } catch { return text; }
-}
-
-function proxy(upstream, names) {
-  return http.createServer((req, res) => {
-    const body = [];
-    req.on("data", (c) => body.push(c));
-    req.on("end", () => {
-      const headers = { ...req.headers };
-      delete headers.host;
-      const up = http.request(upstream + req.url, { method: req.method, headers },
-        (ur) => {
-          const type = ur.headers["content-type"] ?? "";
-          const headers = { ...ur.headers };
-          delete headers["content-length"];
-          res.writeHead(ur.statusCode ?? 502, headers);
-          let buf = "";
-          ur.setEncoding("utf-8");
-          if (type.includes("event-stream")) {
-            ur.on("data", (chunk) => {
-              buf += chunk;
-              let m;
-              while ((m = /\r?\n\r?\n/.exec(buf))) {
-                const event = buf.slice(0, m.index);
-                buf = buf.slice(m.index + m[0].length);
-                const out = event.split(/\r?\n/).map((l) => l.startsWith("data: ") ? "data: " + rewrite(l.slice(6), names) : l);
-                res.write(out.join("\r\n") + "\r\n\r\n");
-              }
-            });
-            ur.on("end", () => { if (buf) res.write(buf); res.end(); });
-          } else {
-            ur.on("data", (chunk) => { buf += chunk; });
-            ur.on("end", () => res.end(rewrite(buf, names)));
-          }
-          ur.on("aborted", () => { if (buf && !type.includes("event-stream")) res.write(buf); res.destroy(); });
-          ur.on("error", () => res.destroy());
-        });
-      up.on("error", () => res.destroy());
-      up.end(Buffer.concat(body));
-    });
-  });
-}
-
 // ------------------------------------------------------------------ the run
-
-async function answered(root) {
-  try {
-    const r = await fetch(`${root}/_stopbench/state`);
-    return (await r.json()).answered ?? 0;
-  } catch { return 0; }
-}
 
 async function drive(specPath, resultPath) {
   const spec = JSON.parse(readFileSync(specPath, "utf-8"));
@@ -146,7 +68,7 @@ async function drive(specPath, resultPath) {
   const home = process.env.HOME ?? work;
   const root = spec.base_url.replace(/\/v1\/?$/, "");
   const names = new Set((spec.tools ?? []).map((t) => t.name));
-  const server = proxy(root, names);
+  const server = renamingProxy(root, { response: (o) => rename(o, names), eol: "\r\n" });
   await new Promise((r) => server.listen(0, "127.0.0.1", r));
   const proxyUrl = `http://127.0.0.1:${server.address().port}`;
 
