@@ -30,6 +30,7 @@ no finish at all, is an error in every mapper (see the rules), so the choice doe
 from __future__ import annotations
 
 import json
+import re
 
 from bench import ALL, Continue, Decision, Remind, State, Stop, Turn, predicate
 
@@ -139,23 +140,42 @@ _MAPPER_RULES = {
 }
 
 
+# What utils/json-parse.ts L104-124 parseStreamingJson makes of arguments JSON.parse rejects: the
+# text repaired (L85-95: control characters and bad escapes inside strings), else partial-json's
+# parse of a cut-off prefix (L113, L117), else {}. For the decision only one thing matters: whether
+# the result is an object with a member. partial-json (0.1.7, pi-ai's dependency) keeps the
+# complete members of a cut-off object and a last member whose value has begun (a cut string,
+# array, object or literal is closed), and drops a member cut in its key or before its value; text
+# that does not start as an object gives {}. So: an object whose first member's value has begun.
+# AMBIGUOUS in one case the regex reads as a member: a first value cut at a number's point
+# ('{"a": 1.'), which partial-json drops. Checked against parseStreamingJson run under Node on the
+# cases of tests/ports/test_pi.py.
+_MEMBER_BEGUN = re.compile(r'\s*\{\s*"(?:[^"\\]|\\.)*"\s*:\s*(?:["\[{tfn]|-?\d)')
+
+
 def _refused(name: str, arguments: str) -> bool:
     """Whether prepareToolCall answers the call with an error result instead of running it.
 
     agent-loop.ts L600-614: no tool has the name (a blank name; the bench's other names are taken
     to be tools the agent has). L616-618 with pi-ai utils/validation.ts L285-317: the arguments,
-    as openai-completions.ts L537 parses them (utils/json-parse.ts L104-110: JSON.parse first),
-    are checked against the tool's object schema; valid JSON that is not an object (a string, a
-    number, an array, null) fails it (L304-316 throws, caught at agent-loop.ts L661-666). Text
-    that is not JSON is left as the port had it (partial-JSON repair, json-parse.ts L111-121,
-    usually yields an object) and runs.
+    as the provider parses them (openai-completions.ts L537, openai-responses-shared.ts L638-695,
+    anthropic-messages.ts L659-695: parseStreamingJson, utils/json-parse.ts L104-124), are checked
+    against the tool's object schema; a value that is not an object (a JSON string, a number, an
+    array, null) fails it (L304-316 throws, caught at agent-loop.ts L661-666). Text that is not
+    JSON becomes what partial-JSON repair makes of it: a cut-off object keeps its complete members
+    and runs; text it cannot read becomes {}, which misses the tool's required key and fails (the
+    bench's stub tools require the keys their calls carry, bench/conform/runner.py tool_specs;
+    AMBIGUOUS: the port cannot see a real tool's schema). Found by driving 0.84.1 on
+    responses-tool-args-python-dict (Python-quoted arguments: failed, not run).
     """
     if not name:
         return True
+    if not arguments.strip():
+        return False  # {} for a call that sends none: a tool without parameters
     try:
-        value = json.loads(arguments) if arguments.strip() else {}
+        value = json.loads(arguments)
     except ValueError:
-        return False
+        return _MEMBER_BEGUN.match(arguments) is None
     return not isinstance(value, dict)
 
 

@@ -109,11 +109,52 @@ def test_no_cap_in_the_core_loop(pi: Predicate) -> None:
 
 def test_a_blank_tool_name_and_non_object_arguments_get_error_results_and_the_rest_run(pi: Predicate) -> None:
     # agent-loop.ts L600-614: no tool named "" -> 'Tool  not found'; L616-618 + validation.ts
-    # L285-317: a JSON string is no object -> validation error; both are results, the loop goes on
+    # L285-317: a JSON string is no object -> validation error; all are results, the loop goes on;
+    # validation error; '{"x": ' is parsed as {} (the cut member dropped), which misses the stub's key
     turn = Turn(finish="tool_calls", finish_raw="tool_calls",
                 tool_calls=(call("", 0), call("bash", 1, '"{\\"command\\": \\"ls\\"}"'), call("read_file", 2),
-                            call("grep", 3, '{"x": ')))
+                            call("grep", 3, '{"x": '), call("grep", 4, '{"x": "a')))
     cell = run(pi, turn, answer())
     first = cell.steps[0].decision
-    assert (first.action, first.rule, first.run, first.failed) == ("continue", "tool-calls-refused", (2, 3), (0, 1))
+    assert (first.action, first.rule, first.run, first.failed) == ("continue", "tool-calls-refused", (2, 4),
+                                                                   (0, 1, 3))
     assert (cell.reason, cell.ok) == ("stop", True)
+
+
+def test_python_quoted_arguments_are_read_as_an_empty_object_and_the_call_fails(pi: Predicate) -> None:
+    # utils/json-parse.ts L104-124: JSON.parse, the repair and partial-json all reject single quotes,
+    # so the arguments are {} and the stub's required key is missing: a validation error result
+    # (found by driving 0.84.1 on responses-tool-args-python-dict; the port had run it)
+    turn = Turn(finish="stop", finish_raw="completed",
+                tool_calls=(call("read_file", 0, "{'path': 'setup.cfg'}"),))
+    cell = run(pi, turn, answer(), dialect="openai-responses")
+    first = cell.steps[0].decision
+    assert (first.action, first.rule, first.run, first.failed) == ("continue", "tool-calls-refused", (), (0,))
+
+
+# parseStreamingJson of @earendil-works/pi-ai 0.84.1 (partial-json 0.1.7), run under Node on each text:
+# whether the object it returns has a member (the call runs) or is {} (the call fails)
+PARTIAL_JSON = [
+    ('{"x": ', False),  # {}
+    ('{"pa', False),  # {}
+    ('x{"a":1}', False),  # {}
+    ("{'path': 'setup.cfg'}", False),  # {}
+    ('{"a": -', False),  # {}
+    ('{"path": "a.py", "n', True),  # {"path": "a.py"}
+    ('{"a": [1, 2', True),  # {"a": [1, 2]}
+    ('{"a": tru', True),  # {"a": true}
+    ('{"a": 1e', True),  # {"a": 1}
+    ('{"a": "x", "b": 3.', True),  # {"a": "x"}
+    ('{"a": {"b": "c', True),  # {"a": {"b": "c"}}
+    ('{"a":1}}', True),  # {"a": 1}
+    ('{"a":1,}', True),  # {"a": 1}
+    ('{"path": "docs/guide.md", "content": "# Guide\\n\\nRun and configure the', True),
+]
+
+
+@pytest.mark.parametrize(("text", "runs"), PARTIAL_JSON)
+def test_arguments_json_rejects_run_when_pi_ais_partial_json_keeps_a_member(pi: Predicate, text: str,
+                                                                          runs: bool) -> None:
+    turn = Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(call("read_file", 0, text),))
+    first = run(pi, turn, answer()).steps[0].decision
+    assert (first.rule, first.failed) == (("tool-calls", ()) if runs else ("tool-calls-refused", (0,)))
