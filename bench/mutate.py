@@ -85,10 +85,11 @@ _DEFAULT_BELOW = ("the default is read only before the key is first set, and -1,
 _RESET_AFTER_SUCCESS = ("a counter reset after a good response: only a second burst of the same "
                         "failure later in one run, reaching the budget, tells it apart; no sequence has one")
 
-_HTTP = ("an HTTP status (or the code a status-less error kind is mapped to) that no sequence sends to this "
-         "port, or a bound of a status class no sequence reaches: a coverage gap, not reviewed line by line yet")
-_COUNTER = ("a counter, a reset or a retry budget step no sequence runs long enough, or resets often enough, to "
-            "tell apart: a coverage gap, not reviewed line by line yet")
+_NO_529 = ("no sequence sends an overloaded error to this port (HTTP 529, or the kind overloaded without a "
+           "status; chat-transient-errors-after-tools' overloaded answer is a 409): Claude Code's overloaded path "
+           "(uAt, maxOverloaded 3) never runs. A sequence would be worth it only with every column's cell checked")
+_NO_STREAM_CUT = ("no sequence sends a stream_cut (a stream that ends cleanly with no stop reason and no error "
+                  "event) to this port: qPs's truncation budget (one streamed retry, then j1e) never runs")
 
 NOTES: tuple[Note, ...] = (
     # every port with an HTTP status test
@@ -254,50 +255,128 @@ NOTES: tuple[Note, ...] = (
          "recorded with another finish tells the line apart", ("== -> !=",), equivalent=False),
     Note("pydantic_ai", "last = turn.tool_calls[-1]", "the first and the last call differ only in a length-cut turn "
          "with several calls that exhausts a tool's budget; no sequence has one", ("1 -> 0",), equivalent=False),
-    # claude_code and gemini_cli came in this round; their helpers reviewed the caught mutants, not yet
-    # each survivor: these lines are gaps said by category (HTTP statuses the catalogue does not send, such
-    # as 529, 404, 499 or status-less errors mapped to a code; counters and resets no sequence runs long
-    # enough to tell apart), to be reviewed line by line or closed with sequences
-    Note('claude_code', 'MAX_OVERLOADED = 3  # T_e=3, claude@320110838', _COUNTER, equivalent=False),
-    Note('claude_code', 'if over < MAX_OVERLOADED and retries < MAX_RETRIES:', _COUNTER, equivalent=False),
-    Note('claude_code', 'if silent == SILENT_TURNS and memo.get("silent_sent", 0) < SILENT_MAX:',
-         _COUNTER, equivalent=False),
-    Note('claude_code', 'if status == 529:', _HTTP, equivalent=False),
-    Note('claude_code', 'memo["output_limit"] = 0', _COUNTER, equivalent=False),
-    Note('claude_code', 'memo["overloaded"] = 0', _COUNTER, equivalent=False),
-    Note('claude_code', 'memo["retries"] = 0', _COUNTER, equivalent=False),
-    Note('claude_code', 'memo["retries"] = retries + 1', _COUNTER, equivalent=False),
-    Note('claude_code', 'return Stop("api_error", ok=False, rule="api-error")', _HTTP, ("Stop: ok inverted",),
+    # claude_code, reviewed line by line (2.1.328 port after its compaction and stream-retry rules)
+    *(Note("claude_code", line, _NO_529, changes, equivalent=False) for line, changes in (
+        ("MAX_OVERLOADED = 3  # T_e=3", ()), ("if status == 529:", ()),
+        ('over: int = memo.get("overloaded", 0) + 1', ()), ("if over < MAX_OVERLOADED and retries < MAX_RETRIES:", ()),
+        ('return Resend("overloaded-retry")', ()),
+        ('return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get', ("529 -> 528", "529 -> 530")))),
+    Note("claude_code", "memo[\"retries\"] = retries + 1", _NO_529, next='return Resend("overloaded-retry")',
          equivalent=False),
-    Note('claude_code', 'over: int = memo.get("overloaded", 0) + 1', _COUNTER, equivalent=False),
-    Note('claude_code', 'retryable = status is not None and (status in (408, 409, 429) or statu',
-         _HTTP, equivalent=False),
-    Note('claude_code', 'return Resend("not-found-retry" if status == 404 else "no-stream-retry',
-         _HTTP, equivalent=False),
-    Note('claude_code', 'return Resend("overloaded-retry")', _COUNTER, equivalent=False),
-    Note('claude_code', 'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
-         _HTTP, equivalent=False),
-    Note('claude_code', 'silent: int = 0 if turn.content and turn.content.strip() else memo.get',
-         _COUNTER, equivalent=False),
-    Note('gemini_cli', '"context_overflow": 400, "invalid_request": 400, "authentication": 401',
-         _HTTP, equivalent=False),
-    Note('gemini_cli', '"not_found": 404, "content_filter": 400, "stream_error": 500, "http_st',
-         _HTTP, equivalent=False),
-    Note('gemini_cli', '_KIND_CODE = {"rate_limit": 429, "quota": 429, "overloaded": 503, "ser',
-         _HTTP, equivalent=False),
-    Note('gemini_cli', 'for k in range(1, 6):', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'if code == 404 or not _retryable(code) or http + 1 >= HTTP_ATTEMPTS:', _HTTP, equivalent=False),
-    Note('gemini_cli', 'if memo.get("loops", 0) >= 1:', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'if not _retryable(code) or attempt + 1 >= MID_STREAM_ATTEMPTS:', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'memo.update(attempt=0, http=0, nudged=False, function_response=functio',
-         _COUNTER, equivalent=False),
-    Note('gemini_cli', 'memo.update(attempt=attempt + 1, nudged=False)', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'memo["http"] = 0', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'memo["loops"] = 1', _COUNTER, equivalent=False),
-    Note('gemini_cli', 'return "stream", err.status if err.status is not None else _KIND_CODE.',
-         _COUNTER, equivalent=False),
-    Note('gemini_cli', 'return code is not None and (code in (429, 499) or 500 <= code < 600)',
-         _HTTP, equivalent=False),
+    Note("claude_code", 'return Stop("api_error", ok=False, rule="api-error")', _NO_529, ("Stop: ok inverted",),
+         next="how = _delivery(turn, err)", equivalent=False),
+    Note("claude_code", 'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
+         "a status-less error is never served as an HTTP status (bench/serve/render.py error_mode), so the code "
+         "a status-less rate_limit or server_error is given only meets the `== 529` test, which 428, 430, 499 "
+         "and 501 fail alike", ("429 -> 428", "429 -> 430", "500 -> 499", "500 -> 501")),
+    Note("claude_code", 'retries = memo.get("retries", 0)', "the default is read only when the first response of "
+         "a run fails in the stream with nothing received, and it counts only towards the budget of 10, which "
+         "no such run reaches: a coverage gap", equivalent=False),
+    Note("claude_code", 'memo["retries"] = min(retries + 1, MAX_RETRIES)', "the count after a retry without "
+         "streaming decides only when the budget of 10 is reached after it: chat-connection-dropped-repeat gets "
+         "there first (min(.., 10) caps 11 and 12 alike) and chat-network-flaky-after-tools has one more failure "
+         "only", equivalent=False),
+    *(Note("claude_code", line, _NO_STREAM_CUT, equivalent=False) for line in (
+        'if not memo.get("truncations") and retries < MAX_RETRIES:', 'memo["truncations"] = 1')),
+    Note("claude_code", 'memo["retries"] = retries + 1', _NO_STREAM_CUT + "; nor an in-stream server error after "
+         "thinking only", next='return Resend("stream-retry")', equivalent=False),
+    Note("claude_code", 'return Resend("stream-retry")', _NO_STREAM_CUT, ("Resend -> Continue (no calls run)",),
+         next="return _without_streaming(memo, \"stream-retry\")", equivalent=False),
+    Note("claude_code", 'server = err.kind in ("server_error", "timeout") or (err.status is not None and err.sta',
+         "the status test of an in-stream error: the catalogue's in-stream errors to this port are status-less "
+         "(a timeout) or a 400 (rec-openrouter-length-then-stream-error), and `server` decides only after output "
+         "or thinking: no in-stream 5xx after output reaches it", equivalent=False),
+    Note("claude_code", 'if (turn.content or "").strip() or turn.tool_calls:  # progress "output"',
+         "no in-stream error after text or tool calls reaches this port (rec-openrouter-length-then-stream-error "
+         "has thinking only, which a bad request fails on either branch), and with nothing received the kept "
+         "partial reply meets the empty-reply rule, the same retry without streaming", equivalent=False),
+    Note("claude_code", 'return None if server else Stop("api_error", ok=False, rule="stream-error-stop")',
+         "no in-stream error after text or tool calls reaches this port", equivalent=False),
+    *(Note("claude_code", line, "no in-stream server error after thinking only reaches this port (the one after "
+           "thinking, rec-openrouter-length-then-stream-error, is a bad request, which fails at once)",
+           equivalent=False) for line in (
+        'spent = memo.get("thinking_retries", 0)', "if server and spent < 2 and retries < MAX_RETRIES:",
+        'memo["thinking_retries"] = spent + 1')),
+    Note("claude_code", 'return Resend("stream-retry")', "no in-stream server error after thinking only",
+         ("Resend -> Continue (no calls run)",), next='return Stop("api_error", ok=False, rule="stream-error-stop")',
+         equivalent=False),
+    Note("claude_code", 'return Stop("success", ok=False, rule="compact-failed")', "a second overflow after a "
+         "compaction: chat-context-overflow-compacted ends after its compacted request, and the other overflows "
+         "never compact", ("Stop: ok inverted",), next='memo["compacting"] = "summary"', equivalent=False),
+    *(Note("claude_code", line, "the key is set when the compaction starts, before any read: the default is "
+           "never read") for line in ('groups: int = memo.get("groups", 1)',
+                                      'if groups < 2 or memo.get("compact_truncations", 0) >= COMPACT_RETRIES:',
+                                      'memo["compact_truncations"] = memo.get("compact_truncations", 0) + 1')),
+    Note("claude_code", 'memo["groups"] = groups - min(max(1, groups // 5), groups - 1)',
+         "`groups - 1` never binds: for two groups or more a fifth (at least 1) is below it", ("1 -> 0",)),
+    Note("claude_code", 'memo["groups"] = groups - min(max(1, groups // 5), groups - 1)',
+         "the fifth only sets how many groups are left, which decides only for a conversation that runs out "
+         "before Gee=3 truncations with 3 to 9 groups: the catalogue's overflows come after 1 tool round (out "
+         "after one truncation whatever the fraction) or 46 (never out)", ("1 -> 2", "5 -> 4", "5 -> 6"),
+         equivalent=False),
+    Note("claude_code", 'memo["retries"] = 0', "the retry count after a compaction: no sequence fails again "
+         "after a compacted request", next="return Remind(\"compacted\"", equivalent=False),
+    Note("claude_code", "retryable = status is not None and (status in (408, 409, 429) or statu", _499,
+         ("500 -> 499",), equivalent=False),
+    Note("claude_code", 'memo["retries"] = retries + 1', "the retry without streaming of another status counts "
+         "towards the budget of 10 only if retryable failures follow it; no sequence has one after a 4xx",
+         next="# observed: these retries carry no max_tokens change", equivalent=False),
+    Note("claude_code", 'return Resend("not-found-retry" if status == 404 else "no-stream-retry',
+         "only the rule's name changes, and only for a 403, 404 or 405: the catalogue sends no 404, 403 or 405 "
+         "to this port (a 404 would be an unknown model, which a driven run never sees)", equivalent=False),
+    Note("claude_code", "memo[counter] = 0  # the counts of qPs/zPs are per request", _RESET_AFTER_SUCCESS,
+         equivalent=False),
+    Note("claude_code", 'memo["retries"] = 1', "the count after a reply with no block and no stop reason "
+         "decides only if ten failures follow it (rec-gemini-prompt-blocked-no-candidates ends after one)",
+         equivalent=False),
+    Note("claude_code", 'memo["output_limit"] = 0', "a reset of the output-limit budget at a tool round: only "
+         "three cut replies, a tool round, then a fourth cut tell it apart; no sequence has them", equivalent=False),
+    Note("claude_code", 'silent: int = 0 if turn.content and turn.content.strip() else memo.get',
+         "a text round restarts the silent count: only a run with text rounds and then four or more silent "
+         "ones before its answer tells 0 from 1; none", ("0 -> 1",), equivalent=False),
+    Note("claude_code", 'silent: int = 0 if turn.content and turn.content.strip() else memo.get',
+         "counting by 2 modulo 5 reaches 5 at the same rounds as counting by 1 (2, 4, 1, 3, 5)", ("1 -> 2",)),
+    Note("claude_code", 'if silent == SILENT_TURNS and memo.get("silent_sent", 0) < SILENT_MAX:',
+         "the check's default is read only before the key is set, and -1, 0 and 1 all pass `< 3`; the count "
+         "itself is set from its own default on the next line"),
+    # gemini_cli, reviewed line by line (0.61.0 port)
+    Note("gemini_cli", '_KIND_CODE = {"rate_limit": 429, "quota": 429', "a status-less in-stream rate_limit or "
+         "quota error: 428 and 430 are not retryable where 429 is; no sequence sends one to this port",
+         ("429 -> 428", "429 -> 430"), equivalent=False),
+    *(Note("gemini_cli", line, "the code of a status-less in-stream error is only tested by _retryable, and each "
+           "change keeps it in its class (5xx and 499 retryable; 4xx other than 429 not)") for line in (
+        '_KIND_CODE = {"rate_limit": 429, "quota": 429', '"context_overflow": 400, "invalid_request": 400',
+        '"not_found": 404, "content_filter": 400, "stream_error": 500')),
+    Note("gemini_cli", 'return "stream", err.status if err.status is not None else _KIND_CODE.',
+         "every error kind served in the stream is in _KIND_CODE (the three others return earlier as cut or "
+         "end): the default is never read"),
+    Note("gemini_cli", "return code is not None and (code in (429, 499) or 500 <= code < 600)", _499,
+         ("499 -> 498", "499 -> 500"), equivalent=False),
+    Note("gemini_cli", "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+         "499 is retryable by the tuple already", ("500 -> 499",)),
+    Note("gemini_cli", "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+         "there is no HTTP status 600 or above", ("< -> <=", "600 -> 601")),
+    Note("gemini_cli", "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+         "only a status 599 tells it apart; no provider API sends 599", ("600 -> 599",), equivalent=False),
+    Note("gemini_cli", "for k in range(1, 6):", "a repeated cycle of 5 (or 6) different calls, 25 (30) calls "
+         "long: the catalogue's repeats are cycles of one call", equivalent=False),
+    Note("gemini_cli", "memo.update(attempt=0, http=0, nudged=False, function_response=functio",
+         "the budgets restart at each tool round: only a tool round followed by four invalid streams, or by "
+         "ten failed HTTP attempts, tells it apart; the catalogue's long failures start the run", equivalent=False),
+    Note("gemini_cli", "if code == 404 or not _retryable(code) or http + 1 >= HTTP_ATTEMPTS:",
+         "404 is not retryable, so `not _retryable(code)` stops it anyway (and 403, 405 too)",
+         ("404 -> 403", "404 -> 405")),
+    Note("gemini_cli", 'memo["http"] = 0', "the HTTP budget after an in-stream error: only HTTP failures "
+         "reaching 10 after one tell it apart; none", next='if not _retryable(code) or attempt + 1', equivalent=False),
+    Note("gemini_cli", "if not _retryable(code) or attempt + 1 >= MID_STREAM_ATTEMPTS:", "the mid-stream budget "
+         "of 4: no sequence sends four retryable in-stream errors in a row (chat-network-flaky-after-tools sends "
+         "one, then a cut)", equivalent=False),
+    Note("gemini_cli", "memo.update(attempt=attempt + 1, nudged=False)", "the mid-stream budget of 4: no "
+         "sequence sends four retryable in-stream errors in a row", equivalent=False),
+    Note("gemini_cli", 'memo["http"] = 0', _RESET_AFTER_SUCCESS, next="finish = None if err is not None",
+         equivalent=False),
+    Note("gemini_cli", 'if memo.get("loops", 0) >= 1:', "-1 and 0 both fail `>= 1`", ("0 -> -1",)),
+    Note("gemini_cli", 'memo["loops"] = 1', "only `>= 1` reads it, which 2 passes too", ("1 -> 2",)),
     # precise ones
     Note("hermes", "1024 <= limit <= 10_000_000", "no sequence reports a context window at either bound of "
          "Hermes' plausibility range (1,024 and 10,000,000 tokens): the recorded windows are 128,000 and 200,000",
