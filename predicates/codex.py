@@ -43,7 +43,9 @@ What is modelled, per model response:
   several write-ups); driving 0.169.0 agreed with it (responses-end-turn-false ends at turn 2, not
   1). Secondary.
 * Steering: input queued while the response streamed (``turn.steer``) makes ``has_pending_input``
-  true: Remind carrying the queued text.
+  true: Remind carrying the queued text (with the tools' outputs when the response had calls: the
+  follow-up carries both; driven on chat-steer-with-tool-calls, see CONFORMANCE_EXPLAINED for the
+  driver's race).
 * ``response.incomplete`` (0.169.0 has a branch for it, unlike the pinned process_sse):
   - reason ``max_output_tokens`` (and any reason but content_filter): the turn fails at once,
     "Incomplete response returned, reason: " (bin/codex @380429), codexErrorInfo ``other``, no
@@ -75,9 +77,20 @@ What is modelled, per model response:
   retry above starts a new attempt, again with 4 request retries. A 429 is NOT retried by either
   layer: "exceeded retry limit, last status: " (@720263), codexErrorInfo
   ``responseTooManyFailedAttempts`` (@2301577), not retryable -> Stop ``error`` at once (observed
-  with the default configuration: one request). Other 4xx and context-window / quota errors are
-  fatal (``context_overflow``, ``quota``: checked first, also in a stream; unverified there). Ambiguous
-  and unobserved: 408 (read as a stream-retryable status).
+  with the default configuration: one request). A 400 is ``InvalidRequest``, fatal; context-window /
+  quota errors are fatal too (``context_overflow``, ``quota``: checked first, also in a stream;
+  unverified there). Any other status is ``UnexpectedStatus``, which ``is_retryable`` (core
+  ``api_bridge.rs`` @ ``001cb8e2`` ``map_api_error``: 400 -> InvalidRequest, 500 ->
+  InternalServerError, 429 -> RetryLimit, else UnexpectedStatus; ``error.rs`` ``is_retryable``:
+  UnexpectedStatus true; no release, read from the search tool's store): a stream retry, with no
+  transport retries first (those are for 5xx only). Driving 0.169.0 on
+  chat-transient-errors-after-tools showed it: 408 and 409 each re-sent once, then the 429 ended the
+  turn. 401 is left fatal: later upstream (``should_retry_response_stream``) excludes it from the
+  stream retry; whether 0.169.0 does is not visible, and no sequence sends a 401 (ambiguous, said).
+* The stop reason says how the turn ended as the app-server reports it (the driver's reading): a
+  turn that failed after Codex had retried the stream at least once in it (an ``error`` notification
+  with ``willRetry``) is ``stream_error``, whatever ended it; a turn that failed with no retry before
+  is ``error``. Seen driving 0.169.0: the 429 after two stream retries ended as ``stream_error``.
 
 Dialects: Codex speaks only the Responses API. A sequence of another dialect is read as the
 Responses stream a proxy would produce: tool calls as ``function_call`` items, finish ``length`` as
@@ -179,7 +192,10 @@ RULES = {
                   " with the default request_max_retries: one request",
     "fatal-error": f"{TURN} @c~40800 run_sampling_request: !err.is_retryable() (or ContextWindowExceeded"
                    f" / UsageLimitReached) -> return Err at once; {SSE} @c~7500-8300 response.failed "
-                   "codes context_length_exceeded / insufficient_quota / usage_not_included",
+                   "codes context_length_exceeded / insufficient_quota / usage_not_included; "
+                   f"{REPO}@001cb8e2 codex-rs/core/src/api_bridge.rs map_api_error: HTTP 400 -> InvalidRequest "
+                   "(not retryable); any status but 400/429/500 -> UnexpectedStatus, retryable (a stream "
+                   f"retry; 401 kept fatal, see the docstring); {OBSERVED}",
 }
 
 
@@ -187,14 +203,27 @@ RULES = {
 # `stopbench conform codex` drives npm @openai/codex@0.169.0 (`codex app-server`, dynamic tools,
 # Codex's default retry settings; conformance/drivers/codex_driver.mjs). The two differences once
 # explained here (a missing finish read as response.completed; an error after output classified by
-# its status) were settled by following what the driven original does (stream_outcome, in_stream).
-CONFORMANCE_EXPLAINED: dict[str, str] = {}
+# its status) were settled by following what the driven original does (stream_outcome, in_stream),
+# as was a third on the 118 sequences (408/409 are stream retries, a failure after one stream_error).
+CONFORMANCE_EXPLAINED: dict[str, str] = {
+    "chat-steer-with-tool-calls": (
+        "A race in the driver, not a decision: the server answers a turn at once, and "
+        "conformance/drivers/codex_driver.mjs sends turn/steer only once the server has answered the turn "
+        "(polled on /_stopbench/state every 100 ms). When it lands before Codex's follow-up, request 1 "
+        "carries call_1's output and the steered user message, the port's remind (driven 2026-11-30, "
+        "once). When Codex is faster (driven twice the same day, the machine loaded), request 1 carries "
+        "call_1's output only and the steer reaches Codex while turn 1 is sampled: request 2 then carries "
+        "the steered message and neither turn 1's call_2 nor an output for it, read by the server as a "
+        "reminder with call_2 not run. That is input steered into a sampling request in flight, a case "
+        "this sequence does not describe and the port does not model. Either way the request count (3), "
+        "the stop (turn_complete) and ok agree."),
+}
 
 
 def _memo(state: State) -> dict[str, Any]:
     m = state.memo
     if not m:
-        m.update(retries=0, requests=0, pending=False)
+        m.update(retries=0, requests=0, pending=False, retried=False)
     return m
 
 
@@ -230,9 +259,9 @@ def stream_outcome(turn: Turn) -> str:
             return "rate_limit"
         if err.status is not None and err.status >= 500:
             return "http5xx"
-        if err.status is not None and 400 <= err.status < 500 and err.status != 408:
-            return "fatal"
-        return "stream"  # 408: ambiguous, see docstring
+        if err.status in (400, 401):
+            return "fatal"  # InvalidRequest (api_bridge.rs map_api_error); 401: see the docstring
+        return "stream"  # UnexpectedStatus (any other status): retryable (error.rs is_retryable)
     if turn.finish == "length":
         return "incomplete"
     if turn.finish == "content_filter":
@@ -272,12 +301,14 @@ def decide(turn: Turn, state: State) -> Decision:
         m["pending"] = True
     run, failed = dispatched(turn)
     outcome = stream_outcome(turn)
+    # the turn failed: stream_error when Codex had retried the stream in it (see the docstring)
+    failure = "stream_error" if m["retried"] else "error"
     if outcome == "fatal":
-        return Stop("error", ok=False, rule="fatal-error", run=run, failed=failed)
+        return Stop(failure, ok=False, rule="fatal-error", run=run, failed=failed)
     if outcome == "rate_limit":
-        return Stop("error", ok=False, rule="rate-limit", run=run, failed=failed)
+        return Stop(failure, ok=False, rule="rate-limit", run=run, failed=failed)
     if outcome == "incomplete":
-        return Stop("error", ok=False, rule="incomplete-response", run=run, failed=failed)
+        return Stop(failure, ok=False, rule="incomplete-response", run=run, failed=failed)
     if outcome == "http5xx" and m["requests"] < REQUEST_MAX_RETRIES:
         m["requests"] += 1
         return Resend("request-retry")
@@ -286,6 +317,7 @@ def decide(turn: Turn, state: State) -> Decision:
         if m["retries"] >= STREAM_MAX_RETRIES:
             return Stop("stream_error", ok=False, rule="stream-retry-exhausted", run=run, failed=failed)
         m["retries"] += 1
+        m["retried"] = True
         if outcome == "content_filter":
             return Remind("content-filter-retry", CONTENT_FILTER_GUIDANCE, run=run, failed=failed)
         if has_output(turn):  # the items already done are in the history the retry re-reads
@@ -296,6 +328,8 @@ def decide(turn: Turn, state: State) -> Decision:
     pending = m["pending"]
     m["pending"] = False
     if turn.tool_calls:
+        if pending:  # the queued input goes into the follow-up with the tools' outputs
+            return Remind("steer", turn.steer or "(queued user input)", run=run, failed=failed)
         return Continue("tool-follow-up", run=run, failed=failed)
     if turn.end_turn is False:
         return Continue("end-turn-false", run=())

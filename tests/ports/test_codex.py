@@ -145,3 +145,33 @@ def test_a_blank_name_is_an_unsupported_call_and_a_json_string_runs(codex: Predi
     cell = run(codex, turn, answer())
     first = cell.steps[0].decision
     assert (first.action, first.run, first.failed) == ("continue", (1,), (0,))
+
+
+def test_a_status_other_than_400_429_or_5xx_is_a_stream_retry_without_request_retries(codex: Predicate) -> None:
+    # api_bridge.rs map_api_error: 400 -> InvalidRequest (fatal), any other status but 429/500 ->
+    # UnexpectedStatus, retryable (error.rs is_retryable); driven: 408 and 409 each re-sent once
+    for kind, status in (("timeout", 408), ("overloaded", 409), ("permission", 403), ("not_found", 404)):
+        err = Turn(finish="error", error=TurnError(kind, status=status))  # type: ignore[arg-type]
+        assert actions(run(codex, err, answer())) == ["resend stream-retry", "stop no-follow-up"], status
+    for kind, status in (("invalid_request", 400), ("authentication", 401)):
+        err = Turn(finish="error", error=TurnError(kind, status=status))  # type: ignore[arg-type]
+        assert actions(run(codex, err, answer())) == ["stop fatal-error"], status
+
+
+def test_a_turn_that_fails_after_a_stream_retry_ends_as_stream_error(codex: Predicate) -> None:
+    # the app-server's failed turn after an `error` notification with willRetry (driven 0.169.0 on
+    # chat-transient-errors-after-tools: 408, 409 re-sent, then the 429 -> stream_error)
+    conflict = Turn(finish="error", error=TurnError("overloaded", status=409))
+    limited = Turn(finish="error", error=TurnError("rate_limit", status=429))
+    cell = run(codex, tools("ls"), conflict, limited, answer())
+    assert actions(cell)[-1] == "stop rate-limit" and (cell.reason, cell.ok) == ("stream_error", False)
+    assert run(codex, tools("ls"), limited, answer()).reason == "error"
+
+
+def test_input_steered_during_a_tool_call_response_goes_out_with_the_outputs(codex: Predicate) -> None:
+    # the queued input is drained into the follow-up that carries the tools' outputs (driven 0.169.0 on
+    # chat-steer-with-tool-calls when the steer arrived in time: call_1's output and the user message)
+    steered = replace(tools("run_tests"), steer="only the unit tests")
+    cell = run(codex, steered, tools("run_tests"), answer())
+    assert actions(cell) == ["remind steer", "continue tool-follow-up", "stop no-follow-up"]
+    assert cell.steps[0].tools_run == ("run_tests",)
