@@ -112,7 +112,7 @@ BOOST_CAP = 32768  # conversation_loop.py L4430, L2122
 # has no cap and `requested` is None (run_agent.py L1482-1494): the n-th boost is 4096 * 2**n, at most
 # 32768. The native client sends maxOutputTokens 65535 when the request has none
 # (gemini_native_adapter.py L42-49, L459-472), and a boost is ephemeral, consumed by the one request it
-# is made for (chat_completion_helpers.py L993-995), so the request after it is back at 65535. Driving
+# is made for (chat_completion_helpers.py L1163-1166), so the request after it is back at 65535. Driving
 # 0.19.0 on gemini-max-tokens-empty showed maxOutputTokens 8192 on the continuation request.
 GEMINI_WIRE_MAX_TOKENS = 65535  # gemini_native_adapter.py L49 GEMINI_DEFAULT_MAX_OUTPUT_TOKENS
 
@@ -619,7 +619,7 @@ def decide(turn: Turn, state: State) -> Decision:
 
 def _unboosted(decision: Decision, m: dict[str, Any]) -> Decision:
     """On the Gemini wire, the request after a boosted one is back at the native client's 65535
-    (the boost is consumed by one request, chat_completion_helpers.py L993-995)."""
+    (the boost is consumed by one request, chat_completion_helpers.py L1163-1166)."""
     if (m["mode"] != "gemini_native" or m["boost"] or decision.action == "stop"
             or m["sent_max"] == GEMINI_WIRE_MAX_TOKENS):
         return decision

@@ -241,7 +241,7 @@ def test_on_the_gemini_wire_a_continuation_boosts_max_tokens_once_then_the_nativ
         hermes: Predicate) -> None:
     # gemini profile: no default_max_tokens, so the boost is 4096 * 2**n (conversation_loop.py L4418-4432);
     # the native client sends 65535 when the request has none (gemini_native_adapter.py L459-472), and
-    # the boost is consumed by one request (chat_completion_helpers.py L993-995)
+    # the boost is consumed by one request (chat_completion_helpers.py L1163-1166)
     cut = Turn(finish="length", finish_raw="MAX_TOKENS", content="partial")
     calls = replace(tools("read_file"), finish="stop", finish_raw="STOP")
     done = replace(answer(), finish_raw="STOP")
