@@ -389,6 +389,40 @@ NOTES: tuple[Note, ...] = (
     Note("opencode", "status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS", "every 5xx error "
          "in the catalogue also has a retryable kind (server_error, overloaded), so the status test never "
          "decides alone", ("<= -> <", ">= -> >", "500 -> 501"), equivalent=False),
+    # smolagents (issue 12)
+    Note("smolagents", "return err.status in _RETRY_STATUS or err.status >= 500", _499, ("500 -> 499",),
+         equivalent=False),
+    Note("smolagents", 'memo.get("client", 0) < CLIENT_RETRIES', _DEFAULT_BELOW),
+    *(Note("smolagents", line, "smolagents' rate-limit retrier (3 attempts, each with the client's own 2 retries): "
+           "only a rate limit that outlasts the client's retries tells these apart, and every 429 of the catalogue "
+           "is answered within them (chat-error-rate-limit, chat-transient-errors-after-tools); "
+           "tests/ports/test_smolagents.py pins the 9 requests of a persistent 429", equivalent=False)
+      for line in ("RATE_LIMIT_ATTEMPTS = 3", 'memo.get("attempt", 1) < RATE_LIMIT_ATTEMPTS',
+                   'memo["attempt"] = memo.get("attempt", 1) + 1', 'memo["client"], memo["attempt"] = 0, 1')),
+    Note("smolagents", 'memo["client"] = 0', "the client counter reset before the rate-limit retrier's next "
+         "attempt (or the stop): only a rate limit that outlasts the client's retries and then meets another "
+         "error reads it; no sequence has one", equivalent=False),
+    Note("smolagents", 'return err.status == 429 or err.kind == "rate_limit"', "every 429 of the catalogue has "
+         "kind rate_limit, so the status test never decides alone", equivalent=False),
+    Note("smolagents", 'return Stop("max_steps_error", ok=False, rule="max-steps-answer")', "an error answering "
+         "the request after the 20th step (provide_final_answer catches it): no sequence errs at request 21",
+         ("Stop: ok inverted",), equivalent=False, next="return Stop(\"api_error\""),
+    *(Note("smolagents", line, "final_answer, smolagents' own tool: no sequence calls it (the rule is declared "
+           "unreachable; tests/ports/test_smolagents.py pins it)", equivalent=False)
+      for line in ('return not isinstance(value, dict) or set(value) == {"answer"}', "if len(turn.tool_calls) > 1:",
+                   'return Stop("final_answer", ok=True, rule="final-answer"')),
+    Note("smolagents", 'return Remind("tool-error", message=RETRY_NOTE)', "a final_answer beside other calls: no "
+         "sequence calls final_answer", ("Remind -> Resend",), equivalent=False, next='return Stop("final_answer"'),
+    Note("smolagents", 'return Remind("tool-error", message=RETRY_NOTE)', "a tool call written as JSON in text "
+         "that does not validate: the one sequence with such text (chat-tool-call-as-text) names a tool with "
+         "arguments", ("Remind -> Resend",), equivalent=False, next="if name == FINAL_ANSWER:"),
+    Note("smolagents", 'data = json.loads(content[content.find("{"): content.rfind("}") + 1], strict=False)',
+         "a text whose last character is not its last '}' tells the slice's end apart; the one text tool call of "
+         "the catalogue ends with it", ("1 -> 2",), equivalent=False),
+    Note("smolagents", 'return Continue("tools", run=ALL if len(run) == len(turn.tool_calls) else run)',
+         "calls sharing an id in one turn (one of them dropped): no sequence has two in one turn "
+         "(chat-repeat-same-call repeats an id across turns); tests/ports/test_smolagents.py pins it",
+         equivalent=False),
 )
 """Surviving mutants that are explained: equivalent, or a coverage gap said out loud."""
 

@@ -75,6 +75,10 @@ CURATED: list[tuple[str, str, str, str]] = [
     ("pydantic_ai", "negation", "if err.status is None:", "`err.status is None` negated"),
     ("pydantic_ai", "decision", 'return Stop("UsageLimitExceeded", ok=False, rule="request-limit"',
      "Stop: ok inverted"),
+    ("smolagents", "constant", "MAX_STEPS = 20", "20 -> 19"),
+    ("smolagents", "comparison", 'if decision.action == "stop" or step < MAX_STEPS:', "< -> <="),
+    ("smolagents", "negation", "if err is not None:", "`err is not None` negated"),
+    ("smolagents", "decision", 'return Remind("no-tool-call", message=RETRY_NOTE)', "Remind -> Resend"),
     ("vercel_ai", "constant", "STEP_LIMIT = 1", "1 -> 2"),
     ("vercel_ai_steps", "constant", "STEP_LIMIT = 5", "5 -> 6"),
     ("reference", "constant", "max_steps=50,", "50 -> 49"),
@@ -102,7 +106,7 @@ def _one(by_port: dict[str, list[Mutant]], port: str, kind: str, line: str, chan
 def test_the_curated_set_has_every_operator_kind_for_every_port(
         shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]]) -> None:
     _, _, by_port = shipped
-    assert set(by_port) == {"codex", "corecoder", "hermes", "learn_claude_code_s01",
+    assert set(by_port) == {"codex", "corecoder", "hermes", "learn_claude_code_s01", "smolagents",
                             "learn_claude_code_s01_openai", "openai_agents", "opencode", "pi", "reference",
                             "gemini_cli", "claude_code", "langchain", "pydantic_ai", "vercel_ai", "vercel_ai_steps"}
     covered = {(port, kind) for port, kind, _, _ in CURATED}
