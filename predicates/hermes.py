@@ -40,7 +40,9 @@ openai-responses -> codex_responses); ``api_mode`` can also infer it from the ra
 (the four vocabularies do not overlap). Anthropic -> ``anthropic_messages``
 (``AnthropicTransport._STOP_REASON_MAP``, unknown -> "stop"); Gemini raws -> the Gemini native
 adapter, a chat_completions-shaped client (``_map_gemini_finish_reason``: tool_calls when the
-candidate has function calls, else STOP/MAX_TOKENS/SAFETY/RECITATION/OTHER, unknown -> "stop");
+candidate has function calls, else STOP/MAX_TOKENS/SAFETY/RECITATION/OTHER, unknown -> "stop";
+Hermes uses it only for provider "gemini" on Google's host, agent_runtime_helpers.py L1876-1898, so
+that is the configuration ported for Gemini: its profile sets no max_tokens, see GEMINI_WIRE_MAX_TOKENS);
 Responses raws -> ``codex_responses`` (status incomplete + max_output_tokens -> "incomplete",
 incomplete + content_filter -> "content_filter", else "stop"; failed/cancelled -> invalid
 response); anything else, or no finish at all -> ``chat_completions`` (the raw string verbatim,
@@ -269,7 +271,8 @@ def hermes_finish(turn: Turn, mode: str) -> str:
     if mode == "anthropic_messages":
         return _ANTHROPIC_MAP.get(raw or "", "stop")
     if mode == "gemini_native":
-        # L569: "tool_calls" if tool_calls else the mapped reason
+        # L569 (generateContent), L735-738 (the SSE stream Hermes reads): "tool_calls" when the
+        # candidate has calls, else the mapped reason; driven on the 11 Gemini sequences (native client)
         return "tool_calls" if turn.tool_calls else _GEMINI_MAP.get((raw or "").upper(), "stop")
     if mode == "codex_responses":
         # conversation_loop.py L1734-1758 inside the retry loop (content_filter is acted on there,
