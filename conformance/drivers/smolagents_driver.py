@@ -31,7 +31,8 @@ which accepts other keys too (as the other drivers' stubs do): a call that valid
 smolagents tool (Tool.validate_arguments: is_valid_name) and is not registered.
 
 A request past `safety_cap` raises a BaseException from the HTTP transport (smolagents' retrier
-re-raises it, nothing else catches it): the driver reports "capped".
+re-raises it, nothing else catches it): the driver reports "capped". SPEC, RESULT, the stub's
+answer and the request count are the Python drivers' shared plumbing (stopbench_driver.py).
 
 RESULT: {"ok": bool | None, "reason": "final_answer" | "max_steps_error" | "api_error" | "exception" |
          "capped", "final": str | null, "error": str | null}; the reasons are those of
@@ -40,20 +41,15 @@ predicates/smolagents.py.
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 import types
-from pathlib import Path
 from typing import Any
 
 import smolagents.utils as smol_utils
 from smolagents import OpenAIServerModel, Tool, ToolCallingAgent
 from smolagents.utils import AgentGenerationError, AgentMaxStepsError, is_valid_name
-
-
-class Capped(BaseException):
-    """A request past the bench's safety cap (BaseException: no retry loop swallows it)."""
+from stopbench_driver import API_KEY, Capped, Spec, StubTool, answer, count_requests, described, drive, new_result
 
 
 def _with_usage(lib: Any, request: Any, response: Any) -> Any:
@@ -72,25 +68,6 @@ def _with_usage(lib: Any, request: Any, response: Any) -> Any:
     return lib.Response(200, headers=headers, content=json.dumps(body).encode(), request=request)
 
 
-def patch_transport(cap: int) -> None:
-    """Count every HTTP request (the openai client keeps its default transport), and add usage."""
-    seen = {"n": 0}
-    for module in ("httpx2", "httpx"):
-        try:
-            lib = importlib.import_module(module)
-        except ImportError:
-            continue
-        send = lib.HTTPTransport.handle_request
-
-        def handle_request(self: Any, request: Any, _send: Any = send, _lib: Any = lib) -> Any:
-            seen["n"] += 1
-            if seen["n"] > cap + 1:  # the server sees request cap + 1, so the bench knows the loop went on
-                raise Capped(f"request {seen['n']} is past the safety cap of {cap}")
-            return _with_usage(_lib, request, _send(self, request))
-
-        lib.HTTPTransport.handle_request = handle_request
-
-
 class _AnyKeys(dict):  # type: ignore[type-arg]
     """Tool inputs that also admit keys outside the declared ones (validate_tool_arguments reads
     `key not in tool.inputs` and `tool.inputs[key]["type"]`, tools.py L1385-1402)."""
@@ -102,49 +79,44 @@ class _AnyKeys(dict):  # type: ignore[type-arg]
         return {"type": "any", "description": "any value", "nullable": True}
 
 
-def stub(name: str, required: list[str], marker: str) -> Tool:
+def stub(spec_tool: StubTool, marker: str) -> Tool:
     class Stub(Tool):
         skip_forward_signature_validation = True
 
         def forward(self, *args: Any, **kwargs: Any) -> str:
-            return f"{marker} {name}"
+            return answer(marker, spec_tool.name)
 
-    Stub.name = name
-    Stub.description = f"stopbench stub for {name}"
-    Stub.inputs = {p: {"type": "any", "description": p} for p in required}
+    Stub.name = spec_tool.name
+    Stub.description = f"stopbench stub for {spec_tool.name}"
+    Stub.inputs = {p: {"type": "any", "description": p} for p in spec_tool.required}
     Stub.output_type = "string"
     tool = Stub()
     tool.inputs = _AnyKeys(tool.inputs)
     return tool
 
 
-def main() -> int:
-    spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
-    marker = spec.get("ok_marker", "STOPBENCH-OK")
-    patch_transport(int(spec.get("safety_cap", 200)))
+def run(spec: Spec) -> dict[str, Any]:
+    count_requests(spec.safety_cap, amend=_with_usage)
     smol_utils.time = types.SimpleNamespace(time=smol_utils.time.time, sleep=lambda _s: None)  # type: ignore[assignment]
-    tools = [stub(t["name"], list(t.get("required", [])), marker) for t in spec.get("tools", [])
-             if is_valid_name(t["name"])]
-    model = OpenAIServerModel(model_id=spec.get("model", "stopbench"), api_base=spec["base_url"],
-                              api_key="sk-stopbench")
+    tools = [stub(t, spec.marker) for t in spec.tools if is_valid_name(t.name)]
+    model = OpenAIServerModel(model_id=spec.model, api_base=spec.base_url, api_key=API_KEY)
     agent = ToolCallingAgent(tools=tools, model=model, verbosity_level=-1)
-    result: dict[str, Any] = {"ok": None, "reason": None, "final": None, "error": None}
+    result = new_result()
     try:
-        output = agent.run(spec.get("prompt", "stopbench run"))
+        output = agent.run(spec.prompt)
     except Capped as exc:
         result.update(ok=None, reason="capped", error=str(exc))
     except AgentGenerationError as exc:  # the model call raised (after the retries): out of run
-        result.update(ok=False, reason="api_error", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="api_error", error=described(exc))
     except Exception as exc:
-        result.update(ok=False, reason="exception", error=f"{type(exc).__name__}: {exc}")
+        result.update(ok=False, reason="exception", error=described(exc))
     else:
         steps = agent.memory.steps
         capped = bool(steps) and isinstance(getattr(steps[-1], "error", None), AgentMaxStepsError)
         result.update(ok=not capped, reason="max_steps_error" if capped else "final_answer",
                       final=None if output is None else str(output))
-    Path(sys.argv[2]).write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-    return 0
+    return result
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(run))

@@ -143,13 +143,16 @@ class Capped(BaseException):
     """A request past the bench's safety cap (BaseException: no retry loop catches it)."""
 
 
-def count_requests(cap: int) -> None:
+def count_requests(cap: int, amend: Callable[[Any, Any, Any], Any] | None = None) -> None:
     """Count every HTTP request the loop's clients make; raise `Capped` from the one past the cap.
 
     For a loop with no cap of its own the bench can reach: the transports of httpx2 (what openai
     3.x and anthropic 2.x send through) and httpx, sync and async, are patched, whichever are
     installed, so the clients keep their own default transports. The server sees request cap + 1,
-    so the bench knows the loop went on; nothing in a client retries a BaseException.
+    so the bench knows the loop went on; nothing in a client retries a BaseException. `amend`
+    (the httpx module, the request, the response), when given, gives the response a sync client
+    reads instead (a driver that fills in what its loop requires of a response and the server
+    leaves out; no async driver needs it yet).
     """
     seen = {"n": 0}
 
@@ -166,9 +169,10 @@ def count_requests(cap: int) -> None:
         send = lib.HTTPTransport.handle_request
         send_async = lib.AsyncHTTPTransport.handle_async_request
 
-        def handle_request(self: Any, request: Any, _send: Any = send) -> Any:
+        def handle_request(self: Any, request: Any, _send: Any = send, _lib: Any = lib) -> Any:
             count()
-            return _send(self, request)
+            response = _send(self, request)
+            return response if amend is None else amend(_lib, request, response)
 
         async def handle_async_request(self: Any, request: Any, _send: Any = send_async) -> Any:
             count()

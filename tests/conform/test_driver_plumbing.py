@@ -78,6 +78,12 @@ def test_the_request_past_the_safety_cap_raises_capped_on_sync_and_async_transpo
     assert sent == ["sync", "async", "sync"]
 
 
+def test_amend_gives_the_client_another_response(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", lambda self, request: f"sent {request}")
+    lib.count_requests(5, amend=lambda module, request, response: (module.__name__, response))
+    assert httpx.HTTPTransport().handle_request("r1") == ("httpx", "sent r1")
+
+
 def test_drive_reads_spec_and_writes_result_with_the_standard_library_alone(tmp_path: Path) -> None:
     (tmp_path / "spec.json").write_text(json.dumps({"base_url": "http://x/v1", "prompt": "héllo"}), encoding="utf-8")
     script = ("import sys; sys.path.insert(0, sys.argv[1]); import stopbench_driver as d; "
