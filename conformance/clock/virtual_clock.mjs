@@ -4,11 +4,12 @@
 //
 //     NODE_OPTIONS="--import /abs/path/conformance/clock/virtual_clock.mjs" node driver.mjs ...
 //
-// The conformance runner (bench/conform/runner.py) sets NODE_OPTIONS for every Node driver when
-// the campaign runs on the virtual clock; the driver scripts are not edited. A driver that starts
+// The campaign (bench/conform/clock.py) sets NODE_OPTIONS for every Node driver but the native
+// loops' when it runs on the virtual clock; the driver scripts are not edited. A driver that starts
 // the loop as another Node process with an environment of its own (Gemini CLI's) passes this
-// preload on: a child started with this Node executable gets NODE_OPTIONS added to its env.
-// Native binaries (OpenCode and Claude Code are Bun executables, Codex is Rust) ignore it.
+// preload on: a child started by `child_process.spawn` with this Node executable and an env of its
+// own gets this preload added to that env's NODE_OPTIONS.
+// Native binaries (OpenCode and Claude Code are Bun executables, Codex is Rust) would ignore it.
 //
 // What counts as a sleep: a timer of SLEEP_MS or more whose callback only settles a promise --
 // a promise's own resolve function (`new Promise((r) => setTimeout(r, ms))`, the OpenAI and

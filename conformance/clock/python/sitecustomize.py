@@ -7,8 +7,8 @@ what the real run would have seen. Shorter sleeps (polls) run on real time. The 
 the sleep's deadline and never back, so two threads sleeping side by side advance it by the
 longer sleep, as in real time.
 
-The conformance runner (bench/conform/runner.py) puts this folder on PYTHONPATH for every Python
-driver when the campaign runs on the virtual clock; the driver scripts are not edited. It uses
+The campaign (bench/conform/clock.py) puts this folder on PYTHONPATH for every Python driver when
+it runs on the virtual clock; the driver scripts are not edited. It uses
 the standard library only, as it runs in each loop's own venv.
 """
 
