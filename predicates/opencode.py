@@ -241,6 +241,10 @@ CONFORMANCE_EXPLAINED = {
         "as in the port."),
     "chat-context-overflow-window-shrinks": _SUMMARY_REQUEST + (
         " The summary request is answered by another overflow error, which ends the run, as in the port."),
+    "seed001-never-stops-context-overflow": _SUMMARY_REQUEST + (
+        " The overflow comes at request 47, after 46 tool rounds; the summary request (48) is answered by "
+        "the same overflow (then: repeat), which ends the run with the error at step 48, as in the port "
+        "(driven 1.18.32: the 46 rounds and the stop agree)."),
 }
 
 
