@@ -92,7 +92,7 @@ conformance-ci:
 
 ## make conformance-python: the Python loops of PY_LOOPS only
 conformance-python: $(STAMP) conformance-venvs
-	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 300
+	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 300 --virtual-clock
 
 conformance-venvs: $(PY_LOOPS:%=$(CONFORM_DIR)/%/.pinned)
 
@@ -108,17 +108,18 @@ NPM_opencode := opencode-ai@1.18.32
 NPM_codex    := @openai/codex@0.169.0
 .PHONY: conformance-node $(NODE_LOOPS:%=conformance-%)
 conformance-node: $(STAMP) $(NODE_LOOPS:%=$(CONFORM_DIR)/%/.pinned-npm)
-	$(BIN)/stopbench conform $(NODE_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 180
+	$(BIN)/stopbench conform $(NODE_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 180 --virtual-clock
 
 $(NODE_LOOPS:%=conformance-%): conformance-%: $(STAMP) $(CONFORM_DIR)/%/.pinned-npm
-	$(BIN)/stopbench conform $* --conform-dir $(CONFORM_DIR) --timeout 180
+	$(BIN)/stopbench conform $* --conform-dir $(CONFORM_DIR) --timeout 180 --virtual-clock
 
-## Gemini CLI, on the replay server's Gemini endpoint: its own target, as a failing sequence spends about
-## 4 minutes in its real retry back-off (10 attempts, 5 s doubling to 30 s; predicates/gemini_cli.py)
+## Gemini CLI, on the replay server's Gemini endpoint: its own target; a failing sequence spends about 4 minutes
+## in its retry back-off on the real clock (10 attempts, 5 s doubling to 30 s; predicates/gemini_cli.py), about
+## 30 s on the virtual one
 NPM_gemini_cli := @google/gemini-cli@0.61.0
 .PHONY: conformance-gemini_cli
 conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
-	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400
+	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400 --virtual-clock
 
 ## Claude Code: the wrapper and its platform package (the native binary, run directly; predicates/claude_code.py)
 NPM_claude_code := @anthropic-ai/claude-code@2.1.328
