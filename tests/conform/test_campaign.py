@@ -3,6 +3,7 @@ a run that compared nothing is never clean."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -219,3 +220,17 @@ def test_conform_writes_its_records_and_report_all_or_nothing(tmp_path: Path, mo
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and str(project / "reports" / "conformance.md") in result.stderr
     assert not (project / "reports" / "conformance" / "py.json").exists(), "no record without its report"
+
+
+def test_conform_keeps_each_run_s_wall_time_in_conform_dir_not_in_the_reports(tmp_path: Path,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    project = _project(tmp_path)
+    result = _conform(project, monkeypatch, {"py": PY}, "py", "--python", sys.executable)
+    assert result.exit_code == 0, result.output
+    timings = json.loads((project / "loops" / "timings.json").read_text(encoding="utf-8"))
+    assert list(timings) == ["py one-answer"] and timings["py one-answer"] > 0
+    assert "1 run(s) in" in result.stdout and "slowest:" in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[lines.index(next(x for x in lines if x.endswith("slowest:"))) + 1].endswith(" s  py one-answer")
+    record = (project / "reports" / "conformance" / "py.json").read_text(encoding="utf-8")
+    assert "seconds" not in record and str(timings["py one-answer"]) not in record
