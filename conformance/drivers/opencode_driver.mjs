@@ -23,7 +23,8 @@
 // * One custom tool per tool name of the sequence, `.opencode/tool/<name>.js` (OpenCode's documented
 //   custom-tool folder; the file name is the tool id): a plain object {description, args, execute}
 //   whose `args` are JSON-schema properties (OpenCode builds the tool's JSON schema from them, with
-//   every listed key required, and does not validate them itself) and whose execute answers
+//   every listed key required, and does not validate them itself) and whose execute fails an input
+//   that is not an object with those keys, as OpenCode's own tools do, and otherwise answers
 //   "<ok_marker> <name>" and touches nothing. OpenCode's built-in tools stay registered (a sequence
 //   calling `bash` meets the custom `bash`, registered after the built-in).
 // * Each config directory OpenCode scans (~/.config/opencode, ~/.opencode, ./.opencode) gets an empty
@@ -84,10 +85,21 @@ for (const dir of [join(xdg.XDG_CONFIG_HOME, "opencode"), join(home, ".opencode"
 mkdirSync(join(work, ".opencode", "tool"), { recursive: true });
 for (const t of spec.tools ?? []) {
   const args = Object.fromEntries(t.required.map((k) => [k, { description: k }]));
-  const src = `export default {
+  // the input is checked as OpenCode checks its own tools' input before running them (Tool.define's
+  // wrapper decodes it with the tool's schema and fails the call with ToolInvalidArgumentsError,
+  // bin/opencode @97007238): an object with the required keys. A custom tool's `args` are not
+  // checked by OpenCode itself, so without this a JSON string as input would run.
+  const src = `const required = ${JSON.stringify(t.required)};
+export default {
   description: ${JSON.stringify(`stopbench stub for ${t.name}`)},
   args: ${JSON.stringify(args)},
-  execute: async () => ${JSON.stringify(`${marker} ${t.name}`)},
+  execute: async (input) => {
+    if (input === null || typeof input !== "object" || Array.isArray(input)
+        || required.some((k) => !Object.hasOwn(input, k))) {
+      throw new Error(${JSON.stringify(`The ${t.name} tool was called with invalid arguments.`)});
+    }
+    return ${JSON.stringify(`${marker} ${t.name}`)};
+  },
 };
 `;
   writeFileSync(join(work, ".opencode", "tool", `${t.name}.js`), src);
