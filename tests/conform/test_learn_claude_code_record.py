@@ -43,7 +43,7 @@ def test_both_lessons_are_drivers_whose_record_ci_reuses_and_ci_does_not_drive_t
     assert py_loops is not None and not set(py_loops.group(1).split()) & set(LESSONS)
 
 
-@pytest.mark.parametrize("name", ["learn_claude_code_s01_openai"])  # s01: record run not finished in time
+@pytest.mark.parametrize("name", LESSONS)
 def test_the_committed_record_still_agrees_with_the_port_as_it_is_now(name: str) -> None:
     # CI does not drive the lessons again, so it re-compares the recorded original steps with the port's
     # replay today: a port change that departs from the driven original fails here, unless explained
