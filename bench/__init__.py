@@ -8,13 +8,15 @@ from the bench::
 The decisions (:class:`Continue`, :class:`Stop`, :class:`Remind`, :class:`Resend`, ``ALL``), the
 declarations (:func:`predicate`, :class:`Cap`), what a predicate reads (:class:`Turn`,
 :class:`ToolCall`, :class:`TurnError`, :class:`Usage`, :class:`State`) and the documented finish
-tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source). Also
+tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source), and
+:func:`shared_rules` for columns that are thin configurations of one shared rules file. Also
 public: the cell types and :func:`replay`, for tests of your own. Everything else (catalogue,
 golden files, reports) is reached through the ``stopbench`` command or the submodules named after
 it. ``mypy --strict`` checks the shipped predicates against these types (``make typecheck``).
 """
 
 from bench.dialects import TABLES
+from bench.discovery import shared_rules
 from bench.model import (
     ALL,
     ERROR_KINDS,
@@ -67,4 +69,5 @@ __all__ = [
     "next_turn",
     "predicate",
     "replay",
+    "shared_rules",
 ]

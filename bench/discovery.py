@@ -5,6 +5,13 @@ import, an import that outlasts the time limit of :mod:`bench.contain`), defines
 several), or declares itself wrongly (:class:`bench.predicate.DeclarationError`) does not stop the
 run: it comes back as a :class:`Broken` entry whose message the CLI prints and whose cells are
 crashed. Only the user's Ctrl-C propagates.
+
+A file whose name starts with ``_`` is not a column: it is a *shared rules module*, rules that
+several columns are thin configurations of (``predicates/_vercel_ai.py`` behind ``vercel_ai`` and
+``vercel_ai_steps``). A column loads it with :func:`shared_rules` (``from bench import
+shared_rules``), which records the column as its user, so the mutation check
+(:mod:`bench.mutate`) mutates the shared file too and judges each mutant against every column that
+loads it (:func:`shared_users`).
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ import traceback
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 
 from bench.contain import DecisionTimeout, user_interrupted, watch_import
 from bench.predicate import Predicate
@@ -33,6 +41,14 @@ class Broken:
 
 Loaded = Predicate | Broken
 
+SHARED_PREFIX = "_"
+"""A predicate file whose name starts with this is a shared rules module, not a column."""
+
+_loading: list[str] = []
+"""The column files being imported now (innermost last): the user a shared rules module records."""
+_users: dict[Path, set[str]] = {}
+"""Every shared rules module loaded so far (resolved path) and the columns that loaded it."""
+
 
 def discover(folder: Path | None, *, entry_points_too: bool = True) -> list[Loaded]:
     """Every predicate in `folder` (files not starting with ``_``) and the entry-point group,
@@ -41,7 +57,7 @@ def discover(folder: Path | None, *, entry_points_too: bool = True) -> list[Load
     broken_dupes: list[Broken] = []
     if folder is not None:
         for path in sorted(folder.glob("*.py")):
-            if path.name.startswith("_"):
+            if path.name.startswith(SHARED_PREFIX):
                 continue
             found[path.stem] = load_file(path)
     if entry_points_too:
@@ -67,8 +83,12 @@ def load_file(path: Path) -> Loaded:
             return Broken(name, origin, "cannot be imported as a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
-        with watch_import():
-            spec.loader.exec_module(module)
+        _loading.append(name)
+        try:
+            with watch_import():
+                spec.loader.exec_module(module)
+        finally:
+            _loading.pop()
     except KeyboardInterrupt:
         sys.modules.pop(module_name, None)
         if user_interrupted():
@@ -84,6 +104,38 @@ def load_file(path: Path) -> Loaded:
                                     "(decorate its decide function with @predicate)")
     doc = (module.__doc__ or "").strip().splitlines()
     return found[0].named(name, origin, doc[0] if doc else "")
+
+
+def shared_rules(column_file: str, name: str) -> ModuleType:
+    """The shared rules module `name` (``_vercel_ai``) beside the column file `column_file`
+    (the caller's ``__file__``), imported once per file and recorded as used by the column
+    importing it now. Predicate files are not a package, so the module is found by path; a module
+    already imported from another path (a mutant's copy in another folder) is imported anew."""
+    if not name.startswith(SHARED_PREFIX):
+        raise ValueError(f"a shared rules module's name starts with {SHARED_PREFIX!r}: {name!r}")
+    path = (Path(column_file).parent / f"{name}.py").resolve()
+    module_name = f"stopbench_predicates.{name}"
+    if _loading:
+        _users.setdefault(path, set()).add(_loading[-1])
+    module = sys.modules.get(module_name)
+    if module is None or getattr(module, "__file__", None) != str(path):
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{path}: cannot be imported as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(module_name, None)
+            raise
+    return module
+
+
+def shared_users(folder: Path) -> dict[Path, list[str]]:
+    """The shared rules modules in `folder` that columns loaded so far, each with its columns, sorted."""
+    here = folder.resolve()
+    return {path: sorted(cols) for path, cols in sorted(_users.items()) if path.parent == here}
 
 
 def _load_entry_point(name: str, value: str, load: object) -> Loaded:

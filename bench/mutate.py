@@ -6,9 +6,11 @@ plus or minus one, a comparison flipped (``<`` and ``<=``, ``>`` and ``>=``, ``=
 condition negated (``if``, ``while``, a conditional expression, a comprehension filter), and a
 returned decision swapped (a stop's ``ok`` inverted; continue, resend and remind exchanged). Each
 mutant replays the shipped catalogue and is compared with the shipped golden files
-(:func:`bench.golden.compare`): it is *caught* when at least one reviewed cell no longer matches. A
-mutant that survives is either equivalent or a rule the catalogue does not pin down (a coverage gap);
-:data:`NOTES` says which, line by line, and why.
+(:func:`bench.golden.compare`): it is *caught* when at least one reviewed cell no longer matches.
+A shared rules module (``predicates/_vercel_ai.py``: see :mod:`bench.discovery`) is mutated like a
+port, and each of its mutants is judged against every column that loads it. A mutant that survives
+is either equivalent or a rule the catalogue does not pin down (a coverage gap); :data:`NOTES` says
+which, line by line, and why.
 
 ``python -m bench.mutate`` (``make mutate``) prints, per port, mutants caught out of made, each
 survivor as ``file:line``, its change and the line, and the time taken. It exits 1 when a mutant
@@ -33,7 +35,7 @@ from typing import Literal
 
 from bench.catalogue import load_catalogue
 from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
-from bench.discovery import load_file
+from bench.discovery import SHARED_PREFIX, load_file, shared_users
 from bench.errors import UnusableInput
 from bench.golden import Golden, compare, load_golden
 from bench.model import Sequence
@@ -389,6 +391,16 @@ NOTES: tuple[Note, ...] = (
     Note("opencode", "status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS", "every 5xx error "
          "in the catalogue also has a retryable kind (server_error, overloaded), so the status test never "
          "decides alone", ("<= -> <", ">= -> >", "500 -> 501"), equivalent=False),
+    # vercel_ai and vercel_ai_steps: the shared rules (predicates/_vercel_ai.py), judged on both columns
+    Note("vercel_ai", "STEP_LIMIT = 1", "the limit is compared (`steps >= limit`) after the step count is "
+         "incremented, so it is at least 1 and limits 0 and 1 stop at the same step", ("1 -> 0",)),
+    Note("_vercel_ai", "INITIAL_DELAY_MS = 2000", "the retry back-off's first delay, said for the record: no "
+         "rule reads it (the replay has no clock)"),
+    Note("_vercel_ai", "return err.status in _RETRY_STATUS or err.status >= 500", _499, ("500 -> 499",),
+         equivalent=False),
+    Note("_vercel_ai", 'return "tool-calls" if has_calls else "other"', "a Responses incomplete reason other "
+         "than max_output_tokens and content_filter; no sequence has one", equivalent=False),
+    Note("_vercel_ai", 'memo["attempts"] = 0', _BEFORE_STOP, next="return Stop("),
     # smolagents (issue 12)
     Note("smolagents", "return err.status in _RETRY_STATUS or err.status >= 500", _499, ("500 -> 499",),
          equivalent=False),
@@ -429,7 +441,10 @@ NOTES: tuple[Note, ...] = (
 
 @dataclass(frozen=True, slots=True)
 class Mutant:
-    """One change to one port file: where, what kind, and the mutated source."""
+    """One change to one port file: where, what kind, and the mutated source.
+
+    `columns` are the columns whose golden cells judge it: empty for a column's own file (the
+    column `port`), the columns that load it for a shared rules module."""
 
     port: str
     path: Path
@@ -439,6 +454,10 @@ class Mutant:
     line_text: str
     source: str
     next_text: str = ""
+    columns: tuple[str, ...] = ()
+
+    def judged_by(self) -> tuple[str, ...]:
+        return self.columns or (self.port,)
 
     def where(self) -> str:
         return f"{self.path.parent.name}/{self.path.name}:{self.line}"
@@ -542,8 +561,9 @@ def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
-def mutants(port: str, path: Path) -> Iterator[Mutant]:
-    """Every mutant of one port file, in source order of the walk (deterministic)."""
+def mutants(port: str, path: Path, columns: tuple[str, ...] = ()) -> Iterator[Mutant]:
+    """Every mutant of one port file (or shared rules module, judged by `columns`), in source
+    order of the walk (deterministic)."""
     source = path.read_text(encoding="utf-8")
     tree = ast.parse(source)
     lines = source.splitlines()
@@ -556,7 +576,7 @@ def mutants(port: str, path: Path) -> Iterator[Mutant]:
         yield Mutant(port=port, path=path, line=line, kind=site.kind, change=change,
                      line_text=lines[line - 1].strip() if 0 < line <= len(lines) else "",
                      source=ast.unparse(fresh),
-                     next_text=lines[line].strip() if 0 < line < len(lines) else "")
+                     next_text=lines[line].strip() if 0 < line < len(lines) else "", columns=columns)
 
 
 def explain(mutant: Mutant) -> Note | None:
@@ -569,30 +589,50 @@ def explain(mutant: Mutant) -> Note | None:
 
 def check(mutant: Mutant, sequences: Seq[Sequence], golden: Golden, workdir: Path,
           timeout: float = DEFAULT_DECISION_TIMEOUT) -> Verdict:
-    """Load the mutant from `workdir`, replay every sequence with a reviewed cell, stop at the
-    first cell that no longer matches its golden cell. A decision (or the import) that takes more
-    than `timeout` seconds crashes its cell (:mod:`bench.contain`), which is a difference too."""
-    target = workdir / f"{mutant.port}.py"
+    """Load the mutant from `workdir` (beside copies of the shared rules modules and of the columns
+    judging it), replay every sequence with a reviewed cell of those columns, stop at the first cell
+    that no longer matches its golden cell. A decision (or the import) that takes more than
+    `timeout` seconds crashes its cell (:mod:`bench.contain`), which is a difference too."""
+    source_dir = mutant.path.parent
+    for name in [f"{c}.py" for c in mutant.judged_by()] + [p.name for p in source_dir.glob(f"{SHARED_PREFIX}*.py")]:
+        if not (workdir / name).exists() and (source_dir / name).is_file():
+            shutil.copy2(source_dir / name, workdir / name)
+    target = workdir / mutant.path.name
     target.write_text(mutant.source, encoding="utf-8")
-    module = f"stopbench_predicates.{mutant.port}"
-    saved = sys.modules.get(module)
-    with decision_time_limit(timeout):
-        try:
-            loaded = load_file(target)
-        finally:
-            if saved is not None:
-                sys.modules[module] = saved
+    # no bytecode: two mutants of one file of the same size written within a second would otherwise
+    # share a cached .pyc (validated by the source's size and mtime in seconds) and the second be
+    # judged as the first
+    shutil.rmtree(workdir / "__pycache__", ignore_errors=True)
+    writes_bytecode = sys.dont_write_bytecode
+    sys.dont_write_bytecode = True
+    shared = [p.stem for p in workdir.glob(f"{SHARED_PREFIX}*.py")]
+    names = [f"stopbench_predicates.{n}" for n in (*mutant.judged_by(), *shared)]
+    saved = {n: sys.modules.pop(n, None) for n in names}
+    try:
+        with decision_time_limit(timeout):
+            loaded: list[Predicate] = []
+            for column in mutant.judged_by():
+                one = load_file(workdir / f"{column}.py")
+                if not isinstance(one, Predicate):
+                    return Verdict(mutant, True, f"{column} does not load: {one.error}")
+                loaded.append(one)
+            for seq in sequences:
+                for column, predicate in zip(mutant.judged_by(), loaded, strict=True):
+                    exp = golden.expectation(column, seq.id)
+                    if exp is None:
+                        continue
+                    diff = compare(replay(seq, predicate, judged=False), exp)
+                    if diff is not None:
+                        where = f"{column} on " if mutant.columns else ""
+                        return Verdict(mutant, True, f"{where}{seq.id}: {diff.what}")
+    finally:
+        for n, module in saved.items():
+            if module is not None:
+                sys.modules[n] = module
             else:
-                sys.modules.pop(module, None)
-        if not isinstance(loaded, Predicate):
-            return Verdict(mutant, True, f"does not load: {loaded.error}")
-        for seq in sequences:
-            exp = golden.expectation(mutant.port, seq.id)
-            if exp is None:
-                continue
-            diff = compare(replay(seq, loaded, judged=False), exp)
-            if diff is not None:
-                return Verdict(mutant, True, f"{seq.id}: {diff.what}")
+                sys.modules.pop(n, None)
+        shutil.copy2(mutant.path, target)  # the next mutant of another file loads this one unchanged
+        sys.dont_write_bytecode = writes_bytecode
     return Verdict(mutant, False, "every reviewed cell still matches")
 
 
@@ -611,18 +651,28 @@ def ports(predicates_dir: Path) -> list[tuple[str, Path]]:
     return out
 
 
+def targets(predicates_dir: Path) -> list[tuple[str, Path, tuple[str, ...]]]:
+    """What the sweep mutates: (name, file, columns judging it) of every port (columns empty: the
+    port itself), then of every shared rules module a port loads (its name is its file's stem)."""
+    found = ports(predicates_dir)
+    names = {name for name, _ in found}
+    shared = [(path.stem, path, tuple(c for c in cols if c in names))
+              for path, cols in shared_users(predicates_dir).items()]
+    return [(name, path, ()) for name, path in found] + [t for t in shared if t[2]]
+
+
 def sweep(predicates_dir: Path, sequences_dir: Path, expected_dir: Path, only: Seq[str] = (),
           select: Callable[[Mutant], bool] | None = None) -> Iterator[Verdict]:
-    """Every mutant of every port (or of the ports named in `only`), checked."""
+    """Every mutant of every port and shared rules module (or of those named in `only`, and of the
+    shared rules modules the named ports load), checked."""
     catalogue = load_catalogue(sequences_dir)
     golden = load_golden(expected_dir)
     with tempfile.TemporaryDirectory(prefix="stopbench-mutate-") as tmp:
         work = Path(tmp)
-        for name, path in ports(predicates_dir):
-            if only and name not in only:
+        for name, path, columns in targets(predicates_dir):
+            if only and name not in only and not set(columns) & set(only):
                 continue
-            shutil.copy2(path, work / path.name)
-            for mutant in mutants(name, path):
+            for mutant in mutants(name, path, columns):
                 if select is None or select(mutant):
                     yield check(mutant, catalogue.sequences, golden, work)
 
@@ -657,7 +707,9 @@ def main(argv: list[str] | None = None) -> int:
         caught = sum(v.caught for v in verdicts)
         per_kind = ", ".join(f"{k} {sum(v.caught for v in verdicts if v.mutant.kind == k)}/"
                              f"{sum(v.mutant.kind == k for v in verdicts)}" for k in KINDS)
-        print(f"{port}: {caught}/{len(verdicts)} mutants caught ({per_kind})")
+        judged = verdicts[0].mutant.columns
+        shown = f"{port} (judged on {', '.join(judged)})" if judged else port
+        print(f"{shown}: {caught}/{len(verdicts)} mutants caught ({per_kind})")
         for v in verdicts:
             if v.caught:
                 continue

@@ -4,8 +4,11 @@ Pin: vercel/ai, npm `ai@7.0.173` with `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthrop
 they resolve to (`@ai-sdk/provider-utils`, `@ai-sdk/provider`), licence Apache-2.0. Read from the
 TypeScript sources the packages ship (`<package>/src/...`; line numbers below are those files').
 
-Not a column itself (discovery skips files starting with ``_``): the two column files differ only
-in the stop condition. `generateText({model, tools, prompt})` runs steps in a do/while
+Not a column itself: a shared rules module (bench.discovery), loaded by the two column files with
+``shared_rules(__file__, "_vercel_ai")``; they differ only in the stop condition. The mutation
+check mutates this file and judges each mutant against both columns.
+
+`generateText({model, tools, prompt})` runs steps in a do/while
 (ai/src/generate-text/generate-text.ts L1019-1723): one model call per step (non-streamed,
 `doGenerate`), wrapped in the retry function; the tool calls are parsed, the valid ones run, and
 `shouldStartNextStep` (L971-1017) decides whether another step starts. With no `stopWhen` the

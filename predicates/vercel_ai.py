@@ -9,27 +9,9 @@ the finish. A loop on the default never sends a second step (retries of the same
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from bench import Decision, State, Turn, predicate, shared_rules
 
-from bench import Decision, State, Turn, predicate
-
-
-def _shared() -> ModuleType:
-    """The shared rules (predicates/_vercel_ai.py), loaded once by path: predicate files are not a package."""
-    name = "stopbench_predicates._vercel_ai"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_vercel_ai.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_V = _shared()
+_V = shared_rules(__file__, "_vercel_ai")
 STEP_LIMIT = 1  # generate-text.ts L294 `stopWhen = isStepCount(1)`
 CONFORMANCE_EXPLAINED: dict[str, str] = {}
 """Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai` that come from what

@@ -11,27 +11,9 @@ run returns with that step's finish (no error, no flag: an application sees `too
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
+from bench import Decision, State, Turn, predicate, shared_rules
 
-from bench import Decision, State, Turn, predicate
-
-
-def _shared() -> ModuleType:
-    """The shared rules (predicates/_vercel_ai.py), loaded once by path: predicate files are not a package."""
-    name = "stopbench_predicates._vercel_ai"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("_vercel_ai.py"))
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-_V = _shared()
+_V = shared_rules(__file__, "_vercel_ai")
 STEP_LIMIT = 5  # ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx L42, L453 `stopWhen: isStepCount(5)`
 _EMPTY_ID = (
     "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''; a legacy function_call has none); the Chat provider gives such a call "

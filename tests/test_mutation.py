@@ -15,7 +15,7 @@ import pytest
 from bench.catalogue import load_catalogue
 from bench.golden import load_golden
 from bench.model import Sequence
-from bench.mutate import KINDS, Mutant, check, mutants, ports
+from bench.mutate import KINDS, Mutant, check, mutants, targets
 from tests.helpers import ROOT
 
 # (port, kind, a piece of the mutated source line, the change as bench.mutate prints it)
@@ -81,6 +81,12 @@ CURATED: list[tuple[str, str, str, str]] = [
     ("smolagents", "decision", 'return Remind("no-tool-call", message=RETRY_NOTE)', "Remind -> Resend"),
     ("vercel_ai", "constant", "STEP_LIMIT = 1", "1 -> 2"),
     ("vercel_ai_steps", "constant", "STEP_LIMIT = 5", "5 -> 6"),
+    ("_vercel_ai", "constant", "MAX_RETRIES = 2", "2 -> 3"),
+    ("_vercel_ai", "comparison", "if attempts > MAX_RETRIES:", "> -> >="),
+    ("_vercel_ai", "negation", "if finish not in (\"stop\", \"tool-calls\"):",
+     "`finish not in ('stop', 'tool-calls')` negated"),
+    ("_vercel_ai", "decision", 'return Continue("tools", run=ALL if not failed else run, failed=failed)',
+     "Continue -> Resend"),
     ("reference", "constant", "max_steps=50,", "50 -> 49"),
     ("reference", "comparison", 'if memo["pauses"] > MAX_PAUSES:', "> -> >="),
     ("reference", "negation", 'if memo["pauses"] > MAX_PAUSES:', "`memo['pauses'] > MAX_PAUSES` negated"),
@@ -93,7 +99,7 @@ def shipped() -> tuple[list[Sequence], object, dict[str, list[Mutant]]]:
     catalogue = load_catalogue(ROOT / "sequences")
     assert not catalogue.problems
     golden = load_golden(ROOT / "expected")
-    by_port = {name: list(mutants(name, path)) for name, path in ports(ROOT / "predicates")}
+    by_port = {name: list(mutants(name, path, cols)) for name, path, cols in targets(ROOT / "predicates")}
     return catalogue.sequences, golden, by_port
 
 
@@ -108,10 +114,11 @@ def test_the_curated_set_has_every_operator_kind_for_every_port(
     _, _, by_port = shipped
     assert set(by_port) == {"codex", "corecoder", "hermes", "learn_claude_code_s01", "smolagents",
                             "learn_claude_code_s01_openai", "openai_agents", "opencode", "pi", "reference",
-                            "gemini_cli", "claude_code", "langchain", "pydantic_ai", "vercel_ai", "vercel_ai_steps"}
+                            "gemini_cli", "claude_code", "langchain", "pydantic_ai", "vercel_ai", "vercel_ai_steps",
+                            "_vercel_ai"}
     covered = {(port, kind) for port, kind, _, _ in CURATED}
     # vercel_ai and vercel_ai_steps are thin columns over predicates/_vercel_ai.py: their own files hold
-    # only the step limit; bench.mutate skips files starting with '_', so the shared rules are not swept (a gap)
+    # only the step limit; the shared rules are swept as `_vercel_ai`, judged on both columns
     thin = {("vercel_ai", k) for k in KINDS if k != "constant"} | {("vercel_ai_steps", k) for k in KINDS
                                                                     if k != "constant"}
     assert covered == {(port, kind) for port in by_port for kind in KINDS} - thin
@@ -126,6 +133,20 @@ def test_the_golden_gate_catches_the_mutant(
     mutant = _one(by_port, port, kind, line, change)
     verdict = check(mutant, sequences, golden, tmp_path)  # type: ignore[arg-type]
     assert verdict.caught, f"{mutant.where()} {change}: {verdict.detail}"
+
+
+def test_a_shared_rules_mutant_is_judged_on_every_column_that_loads_it(
+        shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]], tmp_path: Path) -> None:
+    # the tool round runs only under vercel_ai_steps (vercel_ai stops at its first step): judged on
+    # vercel_ai alone the mutant would survive, so catching it proves both columns judge it
+    sequences, golden, by_port = shipped
+    mutant = _one(by_port, "_vercel_ai", "decision", 'return Continue("tools", run=ALL if not failed else run',
+                  "Continue -> Resend")
+    assert mutant.columns == ("vercel_ai", "vercel_ai_steps")
+    alone = Mutant(**{**{f: getattr(mutant, f) for f in mutant.__slots__}, "columns": ("vercel_ai",)})
+    assert not check(alone, sequences, golden, tmp_path).caught  # type: ignore[arg-type]
+    verdict = check(mutant, sequences, golden, tmp_path)  # type: ignore[arg-type]
+    assert verdict.caught and verdict.detail.startswith("vercel_ai_steps on ")
 
 
 def test_an_unchanged_port_is_not_caught(shipped: tuple[list[Sequence], object, dict[str, list[Mutant]]],

@@ -124,3 +124,38 @@ def test_the_cap_rule_may_be_declared_unreachable() -> None:
     pred = predicate(max_steps=3, rules={"a": ""}, unreachable={"cap": "never three steps"})(
         lambda turn, state: Stop("d", ok=True, rule="a"))
     assert dict(pred.unreachable) == {"cap": "never three steps"}
+
+
+THIN = ('"""A thin column over _rules."""\nfrom bench import predicate, shared_rules\n\n'
+        'R = shared_rules(__file__, "_rules")\n\n'
+        "@predicate()\ndef decide(turn, state):\n    return R.stop(LIMIT)\n\nLIMIT = {limit}\n")
+RULES = ('from bench import Stop\n\ndef stop(limit):\n'
+         "    return Stop('limit-' + str(limit) + '-' + str(VERSION), ok=True, rule='r')\n\nVERSION = {version}\n")
+
+
+def test_a_shared_rules_module_is_no_column_and_records_every_column_that_loads_it(tmp_path: Path) -> None:
+    (tmp_path / "_rules.py").write_text(RULES.format(version=1), encoding="utf-8")
+    (tmp_path / "one.py").write_text(THIN.format(limit=1), encoding="utf-8")
+    (tmp_path / "two.py").write_text(THIN.format(limit=2), encoding="utf-8")
+    found = discover(tmp_path, entry_points_too=False)
+    assert [p.name for p in found] == ["one", "two"]
+    assert discovery.shared_users(tmp_path) == {(tmp_path / "_rules.py").resolve(): ["one", "two"]}
+
+
+def test_a_shared_rules_module_of_another_folder_is_imported_anew_not_taken_from_the_cache(tmp_path: Path) -> None:
+    # the mutation check loads a mutant's copy from another folder under the same module name
+    for name, version in (("a", 1), ("b", 2)):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "_rules.py").write_text(RULES.format(version=version), encoding="utf-8")
+        (tmp_path / name / "col.py").write_text(THIN.format(limit=1), encoding="utf-8")
+    reasons = []
+    for name in ("a", "b"):
+        loaded = discovery.load_file(tmp_path / name / "col.py")
+        assert isinstance(loaded, Predicate)
+        reasons.append(loaded.decide(None, None).reason)  # type: ignore[arg-type]
+    assert reasons == ["limit-1-1", "limit-1-2"]
+
+
+def test_a_shared_rules_module_is_named_with_the_leading_underscore() -> None:
+    with pytest.raises(ValueError, match="starts with '_'"):
+        discovery.shared_rules(__file__, "rules")
