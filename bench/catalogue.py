@@ -42,10 +42,14 @@ from bench.model import (
 from bench.yaml_read import YamlError, paused_gc, read_yaml, yaml_error_line
 from bench.yaml_read import parse_yaml as load_yaml
 
-__all__ = ["Catalogue", "Problem", "SequenceError", "describe_validation_error", "display_path", "field_path",
-           "load_catalogue", "load_sequence", "load_yaml", "parse_sequence", "yaml_error_line"]
+__all__ = ["Catalogue", "Problem", "SequenceError", "after_pairs", "after_targets_exist", "answer_turns",
+           "describe_validation_error", "display_path", "field_path", "finish_raw_of", "load_catalogue",
+           "load_sequence", "load_yaml", "parse_sequence", "yaml_error_line"]
 
 # ---------------------------------------------------------------- the file schema
+# The one statement of the sequence format's field rules: the corpus reader derives its typed
+# msgspec structs from these models (bench/corpus/decode.py), and checks what they cannot say with
+# the functions below (finish_raw_of, after_pairs, after_targets_exist, answer_turns).
 
 
 class _Strict(BaseModel):
@@ -211,14 +215,15 @@ def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
                       no_dropped_calls=raw.require.no_dropped_calls,
                       no_truncated_runs=raw.require.no_truncated_runs,
                       answer_after_tools=raw.require.answer_after_tools,
-                      answer_on=_answer_on(raw.require.answer_on, len(turns)),
+                      answer_on=answer_turns(raw.require.answer_on, len(turns)),
                       no_malformed_runs=raw.require.no_malformed_runs, progress=raw.require.progress)
     return Sequence(id=sequence_id, title=raw.title, kind=raw.kind, dialect=raw.dialect,
                     source=raw.source.strip(), turns=turns, then=raw.then, tags=tuple(raw.tags),
                     require=req, path=path, max_tokens=raw.max_tokens)
 
 
-def _answer_on(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | None:
+def answer_turns(indices: list[int] | None, n_turns: int) -> tuple[int, ...] | None:
+    """A requirement's ``answer_on``: turns that exist, none named twice (SequenceError otherwise)."""
     if indices is None:
         return None
     for i in indices:
@@ -234,7 +239,7 @@ _FOLLOW_UPS: tuple[Action, ...] = tuple(a for a in ACTIONS if a != "stop")
 """The actions that send a request, so the ones a turn's ``after`` may name (in this order)."""
 
 
-def _after(after: dict[str, int] | None, where: str) -> tuple[tuple[Action, int], ...]:
+def after_pairs(after: dict[str, int] | None, where: str) -> tuple[tuple[Action, int], ...]:
     """A turn's ``after`` mapping as (action, index) pairs in :data:`_FOLLOW_UPS` order."""
     if not after:
         return ()
@@ -251,42 +256,55 @@ def _after(after: dict[str, int] | None, where: str) -> tuple[tuple[Action, int]
 
 def _check_after(turns: tuple[Turn, ...]) -> None:
     """Every turn named in an ``after`` exists (known only once all turns are read)."""
-    n = len(turns)
     for i, t in enumerate(turns):
-        for name, target in t.after:
-            if target >= n:
-                raise SequenceError(f"turns[{i}].after.{name}: turn {target} does not exist (the sequence has "
-                                    f"{n} turn{'s' if n != 1 else ''}, numbered from 0)")
+        after_targets_exist(t.after, i, len(turns))
+
+
+def after_targets_exist(pairs: tuple[tuple[Action, int], ...], i: int, n: int) -> None:
+    """Turn `i`'s ``after`` pairs name turns of a sequence of `n` turns (SequenceError otherwise)."""
+    for name, target in pairs:
+        if target >= n:
+            raise SequenceError(f"turns[{i}].after.{name}: turn {target} does not exist (the sequence has "
+                                f"{n} turn{'s' if n != 1 else ''}, numbered from 0)")
+
+
+def finish_raw_of(dialect: Dialect, finish: Finish, raw: str | None, given: bool, has_error: bool,
+                  where: str) -> str | None:
+    """A turn's raw finish string: `raw` when `given` (it must map to `finish` in the dialect's
+    table; null means none sent), else the dialect's own string for `finish`. Also checks that an
+    error goes with finish ``error`` and that an ``error`` finish has an error or a raw string."""
+    if given:
+        if raw is not None:
+            mapped = dialects.canonical(dialect, raw)
+            if mapped != finish:
+                raise SequenceError(f"{where}.finish_raw: {raw!r} maps to {mapped!r} in {dialect}, "
+                                    f"but finish says {finish!r}")
+        elif finish not in ("unknown", "error"):
+            raise SequenceError(f"{where}.finish_raw: null (no finish sent) maps to 'unknown', "
+                                f"but finish says {finish!r}")
+    else:
+        raw = dialects.default_raw(dialect, finish)
+        if raw is None and finish == "unknown":
+            raise SequenceError(f"{where}.finish_raw: required when finish is 'unknown' "
+                                "(give the raw string, or null for none sent)")
+    if has_error and finish != "error":
+        raise SequenceError(f"{where}.finish: a turn with an error must have finish 'error'")
+    if finish == "error" and not has_error and raw is None:
+        raise SequenceError(f"{where}.error: required when finish is 'error' and no finish_raw is given")
+    return raw
 
 
 def _turn(t: TurnIn, dialect: Dialect, i: int) -> Turn:
     where = f"turns[{i}]"
-    if "finish_raw" in t.model_fields_set:
-        raw = t.finish_raw
-        if raw is not None:
-            mapped = dialects.canonical(dialect, raw)
-            if mapped != t.finish:
-                raise SequenceError(f"{where}.finish_raw: {raw!r} maps to {mapped!r} in {dialect}, "
-                                    f"but finish says {t.finish!r}")
-        elif t.finish not in ("unknown", "error"):
-            raise SequenceError(f"{where}.finish_raw: null (no finish sent) maps to 'unknown', "
-                                f"but finish says {t.finish!r}")
-    else:
-        raw = dialects.default_raw(dialect, t.finish)
-        if raw is None and t.finish == "unknown":
-            raise SequenceError(f"{where}.finish_raw: required when finish is 'unknown' "
-                                "(give the raw string, or null for none sent)")
-    if t.error is not None and t.finish != "error":
-        raise SequenceError(f"{where}.finish: a turn with an error must have finish 'error'")
-    if t.finish == "error" and t.error is None and raw is None:
-        raise SequenceError(f"{where}.error: required when finish is 'error' and no finish_raw is given")
+    raw = finish_raw_of(dialect, t.finish, t.finish_raw, "finish_raw" in t.model_fields_set, t.error is not None,
+                        where)
     calls = tuple(ToolCall(c.id, c.name, c.arguments, c.result) for c in t.tool_calls)
     error = (TurnError(t.error.kind, t.error.message, t.error.status, t.error.code, t.error.context_window)
              if t.error else None)
     usage = Usage(t.usage.input_tokens, t.usage.output_tokens) if t.usage else None
     return Turn(finish=t.finish, finish_raw=raw, content=t.content, tool_calls=calls,
                 reasoning=t.reasoning, error=error, usage=usage, end_turn=t.end_turn,
-                finish_detail=t.finish_detail, steer=t.steer, after=_after(t.after, where), refusal=t.refusal)
+                finish_detail=t.finish_detail, steer=t.steer, after=after_pairs(t.after, where), refusal=t.refusal)
 
 
 def describe_validation_error(exc: ValidationError) -> str:

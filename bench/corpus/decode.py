@@ -6,12 +6,16 @@ JSON object, plus its ``id`` and, optionally, the ``provider`` and ``model`` tha
     {"id": "s1", "dialect": "openai-chat", "provider": "openai", "model": "gpt-4o", "turns": [...]}
 
 ``title``, ``kind`` and ``source`` may be left out of a corpus line (a production trace has no
-title; ``kind`` is then ``recorded``). Everything else follows the catalogue: unknown keys are
-refused, a ``finish_raw`` that maps to another finish in the dialect's table is refused, an absent
-``finish_raw`` is the dialect's own string for the finish.
+title; ``kind`` is then ``recorded``), and so may ``require``. Everything else follows the
+catalogue, by construction: the typed structs msgspec decodes into are *derived* from the
+catalogue's schema (the pydantic models of :mod:`bench.catalogue`: the same fields, types, bounds
+and defaults), and what a schema cannot say (a ``finish_raw`` that must map to the finish in the
+dialect's table, an absent ``finish_raw`` being the dialect's own string, an error only with
+finish ``error``, ``after`` and ``answer_on`` naming turns that exist) is checked by the
+catalogue's own functions. There is one validator; this module only decodes fast.
 
-Decoding is msgspec into typed structs (:class:`SequenceLine`, validated by msgspec in C while it
-parses), then a thin conversion into the bench's frozen dataclasses. The decoder reads a block of
+Decoding is msgspec into the derived structs (:data:`SequenceLine`, validated by msgspec in C while
+it parses), then a thin conversion into the bench's frozen dataclasses. The decoder reads a block of
 lines at a time with ``decode_lines``; only a block that fails is decoded again line by line, to
 name the line. Every problem is one :class:`~bench.errors.UnusableInput` line naming the file,
 the line (or Parquet row) and the field path.
@@ -22,26 +26,25 @@ from __future__ import annotations
 import gc
 import re
 from collections.abc import Iterator
-from dataclasses import fields
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from types import UnionType
+from typing import Annotated, Any, TypeAlias, Union, get_args, get_origin
 
+import annotated_types
 import msgspec
+from pydantic import BaseModel
 
-from bench import dialects
+from bench import catalogue, dialects
+from bench.catalogue import SequenceError, after_pairs, after_targets_exist, answer_turns, finish_raw_of
 from bench.corpus.record import Traced
 from bench.errors import UnusableInput
 from bench.model import (
     ERROR_KINDS,
     FINISHES,
     Dialect,
-    ErrorKind,
-    Finish,
     Kind,
     Requirement,
     Sequence,
-    Then,
-    ToolCall,
     Turn,
 )
 from bench.replay import fast_constructor
@@ -57,92 +60,94 @@ class CorpusError(UnusableInput):
     """A corpus file the bench cannot use; ``str()`` is one line: file, line or row, field, problem."""
 
 
-# ---------------------------------------------------------------- the typed structs msgspec decodes into
+# ---------------------------------------------------------------- the typed structs, derived from the catalogue's
 
 
-class _Rec(msgspec.Struct, forbid_unknown_fields=True, gc=False):
-    pass
+_BOUNDS: dict[type, str] = {annotated_types.Ge: "ge", annotated_types.Le: "le", annotated_types.Gt: "gt",
+                             annotated_types.Lt: "lt", annotated_types.MinLen: "min_length",
+                             annotated_types.MaxLen: "max_length"}
+"""pydantic's field bounds (annotated_types objects in FieldInfo.metadata) and msgspec.Meta's name for each
+(the same as the bound's attribute)."""
 
 
-_Count = Annotated[int, msgspec.Meta(ge=0)]
-_Status = Annotated[int, msgspec.Meta(ge=100, le=599)]
-_Window = Annotated[int, msgspec.Meta(ge=1)]
-_FollowUp = Literal["continue", "resend", "remind"]
+def _typed(tp: Any, structs: dict[type[BaseModel], Any]) -> Any:
+    """A catalogue annotation with every nested model replaced by its struct."""
+    if isinstance(tp, type) and issubclass(tp, BaseModel):
+        return structs[tp]
+    origin, args = get_origin(tp), get_args(tp)
+    if origin in (Union, UnionType):
+        return Union[tuple(_typed(a, structs) for a in args)]  # noqa: UP007 (built from a tuple)
+    if origin is list:
+        return list[_typed(args[0], structs)]  # type: ignore[misc]
+    if origin is dict:
+        return dict[_typed(args[0], structs), _typed(args[1], structs)]  # type: ignore[misc]
+    return tp
 
 
-_TURN_FIELDS = frozenset(f.name for f in fields(Turn))
-_CALL_FIELDS = frozenset(f.name for f in fields(ToolCall))
-_SEQ_FIELDS = frozenset(f.name for f in fields(Sequence))
-_REQ_FIELDS = frozenset(f.name for f in fields(Requirement))
+def _bounded(tp: Any, metadata: list[Any]) -> Any:
+    """`tp` with the field's bounds (pydantic's ``Field(ge=..., min_length=...)``) as msgspec Meta,
+    put on the non-null member of an optional type (msgspec checks a bound on a value, not on null)."""
+    bounds = {_BOUNDS[type(m)]: getattr(m, _BOUNDS[type(m)]) for m in metadata if type(m) in _BOUNDS}
+    if not bounds:
+        return tp
+    args = get_args(tp)
+    if get_origin(tp) in (Union, UnionType) and type(None) in args:
+        (inner,) = [a for a in args if a is not type(None)]
+        return Annotated[inner, msgspec.Meta(**bounds)] | None
+    return Annotated[tp, msgspec.Meta(**bounds)]
 
 
-class CallLine(_Rec):
-    id: str
-    name: str
-    arguments: str = "{}"
-    if "result" in _CALL_FIELDS:  # the fields the model of this version has (SPEC 4 adds these)
-        result: str | None = None
+def _struct(model: type[BaseModel], name: str, structs: dict[type[BaseModel], Any],
+            overrides: dict[str, tuple[Any, Any]] | None = None,
+            extra: dict[str, tuple[Any, Any]] | None = None) -> Any:
+    """The msgspec struct of one catalogue model: unknown fields refused, no GC tracking (the decoded
+    records hold no cycles). `overrides` and `extra` give (type, default) for what the corpus line
+    says otherwise or adds (msgspec.NODEFAULT: required)."""
+    fields_: list[tuple[str, Any, Any]] = []
+    for fname, info in model.model_fields.items():
+        if overrides and fname in overrides:
+            fields_.append((fname, *overrides[fname]))
+            continue
+        tp = _bounded(_typed(info.annotation, structs), info.metadata)
+        default = msgspec.NODEFAULT if info.is_required() else info.default
+        fields_.append((fname, tp, default))
+    fields_ += [(k, *v) for k, v in (extra or {}).items()]
+    struct = msgspec.defstruct(name, fields_, kw_only=True, forbid_unknown_fields=True, gc=False,
+                               module=__name__)
+    structs[model] = struct
+    return struct
 
 
-class ErrorLine(_Rec):
-    kind: ErrorKind
-    message: str = ""
-    status: _Status | None = None
-    code: str | None = None
-    context_window: _Window | None = None
+_NO_AFTER: tuple[()] = ()
+"""A turn line's ``after`` when the line has none: what the model holds, so such a turn needs no completing."""
 
 
-class UsageLine(_Rec):
-    input_tokens: _Count = 0
-    output_tokens: _Count = 0
+def _derive() -> Any:
+    """The corpus line's struct and those it nests, from the catalogue's models (see the module's docstring).
+
+    What the corpus line says otherwise: ``finish_raw`` absent is told from null by msgspec's UNSET
+    (pydantic's ``model_fields_set``); ``after`` absent is the empty tuple the model holds; title,
+    kind, source and require may be left out; id, provider and model are added."""
+    structs: dict[type[BaseModel], Any] = {}
+    _struct(catalogue.ToolCallIn, "CallLine", structs)
+    _struct(catalogue.ErrorIn, "ErrorLine", structs)
+    _struct(catalogue.UsageIn, "UsageLine", structs)
+    _struct(catalogue.TurnIn, "TurnLine", structs, overrides={
+        "finish_raw": (str | msgspec.UnsetType | None, msgspec.UNSET),
+        "after": (dict[str, int] | tuple[()] | None, _NO_AFTER)})
+    _struct(catalogue.RequireIn, "RequireLine", structs)
+    return _struct(catalogue.SequenceIn, "SequenceLine", structs, overrides={
+        "title": (str, ""), "kind": (Kind, "recorded"), "source": (str, ""),
+        "require": (structs[catalogue.RequireIn] | None, None)},
+        extra={"id": (Annotated[str, msgspec.Meta(min_length=1)], msgspec.NODEFAULT), "provider": (str, ""),
+               "model": (str, "")})
 
 
-class TurnLine(_Rec):
-    finish: Finish
-    finish_raw: str | msgspec.UnsetType | None = msgspec.UNSET
-    finish_detail: str | None = None
-    content: str | None = None
-    tool_calls: list[CallLine] = []
-    reasoning: str | None = None
-    error: ErrorLine | None = None
-    usage: UsageLine | None = None
-    end_turn: bool | None = None
-    steer: str | None = None
-    if "refusal" in _TURN_FIELDS:
-        refusal: str | None = None
-    if "after" in _TURN_FIELDS:
-        after: dict[_FollowUp, int] | tuple[()] = ()
-
-
-class RequireLine(_Rec):
-    ok: bool | None = None
-    stops_within: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    no_dropped_calls: bool = False
-    no_truncated_runs: bool = False
-    answer_after_tools: bool = False
-    answer_on: list[int] | None = None
-    no_malformed_runs: bool = False
-    if "progress" in _REQ_FIELDS:
-        progress: Annotated[int, msgspec.Meta(ge=1)] | None = None
-
-
-class SequenceLine(_Rec):
-    """One corpus line as msgspec decodes it (the catalogue's sequence document plus id, provider, model)."""
-
-    id: Annotated[str, msgspec.Meta(min_length=1)]
-    dialect: Dialect
-    turns: Annotated[list[TurnLine], msgspec.Meta(min_length=1)]
-    title: str = ""
-    kind: Kind = "recorded"
-    source: str = ""
-    tags: list[str] = []
-    then: Then = "end"
-    require: RequireLine | None = None
-    if "max_tokens" in _SEQ_FIELDS:
-        max_tokens: Annotated[int, msgspec.Meta(ge=1)] | None = None
-    provider: str = ""
-    model: str = ""
-
+SequenceLine = _derive()
+"""One corpus line as msgspec decodes it (the catalogue's sequence document plus id, provider, model)."""
+TurnLine: TypeAlias = Any
+"""A turn line (a struct made at import: its attributes are the catalogue's TurnIn fields)."""
+RequireLine: TypeAlias = Any
 
 DECODER = msgspec.json.Decoder(SequenceLine)
 """The one typed decoder of corpus lines (also the floor ``make perf`` measures against)."""
@@ -153,30 +158,20 @@ _PROVIDER: dict[str, str] = {"openai-chat": "openai", "openai-responses": "opena
                              "gemini": "google"}
 """The provider a dialect implies when a line does not name one."""
 
-_CANONICAL: dict[tuple[str, str], Finish] = {(d, raw): e.finish for d, table in dialects.TABLES.items()
-                                             for raw, e in table.items()}
-_DEFAULT_RAW: dict[tuple[str, str], str | None] = {(d, f): dialects.default_raw(d, f) for d in dialects.DIALECTS
-                                                   for f in FINISHES}
 _PLAIN: dict[str, dict[Any, str]] = {d: {raw: e.finish for raw, e in table.items() if e.finish != "error"}
                                       for d, table in dialects.TABLES.items()}
 """Per dialect, raw finish string -> finish, for the turns that need no completing: a raw string given
 that maps to its finish (error turns excepted: they have more to check)."""
-_HAS_AFTER = "after" in _TURN_FIELDS
 _NO_REQUIREMENT = Requirement()
 _new_sequence = fast_constructor(Sequence)
 _new_traced = fast_constructor(Traced)
-_FOLLOW_UPS: tuple[_FollowUp, ...] = ("continue", "resend", "remind")
-"""The order of a turn's ``after`` pairs (the catalogue's)."""
 _TURNS: Any = tuple[Turn, ...]
 _UNSET = msgspec.UNSET
 
 
-class _Bad(Exception):
-    """A field of a decoded line the model refuses: (field path, problem)."""
-
-
-def to_traced(line: SequenceLine) -> Traced:
-    """The bench's Sequence (with provider and model) of one decoded line; raises _Bad on a field it refuses.
+def to_traced(line: Any) -> Traced:
+    """The bench's Sequence (with provider and model) of one decoded line; raises SequenceError (field
+    path and problem, as the catalogue says them) on a field it refuses.
 
     The line's turns are checked and completed in place (a missing ``finish_raw`` filled in from the
     dialect's table, ``after`` made pairs), then turned into the model's frozen dataclasses by one
@@ -184,16 +179,17 @@ def to_traced(line: SequenceLine) -> Traced:
     dialect = line.dialect
     n = len(line.turns)
     finish_of = _PLAIN[dialect].get
-    odd = ([i for i, t in enumerate(line.turns) if finish_of(t.finish_raw) != t.finish or t.error is not None
-            or t.after] if _HAS_AFTER else
-           [i for i, t in enumerate(line.turns) if finish_of(t.finish_raw) != t.finish or t.error is not None])
+    # a turn whose raw string is given and maps to its finish, with no error and no after, passes
+    # every check of finish_raw_of and needs nothing filled in: the rest are checked and completed
+    odd = [i for i, t in enumerate(line.turns)
+           if finish_of(t.finish_raw) != t.finish or t.error is not None or t.after is not _NO_AFTER]
     for i in odd:
         _complete(line.turns[i], dialect, i, n)
     try:
         turns = msgspec.convert(line.turns, _TURNS, from_attributes=True)
     except msgspec.ValidationError as exc:  # a model field this version's corpus format does not fill
         where, msg = _msgspec_problem(exc)
-        raise _Bad(f"turns{where}", msg) from None
+        raise SequenceError(f"turns{where}: {msg}") from None
     extra: dict[str, Any] = {}
     if getattr(line, "max_tokens", None) is not None:
         extra["max_tokens"] = line.max_tokens
@@ -204,46 +200,19 @@ def to_traced(line: SequenceLine) -> Traced:
     return _new_traced(seq, line.provider or _PROVIDER[dialect], line.model)
 
 
-def _complete(t: TurnLine, dialect: str, i: int, n_turns: int) -> None:
-    """Check one turn against the catalogue's rules and fill in what the model needs."""
-    finish = t.finish
-    raw = t.finish_raw
-    if raw is _UNSET:
-        raw = t.finish_raw = _DEFAULT_RAW[dialect, finish]
-        if raw is None and finish == "unknown":
-            raise _Bad(f"turns[{i}].finish_raw", "required when finish is 'unknown' (give the raw string, or "
-                       "null for none sent)")
-    elif raw is not None:
-        if _CANONICAL.get((dialect, raw), "unknown") != finish:
-            mapped = _CANONICAL.get((dialect, raw), "unknown")
-            raise _Bad(f"turns[{i}].finish_raw", f"{raw!r} maps to {mapped!r} in {dialect}, but finish says "
-                       f"{finish!r}")
-    elif finish != "unknown" and finish != "error":
-        raise _Bad(f"turns[{i}].finish_raw", f"null (no finish sent) maps to 'unknown', but finish says {finish!r}")
-    if t.error is not None:
-        if finish != "error":
-            raise _Bad(f"turns[{i}].finish", "a turn with an error must have finish 'error'")
-    elif finish == "error" and raw is None:
-        raise _Bad(f"turns[{i}].error", "required when finish is 'error' and no finish_raw is given")
-    after = getattr(t, "after", ())
-    if after:
-        assert isinstance(after, dict)
-        for name, target in after.items():
-            if not 0 <= target < n_turns:
-                raise _Bad(f"turns[{i}].after.{name}", f"turn {target} does not exist (the sequence has {n_turns} "
-                           "turns, numbered from 0)")
-        t.after = tuple((a, after[a]) for a in _FOLLOW_UPS if a in after)  # type: ignore[assignment]
-    elif after == {}:
-        t.after = ()
+def _complete(t: TurnLine, dialect: Dialect, i: int, n_turns: int) -> None:
+    """Check one turn with the catalogue's rules and fill in what the model needs."""
+    where = f"turns[{i}]"
+    given = t.finish_raw is not _UNSET
+    t.finish_raw = finish_raw_of(dialect, t.finish, t.finish_raw if given else None, given, t.error is not None,
+                                 where)
+    if t.after is not _NO_AFTER:
+        t.after = after_pairs(t.after, where)
+        after_targets_exist(t.after, i, n_turns)
 
 
 def _require(r: RequireLine, n_turns: int) -> Requirement:
-    if r.answer_on is not None:
-        for k in r.answer_on:
-            if not 0 <= k < n_turns:
-                raise _Bad("require.answer_on", f"turn {k} does not exist (the sequence has {n_turns} turns)")
-        if len(set(r.answer_on)) != len(r.answer_on):
-            raise _Bad("require.answer_on", "a turn is named twice")
+    answer_turns(r.answer_on, n_turns)
     req: Requirement = msgspec.convert(r, Requirement, from_attributes=True)  # every field, by name
     return req
 
@@ -292,7 +261,7 @@ def line_records(data: bytes, shown: str, first_line: int) -> list[Traced]:
         if lines is not None:
             try:
                 return [to_traced(line) for line in lines]
-            except _Bad:
+            except SequenceError:
                 pass
     return list(_one_by_one(data, shown, first_line))
 
@@ -311,9 +280,8 @@ def _one_by_one(data: bytes, shown: str, first_line: int) -> Iterator[Traced]:
             raise CorpusError(f"{shown}: line {n}: {path}: {msg}") from None
         try:
             yield to_traced(line)
-        except _Bad as bad:
-            where, msg = bad.args
-            raise CorpusError(f"{shown}: line {n}: {where}: {msg}") from None
+        except SequenceError as bad:
+            raise CorpusError(f"{shown}: line {n}: {bad}") from None
 
 
 def iter_json_lines(path: Path, shown: str, start: int = 0, end: int | None = None) -> Iterator[Traced]:
@@ -406,6 +374,5 @@ def iter_parquet(path: Path, shown: str, row_groups: list[int] | None = None) ->
                 except msgspec.ValidationError as exc:
                     where, msg = _msgspec_problem(exc)
                     raise CorpusError(f"{shown}: row {row}: {where}: {msg}") from None
-                except _Bad as bad:
-                    where, msg = bad.args
-                    raise CorpusError(f"{shown}: row {row}: {where}: {msg}") from None
+                except SequenceError as bad:
+                    raise CorpusError(f"{shown}: row {row}: {bad}") from None

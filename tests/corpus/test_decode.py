@@ -121,3 +121,40 @@ def test_a_bad_parquet_row_names_the_row_and_field(tmp_path: Path) -> None:
     pq.write_table(pa.Table.from_pylist(rows), path)
     with pytest.raises(CorpusError, match=r"^c\.parquet: row 2: turns\[0\]\.finish_raw: 'length' maps to"):
         list(iter_parquet(path, "c.parquet"))
+
+
+@pytest.mark.parametrize("turns", [
+    [{"finish": "stop", "finish_raw": "length"}],
+    [{"finish": "stop", "finish_raw": None}],
+    [{"finish": "unknown"}],
+    [{"finish": "stop", "error": {"kind": "timeout"}}],
+    [{"finish": "error"}],
+    [{"finish": "stop", "after": {"remind": 3}}],
+    [{"finish": "stop", "after": {"stop": 0}}],
+    [{"finish": "stop", "after": {"sideways": 0}}],
+], ids=["raw-maps-elsewhere", "null-raw", "unknown-without-raw", "error-not-error-finish", "error-without-error",
+        "after-past-the-end", "after-stop", "after-not-an-action"])
+def test_a_turn_the_catalogue_refuses_is_refused_by_the_corpus_with_the_catalogues_words(
+        tmp_path: Path, turns: list[dict[str, object]]) -> None:
+    from bench.catalogue import SequenceError, parse_sequence
+
+    doc = {"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "s", "turns": turns}
+    with pytest.raises(SequenceError) as from_catalogue:
+        parse_sequence(doc, "x")
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(_line({"id": "x", **doc}))
+    with pytest.raises(CorpusError) as from_corpus:
+        list(iter_json_lines(path, "c.jsonl"))
+    assert str(from_corpus.value) == f"c.jsonl: line 1: {from_catalogue.value}"
+
+
+def test_after_null_or_absent_is_no_after_in_both_formats(tmp_path: Path) -> None:
+    from bench.catalogue import parse_sequence
+
+    doc = {"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "s",
+           "turns": [{"finish": "stop", "after": None}, {"finish": "stop", "after": {"resend": 0}}, {"finish": "stop"}]}
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(_line({"id": "x", **doc}))
+    (rec,) = iter_json_lines(path, "c.jsonl")
+    assert rec.sequence.turns == parse_sequence(doc, "x").turns
+    assert [t.after for t in rec.sequence.turns] == [(), (("resend", 0),), ()]
