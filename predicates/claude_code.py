@@ -483,7 +483,6 @@ CONFORMANCE_EXPLAINED = {
     "responses-reasoning-only": _WITHHELD,
     "anthropic-dropped-tool-use": _RETRACTED,
     "chat-dropped-calls-reasoning-only": _RETRACTED,
-    "chat-dropped-calls-x3": _RETRACTED,
     "chat-empty-stop": _WITHHELD,
     "chat-stop-null-unfinished-reasoning": _WITHHELD,
     "gemini-max-tokens-empty": _WITHHELD,
