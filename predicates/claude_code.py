@@ -12,7 +12,10 @@ the driver only adds MCP stub tools and allows them (conformance/drivers/claude_
 How much was read: the retry decision (``zPs``/``qPs``/``uAt``, claude@320103811-320106000), the
 retry budget (``nKr`` claude@320138000, ``QPs=10`` and ``T_e=3`` at claude@320110807-320110840), and
 the harness messages with the choice among them (claude@307870800-307873000 and the output-limit
-recovery at claude@328694000-328695800), the reactive compaction (claude@328813000-328816500, ``k6n`` claude@319524457-319527700, ``Dye``/``Gee`` claude@319856900-319864500) and the stream failure's classification (``vso``/``XPs`` claude@320110417, ``isServerError`` claude@320297824). The main loop's dispatch on the stop reason (chunk
+recovery at claude@328694000-328695800), the reactive compaction (claude@328813000-328816500,
+``k6n`` claude@319524457-319527700, ``Dye``/``Gee`` claude@319856900-319864500) and the stream
+failure's classification (``vso``/``XPs`` claude@320110417, ``isServerError`` claude@320297824).
+The main loop's dispatch on the stop reason (chunk
 ``86h1x6mk``, from claude@328528000) was NOT read line by line: where a rule below rests on what
 driving 2.1.328 showed instead, it says "observed" and names the sequence (the importer fixtures of
 tests/importers/fixtures/claude_code/ and ``stopbench conform claude_code``'s record).
