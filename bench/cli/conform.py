@@ -57,12 +57,16 @@ from bench.conform.runner import DRIVERS, ConformResult, Driver
                    "back-off sleep is cut short while the loop's clock moves on by the whole sleep "
                    "(conformance/clock/). Native binaries always sleep for real.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per sequence.")
+@click.option("--from-records", is_flag=True,
+              help="Drive nothing: rebuild reports/conformance.md from the committed records "
+                   "(reports/conformance/<driver>.json) and the ports' explanations, and exit.")
 @click.option("--list-driven", is_flag=True,
               help="Print the drivers CI installs and drives, one a line (every driver but those whose "
                    "committed record is reused), and exit.")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
                 sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
-                jobs: int, retries: int, virtual_clock: bool, as_json: bool, list_driven: bool) -> None:
+                jobs: int, retries: int, virtual_clock: bool, as_json: bool, from_records: bool,
+                list_driven: bool) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
 
@@ -75,6 +79,9 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     run starts the longest runs first, and the slowest are printed at the end."""
     if list_driven:
         click.echo("\n".join(driven(DRIVERS)))
+        return
+    if from_records:
+        _rebuild_from_records(sequences_dir, predicates_dir, reports_dir)
         return
     chosen, only = split_names(names, DRIVERS)
     folder = conform_dir_of(conform_dir)
@@ -140,3 +147,15 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     if idle is not None:
         click.echo(idle, err=True)
     sys.exit(exit_code(the_plan, runs))
+
+
+def _rebuild_from_records(sequences_dir: Path, predicates_dir: Path, reports_dir: Path) -> None:
+    """conformance.md from the records alone, as a run would write it: for merging records driven in
+    parts (one loop on one machine, another elsewhere) without driving anything again."""
+    check_folder(sequences_dir, "sequences_dir", "sequences")
+    check_folder(predicates_dir, "predicates_dir", "predicates")
+    cat = load_catalogue(sequences_dir)
+    for problem in cat.problems:
+        click.echo(f"bad sequence: {problem}", err=True)
+    ports = load_ports(predicates_dir, [], DRIVERS)
+    click.echo(f"wrote {write_reports(reports_dir, list(cat.sequences), [], [], ports, {}, DRIVERS)}")
