@@ -32,6 +32,21 @@ def _load() -> ModuleType:
 lib = _load()
 
 
+@pytest.fixture(autouse=True)
+def _transports_restored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """count_requests patches httpx2's and httpx's transports for good (in a driver, the loop's whole
+    life); here each test's patches are undone, or the cap would leak into every later test's clients
+    (google-genai's, in tests/serve, go through httpx2)."""
+    for name in ("httpx2", "httpx"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        for cls, attr in ((module.HTTPTransport, "handle_request"),
+                          (module.AsyncHTTPTransport, "handle_async_request")):
+            monkeypatch.setattr(cls, attr, getattr(cls, attr))
+
+
 def test_spec_defaults_and_the_anthropic_base_url_without_v1() -> None:
     spec = lib.Spec({"base_url": "http://127.0.0.1:9/v1", "tools": [{"name": "grep", "required": ["q"]},
                                                                      {"name": "ls"}]})
@@ -66,7 +81,7 @@ def test_the_request_past_the_safety_cap_raises_capped_on_sync_and_async_transpo
         sent.append("async")
         return "response"
 
-    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", send)  # restored after the test
+    monkeypatch.setattr(httpx.HTTPTransport, "handle_request", send)
     monkeypatch.setattr(httpx.AsyncHTTPTransport, "handle_async_request", send_async)
     lib.count_requests(2)
     sync, async_ = httpx.HTTPTransport(), httpx.AsyncHTTPTransport()
