@@ -22,7 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from collections.abc import Sequence as Seq
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -39,6 +39,8 @@ DEFAULT_TIMEOUT = 60.0
 """Seconds one run of the program may take."""
 
 _POLL = 0.02
+INTERRUPT_POLL_S = 0.5
+"""How often the main thread wakes while runs go on, so a Ctrl-C another thread took is acted on."""
 
 
 class Cancelled(Exception):
@@ -212,7 +214,12 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             return [one(s) for s in seqs]
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
             try:
-                return list(pool.map(one, seqs))
+                futures = [pool.submit(one, s) for s in seqs]
+                # wait in short slices: Ctrl-C's signal may be taken by a worker or server thread, and the
+                # main thread runs Python's handler only when it wakes, not when another thread got it
+                while wait(futures, timeout=INTERRUPT_POLL_S).not_done:
+                    pass
+                return [f.result() for f in futures]
             except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
                 cancel.set()
                 pool.shutdown(wait=True, cancel_futures=True)

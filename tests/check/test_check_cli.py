@@ -9,6 +9,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from click.testing import CliRunner, Result
 from bench.check import PROMPT, run_program
 from bench.check.program import DUMMY_KEY
 from bench.check.report import load_live
+from bench.check.runner import run_all
 from bench.cli import cli
 from bench.report import label
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
@@ -183,3 +185,32 @@ def test_the_example_python_loop_on_the_openai_client_runs_under_check() -> None
     assert "| chat-tool-rounds | stop:no_tool_calls@4 ok [read_file,edit_file,run_tests] |" in r.stdout
     assert "| chat-length-text-cut | stop:no_tool_calls@2 ok [read_file] ⚠ ok: false |" in r.stdout
     assert r.exit_code == 1
+
+
+def test_ctrl_c_taken_by_a_worker_thread_still_ends_the_runs_at_once(tmp_path: Path) -> None:
+    """The kernel may hand SIGINT to any thread; Python runs its handler in the main thread only when
+    that thread wakes. run_all's main thread wakes in short slices, so the runs end at once rather
+    than when the first one finishes (here a 40 s sleep; red when the main thread blocks until then)."""
+    pids = tmp_path / "pids"
+    pids.mkdir()
+    seqs = [small_sequence(f"s{i}", [ANSWER]) for i in range(2)]
+
+    def press_ctrl_c_on_a_worker() -> None:
+        deadline = time.monotonic() + 60
+        while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        worker = next(t for t in threading.enumerate() if t.name.startswith("stopbench-check"))
+        assert worker.ident is not None
+        signal.pthread_kill(worker.ident, signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c_on_a_worker)
+    presser.start()
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        run_all(seqs, fake("sleep"), name="fake", jobs=2, timeout=40,
+                env={**os.environ, "FAKE_PID_DIR": str(pids)})
+    presser.join()
+    assert time.monotonic() - started < 30, "the runs went on to their time limit"
+    for pid in (int(p.name) for p in pids.iterdir()):
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
