@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 from bench.model import Requirement, Sequence, ToolCall, Turn
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def ctrl_c_as_in_a_terminal() -> None:
+    """A Popen ``preexec_fn`` for the tests that press Ctrl-C: SIGINT back to its default in the child.
+
+    A suite started as a background job of a non-interactive shell (``make test &``) inherits SIGINT
+    ignored, and a Python started with SIGINT ignored never raises KeyboardInterrupt: the test would
+    then test how it was launched, not the bench's Ctrl-C handling (seen in a clean-clone run)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def call(name: str, i: int = 0, arguments: str = "{}") -> ToolCall:

@@ -23,7 +23,7 @@ from bench.check.runner import run_all
 from bench.cli import cli
 from bench.report import label
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
-from tests.helpers import ROOT
+from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
 
 
 def check(*args: str, cwd: Path | None = None) -> Result:
@@ -163,7 +163,7 @@ def test_ctrl_c_ends_every_running_program_and_exits_2_without_a_report(catalogu
     proc = subprocess.Popen([sys.executable, "-m", "bench", "check", "--sequences", str(catalogue), "--reports",
                              str(tmp_path / "r"), "-j", "2", "--", *fake("sleep")], cwd=ROOT,
                             env={**os.environ, "FAKE_PID_DIR": str(pids)}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ctrl_c_as_in_a_terminal)
     deadline = time.monotonic() + 60
     while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -203,13 +203,18 @@ def test_ctrl_c_taken_by_a_worker_thread_still_ends_the_runs_at_once(tmp_path: P
         assert worker.ident is not None
         signal.pthread_kill(worker.ident, signal.SIGINT)
 
+    # Python's own Ctrl-C handler, as in a terminal (a suite run as a background job has SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     presser = threading.Thread(target=press_ctrl_c_on_a_worker)
-    presser.start()
-    started = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
-        run_all(seqs, fake("sleep"), name="fake", jobs=2, timeout=40,
-                env={**os.environ, "FAKE_PID_DIR": str(pids)})
-    presser.join()
+    try:
+        presser.start()
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            run_all(seqs, fake("sleep"), name="fake", jobs=2, timeout=40,
+                    env={**os.environ, "FAKE_PID_DIR": str(pids)})
+        presser.join()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert time.monotonic() - started < 30, "the runs went on to their time limit"
     for pid in (int(p.name) for p in pids.iterdir()):
         with pytest.raises(ProcessLookupError):

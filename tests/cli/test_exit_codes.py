@@ -20,6 +20,7 @@ from click.testing import CliRunner, Result
 
 from bench.cli import cli
 from bench.golden import load_golden
+from tests.helpers import ctrl_c_as_in_a_terminal
 
 SEED_SEQUENCES = ["seed000-talk-only", "seed000-tool-call-with-text", "seed000-tool-tool-answer",
                   "seed000-truncated-max-tokens"]
@@ -188,7 +189,7 @@ def test_the_summary_shows_a_row_per_predicate_and_the_first_few_violations(proj
 
 def _stopbench(project: Path, *args: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-m", "bench", *args], cwd=project, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE)
+                            stderr=subprocess.PIPE, preexec_fn=ctrl_c_as_in_a_terminal)
 
 
 def test_a_closed_stdout_pipe_is_not_a_verdict(project: Path) -> None:
