@@ -163,12 +163,10 @@ def stopbench_live(stopbench_sequence: Sequence, stopbench_serve: Callable[..., 
     A sequence that scripts its tool results (`result:` on a call, e.g. polling that stalls or moves)
     is skipped, saying so: a live loop's tools are its own, so their results are not the ones the
     sequence's requirements assume, and the server cannot make them so."""
+    from bench.check.runner import scripts_tool_results
+
     if scripts_tool_results(stopbench_sequence):
         pytest.skip(f"{stopbench_sequence.id} scripts its tool results (result:), which a live loop's own "
                     "tools do not return")
     return stopbench_serve(stopbench_sequence)
 
-
-def scripts_tool_results(sequence: Sequence) -> bool:
-    """Whether any call of the sequence says what its tool returns."""
-    return any(c.result is not None for t in sequence.turns for c in t.tool_calls)

@@ -179,6 +179,13 @@ def _crashed(sequence: Sequence, name: str, observed: list[Observed], error: str
     return replace(cell, outcome="crashed", reason=None, ok=None, steps=steps, error=error)
 
 
+
+def scripts_tool_results(sequence: Sequence) -> bool:
+    """Whether any call of the sequence says what its tool returns (`result:`): a live loop's tools
+    are its own, so such a sequence's requirements assume results no live run gets."""
+    return any(c.result is not None for t in sequence.turns for c in t.tool_calls)
+
+
 def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs: int = 1,
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
             env: dict[str, str] | None = None,

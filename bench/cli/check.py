@@ -123,7 +123,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     """
     from bench.catalogue import load_catalogue
     from bench.check.report import column, table, violation_lines, write_live
-    from bench.check.runner import LiveRun, run_all
+    from bench.check.runner import LiveRun, run_all, scripts_tool_results
 
     loops = _loops(command, name, named)
     if fuzz_n is not None:
@@ -149,6 +149,14 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     seqs = select(cat.sequences, ids, tags, dialects)
     if not seqs:
         click.echo(f"no sequence under {sequences_dir} matches the filters", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    scripted = [s.id for s in seqs if scripts_tool_results(s)]
+    if scripted:
+        click.echo(f"not run: {len(scripted)} sequence(s) script their tool results (result:), which a live "
+                   f"loop's own tools do not return: {', '.join(scripted)}", err=True)
+        seqs = [s for s in seqs if s.id not in scripted]
+    if not seqs:
+        click.echo("nothing to run: every chosen sequence scripts its tool results", err=True)
         sys.exit(EXIT_BAD_INPUT)
 
     started = time.monotonic()

@@ -22,6 +22,7 @@ from bench.check.report import load_live
 from bench.check.runner import run_all
 from bench.cli import cli
 from bench.report import label
+from bench.sequence_io import dump_sequence
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
 from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
 
@@ -219,3 +220,18 @@ def test_ctrl_c_taken_by_a_worker_thread_still_ends_the_runs_at_once(tmp_path: P
     for pid in (int(p.name) for p in pids.iterdir()):
         with pytest.raises(ProcessLookupError):
             os.kill(pid, 0)
+
+
+def test_a_sequence_that_scripts_its_tool_results_is_not_run_and_said_so(catalogue: Path, tmp_path: Path) -> None:
+    """A live loop's tools are its own: a sequence whose calls say what their tools return (`result:`)
+    judges results no live run gets, so check leaves it out, naming it, as the pytest plugin skips it."""
+    call = {"id": "call_1", "name": "check_build", "arguments": "{}", "result": "42% built"}
+    scripted = small_sequence("polling", [{"finish": "tool_calls", "content": None, "tool_calls": [call]}, ANSWER],
+                              require={"ok": True})
+    dump_sequence(scripted, catalogue / "polling.yaml")
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "polling", "-s", "answer-once",
+              "--", *fake("answer"))
+    assert "not run: 1 sequence(s) script their tool results (result:)" in r.stderr and "polling" in r.stderr
+    assert "answer-once" in r.stdout and "| polling |" not in r.stdout
+    only = check("--sequences", str(catalogue), "--no-report", "-s", "polling", "--", *fake("answer"))
+    assert only.exit_code == 2 and "every chosen sequence scripts its tool results" in only.stderr

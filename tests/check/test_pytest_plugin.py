@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.catalogue import load_catalogue
-from bench.pytest_plugin import scripts_tool_results
+from bench.check.runner import scripts_tool_results
 from tests.helpers import ROOT
 
 pytest_plugins = ["pytester"]
