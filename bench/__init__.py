@@ -15,6 +15,7 @@ golden files, reports) is reached through the ``stopbench`` command or the submo
 it. ``mypy --strict`` checks the shipped predicates against these types (``make typecheck``).
 """
 
+from bench.delivery import ErrorMode, error_mode
 from bench.dialects import TABLES
 from bench.discovery import shared_rules
 from bench.model import (
@@ -51,6 +52,7 @@ __all__ = [
     "Continue",
     "Decision",
     "ErrorKind",
+    "ErrorMode",
     "Finish",
     "Predicate",
     "Remind",
@@ -66,6 +68,7 @@ __all__ = [
     "TurnError",
     "Usage",
     "Violation",
+    "error_mode",
     "next_turn",
     "predicate",
     "replay",

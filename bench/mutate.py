@@ -275,7 +275,7 @@ NOTES: tuple[Note, ...] = (
     Note("claude_code", 'return Stop("api_error", ok=False, rule="api-error")', _NO_529, ("Stop: ok inverted",),
          next="how = _delivery(turn, err)", equivalent=False),
     Note("claude_code", 'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
-         "a status-less error is never served as an HTTP status (bench/serve/render.py error_mode), so the code "
+         "a status-less error is never served as an HTTP status (bench/delivery.py error_mode), so the code "
          "a status-less rate_limit or server_error is given only meets the `== 529` test, which 428, 430, 499 "
          "and 501 fail alike", ("429 -> 428", "429 -> 430", "500 -> 499", "500 -> 501")),
     Note("claude_code", 'retries = memo.get("retries", 0)', "the default is read only when the first response of "
@@ -356,7 +356,7 @@ NOTES: tuple[Note, ...] = (
            "change keeps it in its class (5xx and 499 retryable; 4xx other than 429 not)") for line in (
         '_KIND_CODE = {"rate_limit": 429, "quota": 429', '"context_overflow": 400, "invalid_request": 400',
         '"not_found": 404, "content_filter": 400, "stream_error": 500')),
-    Note("gemini_cli", 'return "stream", err.status if err.status is not None else _KIND_CODE.',
+    Note("gemini_cli", 'return mode, err.status if err.status is not None else _KIND_CODE.',
          "every error kind served in the stream is in _KIND_CODE (the three others return earlier as cut or "
          "end): the default is never read"),
     Note("gemini_cli", "return code is not None and (code in (429, 499) or 500 <= code < 600)", _499,

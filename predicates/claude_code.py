@@ -74,7 +74,7 @@ short once, then without streaming; an error event with nothing received goes ou
 streaming (``j1e``: max_tokens 64000, observed), after thinking only it fails unless the event is a
 server error (two more tries), after output a bad request fails and a server error keeps the partial
 reply (``keepPartial``: the port goes on with the turn); a reply with no block and no stop reason is tried
-again without streaming. The kinds stand for what the server sends (bench/serve/render.py error_mode). A
+again without streaming. The kinds stand for what the server sends (bench/delivery.py error_mode). A
 run that fails ends with a synthetic "API Error" message, exit 1, and a result line with ``is_error``
 true and ``terminal_reason`` ``api_error``: reason ``api_error``.
 
@@ -97,7 +97,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import TABLES, Continue, Decision, Remind, RequestChanges, Resend, State, Stop, Turn, TurnError, predicate
+from bench import (
+    TABLES,
+    Continue,
+    Decision,
+    Remind,
+    RequestChanges,
+    Resend,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    error_mode,
+    predicate,
+)
 
 PIN = "npm @anthropic-ai/claude-code@2.1.328 (+ claude-code-linux-x64@2.1.328, the native binary)"
 BIN = "claude"
@@ -169,17 +182,10 @@ SUMMARY_AGAIN = ("For this reply only: write what the instructions above ask for
 
 
 def _delivery(turn: Turn, err: TurnError) -> str:
-    """How Claude Code receives `err` from the replay server (bench/serve/render.py error_mode): "cut" (the
+    """How Claude Code receives `err` from the replay server (bench.error_mode, the rule the server renders by): "cut" (the
     connection breaks), "end" (the stream ends with no stop reason), "stream" (an error event inside the
     stream, after the turn's output if any) or "http" (an HTTP status before any output)."""
-    if err.status is None and err.kind in ("connection_reset", "connection_refused"):
-        return "cut"
-    if err.kind == "stream_cut":
-        return "end"
-    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
-    if err.status is None or err.kind == "stream_error" or has_output:
-        return "stream"
-    return "http"
+    return error_mode(turn) or "http"  # `err` is the turn's error, so a mode is always found
 
 
 def _without_streaming(memo: dict[str, Any], rule: str) -> Decision:

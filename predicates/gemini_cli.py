@@ -65,7 +65,7 @@ Dialects: Gemini CLI speaks only the Gemini API. A sequence of another dialect i
 (bench/serve/render.py ``finish_for``): a tool-call finish as ``STOP`` with the calls as parts,
 any other finish as the first Gemini string of the same canonical finish in bench's TABLES, none
 as none. How an error reaches the client follows the server's rendering of its kind and status
-(bench/serve/render.py ``error_mode``; the in-stream code is the status, or the kind's usual one,
+(bench/delivery.py ``error_mode``; the in-stream code is the status, or the kind's usual one,
 bench/serve/gemini.py ``KIND_STATUS``).
 """
 
@@ -74,7 +74,7 @@ from __future__ import annotations
 import json
 import re
 
-from bench import TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
+from bench import TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, error_mode, predicate
 
 PIN = "npm @google/gemini-cli@0.61.0 (Apache-2.0)"
 CLI = f"{PIN} bundle/gemini-3HFX2LNT.js"
@@ -151,15 +151,13 @@ def _arguments(arguments: str) -> dict[str, object] | None:
 
 
 def _error_path(err: TurnError, turn: Turn) -> tuple[str, int | None]:
-    """How the server serves the error (bench/serve/render.py error_mode) and its status or code."""
-    if err.status is None and err.kind in ("connection_reset", "connection_refused"):
-        return "cut", None
-    if err.kind == "stream_cut":
-        return "end", None
-    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
-    if err.status is None or err.kind == "stream_error" or has_output:
-        return "stream", err.status if err.status is not None else _KIND_CODE.get(err.kind, 500)
-    return "http", err.status
+    """How the server serves the error (bench.error_mode, the rule it renders by) and its status or code."""
+    mode = error_mode(turn) or "http"  # `err` is the turn's error, so a mode is always found
+    if mode in ("cut", "end"):
+        return mode, None
+    if mode == "stream":
+        return mode, err.status if err.status is not None else _KIND_CODE.get(err.kind, 500)
+    return mode, err.status
 
 
 def _retryable(code: int | None) -> bool:

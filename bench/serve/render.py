@@ -24,6 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
 from bench import dialects
+from bench.delivery import error_mode
 from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 Wire: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini"]
@@ -80,37 +81,6 @@ def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
     # no string of this wire means this finish (unknown, or error on Chat/Anthropic): send the raw
     # string as it is; it maps to unknown on this wire, like a server's own invention would
     return mapped if mapped is not None else turn.finish_raw
-
-
-ErrorMode: TypeAlias = Literal["http", "stream", "cut", "end"]
-
-_CUT_KINDS = ("connection_reset", "connection_refused")
-"""Kinds served by breaking the connection: the server has already accepted it, so a refused
-connection is served like a reset one (the client sees a transport error either way)."""
-
-
-def error_mode(turn: Turn) -> ErrorMode | None:
-    """How a turn's error is served (None: the turn has no error), read from its kind and status only.
-
-    ``cut``: a connection that breaks (``connection_reset``, ``connection_refused``) with no status:
-    the response starts, carries the turn's partial output, and the connection is closed without
-    ending the body. ``end``: ``stream_cut``: the output is streamed and the stream ends cleanly,
-    with no finish and no error event. ``stream``: an in-stream error (``stream_error``), or output
-    before the error (content, reasoning or tool calls), or no status: the output is streamed, then
-    the provider's error event, carrying the status as its code if any. ``http``: otherwise, that
-    HTTP status with the provider's error body.
-    """
-    err = turn.error
-    if err is None:
-        return None
-    if err.status is None and err.kind in _CUT_KINDS:
-        return "cut"
-    if err.kind == "stream_cut":
-        return "end"
-    has_output = turn.content is not None or turn.reasoning is not None or bool(turn.tool_calls)
-    if err.status is None or err.kind == "stream_error" or has_output:
-        return "stream"
-    return "http"
 
 
 def render(wire: Wire, turn: Turn, ctx: Context, stream: bool) -> Rendered:
