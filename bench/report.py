@@ -302,7 +302,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
     columns: list[str] = []
     results: list[Result] = []
     notes: list[str] = []
-    for col, cells in load_live(folder).items():
+    for col, cells in load_live(folder, by_id).items():
         path = folder / LIVE / f"{col.removesuffix(LIVE_SUFFIX)}.json"
         if not col.endswith(LIVE_SUFFIX) or col == LIVE_SUFFIX:
             raise UnusableInput(f"{path}: column: {col!r} is not named <name>{LIVE_SUFFIX}")
@@ -345,13 +345,16 @@ def live_summary_lines(live: LiveColumns) -> list[str]:
 
 def _fits(seq: SequenceModel, cell: Cell) -> bool:
     """Whether a live cell can have been observed on `seq` as it is now: every step answers a turn
-    it has, and every tool run or failed is named by a call of that turn."""
+    it has, and every tool run or failed is named (and indexed) by a call of that turn."""
     for s in cell.steps:
         if not 0 <= s.turn < len(seq.turns):
             return False
-        names = {c.name for c in seq.turns[s.turn].tool_calls}
-        if not names.issuperset((*s.tools_run, *s.tools_failed)):
+        calls = seq.turns[s.turn].tool_calls
+        if not {c.name for c in calls}.issuperset((*s.tools_run, *s.tools_failed)):
             return False
+        for chosen in (s.decision.run, s.decision.failed):
+            if chosen != "all" and not all(0 <= i < len(calls) for i in chosen):
+                return False
     return True
 
 

@@ -13,11 +13,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.changes import changes_data, changes_from
 from bench.check.runner import LiveRun
 from bench.errors import UnusableInput
 from bench.files import write_atomically
-from bench.model import Cell, Decision, Step, Violation
+from bench.model import ALL, Cell, Decision, Step, Violation
+from bench.model import Sequence as SequenceModel
 from bench.report import label
+from bench.serve.observe import Observed
 
 LIVE = "live"
 """The folder under reports/ and the column suffix."""
@@ -78,45 +81,108 @@ def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
     return out
 
 
-def cell_json(cell: Cell) -> dict[str, Any]:
-    """One live cell in the JSON-lines form of ``stopbench run --json`` (``golden`` is ``live``)."""
-    return {
+def cell_json(cell: Cell, observed: Sequence[Observed] = ()) -> dict[str, Any]:
+    """One live cell in the JSON-lines form of ``stopbench run --json`` (``golden`` is ``live``).
+
+    Each decision keeps what the judge reads besides the tools' names (``calls_run`` and
+    ``calls_failed``: the indices of the turn's calls; ``changes``: what the next request changed),
+    so a record re-judged by ``stopbench run`` gives the violations it was written with; and what
+    the server noted (`observed`: its ``detail`` per step, how each answered call was known, and
+    ``requests``, the model requests it answered, a crashed cell's dropped last one included)."""
+    notes = {o.step: o.detail for o in observed if o.detail}
+    out = {
         "sequence": cell.sequence, "predicate": cell.predicate, "outcome": cell.outcome, "reason": cell.reason,
         "ok": cell.ok, "steps": cell.n_steps, "tools_run": list(cell.tools_run),
         "tools_failed": list(cell.tools_failed), "reminders": cell.reminders, "resends": cell.resends,
         "tokens": cell.tokens, "error": cell.error, "golden": LIVE,
         "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail} for v in cell.violations],
-        "decisions": [{"step": s.step, "turn": s.turn, "action": s.decision.action, "reason": s.decision.reason,
-                       "ok": s.decision.ok, "rule": s.decision.rule, "run": list(s.tools_run),
-                       "failed": list(s.tools_failed), "message": s.decision.message} for s in cell.steps],
+        "decisions": [_decision_json(s, notes.get(s.step, "")) for s in cell.steps],
     }
+    if observed:
+        out["requests"] = len(observed)
+    return out
+
+
+def _decision_json(s: Step, detail: str) -> dict[str, Any]:
+    d = s.decision
+    out: dict[str, Any] = {
+        "step": s.step, "turn": s.turn, "action": d.action, "reason": d.reason, "ok": d.ok, "rule": d.rule,
+        "run": list(s.tools_run), "failed": list(s.tools_failed), "message": d.message,
+        "calls_run": d.run if d.run == ALL else list(d.run),
+        "calls_failed": d.failed if d.failed == ALL else list(d.failed),
+        "changes": changes_data(d.changes)}
+    known = getattr(s, "known", ())
+    if known:
+        out["known"] = [[i, how] for i, how in known]
+    note = getattr(s, "note", "")
+    if note:
+        out["note"] = note
+    if detail:
+        out["detail"] = detail
+    return out
 
 
 def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun]) -> Path:
     """Write ``folder/live/<name>.json`` atomically; returns its path."""
     record = {"name": name, "column": column(name), "command": list(command),
-              "cells": [cell_json(r.cell) for r in runs]}
+              "cells": [cell_json(r.cell, r.observed) for r in runs]}
     path = folder / LIVE / f"{name}.json"
     write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return path
 
 
-def load_live(folder: Path) -> dict[str, list[Cell]]:
-    """Every ``folder/live/*.json`` as ``{column: cells}`` (the cells judged as when written)."""
+def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None) -> dict[str, list[Cell]]:
+    """Every ``folder/live/*.json`` as ``{column: cells}`` (the cells judged as when written).
+
+    A record written before decisions kept their call indices names only the tools: with
+    `sequences` given, each name is matched to the first call of that name in its turn not matched
+    yet (ambiguous only when a turn calls one tool twice with different arguments)."""
     out: dict[str, list[Cell]] = {}
     for path in sorted((folder / LIVE).glob("*.json")):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            out[str(record["column"])] = [_cell(c) for c in record["cells"]]
-        except (ValueError, KeyError, TypeError) as exc:
+            out[str(record["column"])] = [_cell(c, (sequences or {}).get(c.get("sequence")))
+                                          for c in record["cells"]]
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise UnusableInput(f"{path}: not a live record: {exc}") from None
     return out
 
 
-def _cell(c: dict[str, Any]) -> Cell:
-    steps = tuple(Step(d["step"], d["turn"], Decision(d["action"], d["rule"], reason=d["reason"], ok=d["ok"],
-                                                      message=d.get("message")),
-                       tuple(d["run"]), tuple(d["failed"])) for d in c["decisions"])
+def _indices(d: dict[str, Any], key: str, names: str, seq: SequenceModel | None) -> Any:
+    """A decision's call indices (``calls_run``/``calls_failed``), or for an older record the ones
+    its tool names stand for (see :func:`load_live`)."""
+    if key in d:
+        value = d[key]
+        return ALL if value == ALL else tuple(int(i) for i in value)
+    if seq is None or not 0 <= d["turn"] < len(seq.turns):
+        return ()
+    calls = seq.turns[d["turn"]].tool_calls
+    used: list[int] = []
+    for name in d[names]:
+        i = next((i for i, c in enumerate(calls) if c.name == name and i not in used), None)
+        if i is not None:
+            used.append(i)
+    return tuple(used)
+
+
+def _cell(c: dict[str, Any], seq: SequenceModel | None = None) -> Cell:
+    steps = tuple(Step(d["step"], d["turn"],
+                       Decision(d["action"], d["rule"], reason=d["reason"], ok=d["ok"], message=d.get("message"),
+                                run=_indices(d, "calls_run", "run", seq),
+                                failed=_indices(d, "calls_failed", "failed", seq),
+                                changes=changes_from(d.get("changes"), "changes")),
+                       tuple(d["run"]), tuple(d["failed"]), **_observed_fields(d))
+                  for d in c["decisions"])
     return Cell(c["sequence"], c["predicate"], c["outcome"], steps, c["reason"], c["ok"], tuple(c["tools_run"]),
                 tuple(c["tools_failed"]), c["reminders"], c["resends"], c["tokens"], c["error"],
                 tuple(Violation(v["requirement"], v["step"], v["detail"]) for v in c["violations"]))
+
+
+def _observed_fields(d: dict[str, Any]) -> dict[str, Any]:
+    """How each answered call was known and the server's note, for a Step that has those fields."""
+    out: dict[str, Any] = {}
+    if "known" in d and "known" in Step.__dataclass_fields__:
+        out["known"] = tuple((int(i), str(how)) for i, how in d["known"])
+    if "note" in d and "note" in Step.__dataclass_fields__:
+        out["note"] = str(d["note"])
+    return out
