@@ -21,13 +21,18 @@ from bench.model import Sequence
 PROMPT = "stopbench check: do the task with the tools you have, then answer in one sentence."
 """The task every program is given (STOPBENCH_PROMPT); the served turns do not depend on it."""
 
-MODEL = "stopbench"
+DEFAULT_MODELS: dict[str, str] = {"openai-chat": "gpt-4o", "openai-responses": "gpt-4o",
+                                  "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash"}
+"""STOPBENCH_MODEL per dialect: a real model name of the provider, because frameworks check it (LlamaIndex
+and AutoGen refuse a name they do not know, or look its context window up by name). The server answers any
+model name; the served turns do not depend on it."""
+
 DUMMY_KEY = "sk-stopbench-not-a-real-key"
 
-ENV_NAMES = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "STOPBENCH_PROMPT",
-             "STOPBENCH_TOOLS", "STOPBENCH_DIALECT", "STOPBENCH_MODEL", "STOPBENCH_RESULT", "STOPBENCH_SEQUENCE",
-             "STOPBENCH_STEERS")
-"""Every variable :func:`program_env` sets (an inherited value of the same name is replaced)."""
+
+def default_model(dialect: str) -> str:
+    """The realistic default model name for a sequence of `dialect` (:data:`DEFAULT_MODELS`)."""
+    return DEFAULT_MODELS.get(dialect, DEFAULT_MODELS["openai-chat"])
 
 
 def _json_type(value: Any) -> str:
@@ -83,27 +88,49 @@ def steers(sequence: Sequence) -> dict[str, str]:
     return {str(i): t.steer for i, t in enumerate(sequence.turns) if t.steer}
 
 
-def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, str] | None = None,
-                prompt: str = PROMPT) -> dict[str, str]:
-    """The environment of one run: `base` (the caller's environment) plus the STOPBENCH variables.
+def tools_url(url: str) -> str:
+    """The replay server's tool endpoint (``GET`` lists the run's tools, ``POST .../<name>`` runs one)."""
+    return f"{url}/_stopbench/tools"
 
-    `url` is the server's root (``http://127.0.0.1:PORT``): Anthropic clients append
-    ``/v1/messages`` to it, OpenAI clients get ``/v1``.
+
+def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, str] | None = None,
+                prompt: str = PROMPT, mcp_url: str | None = None) -> dict[str, str]:
+    """The environment of one run: `base` (the caller's environment) plus the variables real clients
+    read to find the server, and the STOPBENCH ones (docs/check.md has the table).
+
+    `url` is the server's root (``http://127.0.0.1:PORT``): Anthropic and google-genai clients and the
+    Gemini CLI append their own paths to it (``/v1/messages``, ``/v1beta/models/...``), OpenAI clients
+    get ``/v1`` (``OPENAI_BASE_URL``; LlamaIndex and LiteLLM read ``OPENAI_API_BASE``). `mcp_url` is the
+    streamable-HTTP MCP server of the run's worker (``STOPBENCH_MCP_URL``); without one the variable is
+    removed, as is an inherited ``GOOGLE_GENAI_USE_VERTEXAI`` (it would send google-genai to Vertex AI,
+    which reads other base URLs).
     """
+    from bench.check.mcp import stdio_command
+
     env = dict(os.environ if base is None else base)
     env.update({
         "OPENAI_BASE_URL": f"{url}/v1",
+        "OPENAI_API_BASE": f"{url}/v1",
         "ANTHROPIC_BASE_URL": url,
+        "GOOGLE_GEMINI_BASE_URL": url,
         "OPENAI_API_KEY": DUMMY_KEY,
         "ANTHROPIC_API_KEY": DUMMY_KEY,
+        "GEMINI_API_KEY": DUMMY_KEY,
+        "GOOGLE_API_KEY": DUMMY_KEY,
         "STOPBENCH_PROMPT": prompt,
         "STOPBENCH_TOOLS": json.dumps(tool_schemas(sequence), sort_keys=True),
+        "STOPBENCH_TOOLS_URL": tools_url(url),
+        "STOPBENCH_MCP_COMMAND": json.dumps(stdio_command()),
         "STOPBENCH_DIALECT": sequence.dialect,
-        "STOPBENCH_MODEL": MODEL,
+        "STOPBENCH_MODEL": default_model(sequence.dialect),
         "STOPBENCH_RESULT": str(result),
         "STOPBENCH_SEQUENCE": sequence.id,
         "STOPBENCH_STEERS": json.dumps(steers(sequence), sort_keys=True),
     })
+    for name in ("GOOGLE_GENAI_USE_VERTEXAI", "STOPBENCH_MCP_URL"):
+        env.pop(name, None)
+    if mcp_url is not None:
+        env["STOPBENCH_MCP_URL"] = mcp_url
     no_proxy = env.get("NO_PROXY", "")
     env["NO_PROXY"] = ",".join(x for x in ("127.0.0.1", "localhost", no_proxy) if x)
     return env

@@ -27,7 +27,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.check.program import BadResult, ProgramResult, program_env, read_result
+from bench.check.mcp import BackgroundMCP
+from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
 from bench.judge import judge
 from bench.model import Cell, Sequence
 from bench.replay import DEFAULT_SAFETY_CAP
@@ -90,20 +91,25 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
                 env: dict[str, str] | None = None, server: BackgroundServer | None = None,
-                cancel: threading.Event | None = None) -> LiveRun:
+                mcp_url: str | None = None, cancel: threading.Event | None = None) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
-    against it, judge the cell. Setting `cancel` kills the program and raises :class:`Cancelled`.
+    against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
+    (:class:`bench.check.mcp.BackgroundMCP`); without one a server of its own is started. Setting
+    `cancel` kills the program and raises :class:`Cancelled`.
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(Session(sequence)))
+        if mcp_url is None:
+            mcp_url = stack.enter_context(BackgroundMCP(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                    cancel=cancel)
+                    mcp_url=mcp_url, cancel=cancel)
 
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
-         safety_cap: int, cwd: Path | None, env: dict[str, str] | None, cancel: threading.Event | None) -> LiveRun:
+         safety_cap: int, cwd: Path | None, env: dict[str, str] | None, mcp_url: str,
+         cancel: threading.Event | None) -> LiveRun:
     session = srv.session
     run = session.start(sequence)
     started = time.monotonic()
@@ -112,7 +118,8 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         result_path = work / "result.json"
         err_path = work / "stderr.txt"
         with open(work / "stdout.txt", "wb") as out, open(err_path, "wb") as err:
-            proc = subprocess.Popen(list(command), cwd=cwd, env=program_env(sequence, srv.url, result_path, env),
+            run_env = program_env(sequence, srv.url, result_path, env, mcp_url=mcp_url)
+            proc = subprocess.Popen(list(command), cwd=cwd, env=run_env,
                                     stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
             ended_by: str | None = None
             try:
@@ -205,13 +212,15 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
 
         def one(seq: Sequence) -> LiveRun:
             srv = getattr(local, "server", None)
-            if srv is None:  # one server per worker thread, a new run on it per sequence
+            if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(Session(seq)))
+                    local.mcp = stack.enter_context(BackgroundMCP(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                              server=srv, cancel=cancel)
+                              server=srv, mcp_url=local.mcp.url, cancel=cancel)
             if run.exit_status is None:  # killed: a request it had in flight must not reach the next run
                 srv.stop()
+                local.mcp.stop()
                 local.server = None
             if progress is not None:
                 progress(run)

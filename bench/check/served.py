@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.explain import assert_meets_requirements
-from bench.check.program import DUMMY_KEY, MODEL, PROMPT, program_env, steers, tool_schemas
+from bench.check.program import DUMMY_KEY, PROMPT, default_model, program_env, steers, tool_schemas
 from bench.judge import judge
 from bench.model import Cell, Sequence, Violation
 from bench.replay import DEFAULT_SAFETY_CAP
@@ -39,12 +39,12 @@ class Served:
         self.session = server.session
         self.name = name
         self.api_key = DUMMY_KEY
-        self.model = MODEL
         self.prompt = PROMPT
         self._set(sequence)
 
     def _set(self, sequence: Sequence) -> None:
         self.sequence = sequence
+        self.model = default_model(sequence.dialect)
         self.tools: list[dict[str, Any]] = tool_schemas(sequence)
         self.steers: dict[int, str] = {int(k): v for k, v in steers(sequence).items()}
 

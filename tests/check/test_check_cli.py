@@ -44,8 +44,9 @@ def test_a_loop_that_meets_every_requirement_exits_0_with_a_table_and_the_wall_t
 def test_success_on_a_truncated_turn_breaks_ok_false_and_exits_1(catalogue: Path) -> None:
     r = check("--sequences", str(catalogue), "--no-report", "-s", "truncated", "--", *fake("answer"))
     assert r.exit_code == 1
-    assert "⚠ ok: false" in r.stdout
-    assert "fake_loop@live truncated: ok: false at step 1: the loop reported success (answered)" in r.stdout
+    assert "| truncated | stop:answered@1 ok [] ⚠ reported success on a cut-off reply |" in r.stdout
+    assert ("fake_loop@live truncated: reported success on a cut-off reply (breaks ok: false at step 1): the loop "
+            "reported success (answered)") in r.stdout
 
 
 def test_without_a_result_file_the_exit_status_is_the_verdict(catalogue: Path) -> None:
@@ -67,7 +68,7 @@ def test_a_program_that_hangs_is_killed_at_the_time_limit_and_its_cell_crashed(c
     r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--timeout", "2",
               "--", *fake("sleep"))
     assert r.exit_code == 1
-    assert "crashed@0" in r.stdout and "still running after 2 s; killed" in r.stdout
+    assert "| answer-once | crashed@0 after 1 request served [] (still running after 2 s; killed)" in r.stdout
 
 
 def test_a_bad_result_file_is_named_and_crashes_the_cell(catalogue: Path) -> None:
@@ -90,12 +91,31 @@ def test_the_program_gets_the_servers_urls_dummy_keys_the_task_and_the_tool_sche
     assert env["ANTHROPIC_BASE_URL"] + "/v1" == env["OPENAI_BASE_URL"]
     assert env["OPENAI_API_KEY"] == env["ANTHROPIC_API_KEY"] == DUMMY_KEY
     assert env["STOPBENCH_PROMPT"] == PROMPT and env["STOPBENCH_DIALECT"] == "anthropic"
-    assert env["STOPBENCH_SEQUENCE"] == "call-then-answer" and env["STOPBENCH_MODEL"] == "stopbench"
+    assert env["STOPBENCH_SEQUENCE"] == "call-then-answer" and env["STOPBENCH_MODEL"] == "claude-sonnet-4-5"
     # the call carries path and limit: both required, typed after their values
     assert json.loads(env["STOPBENCH_TOOLS"]) == [{
         "name": "read_file", "description": "the read_file tool (stopbench: run it as your loop would)",
         "parameters": {"type": "object", "properties": {"limit": {"type": "integer"}, "path": {"type": "string"}},
                        "required": ["limit", "path"]}}]
+
+
+def test_the_program_gets_what_real_clients_read_and_the_tool_servers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """google-genai and the Gemini CLI read GOOGLE_GEMINI_BASE_URL (the root: they append /v1beta/...),
+    LlamaIndex reads OPENAI_API_BASE; an inherited GOOGLE_GENAI_USE_VERTEXAI would send google-genai to
+    Vertex AI; STOPBENCH_MCP_COMMAND is the stdio MCP server's argv with an absolute interpreter."""
+    monkeypatch.setenv("GOOGLE_GENAI_USE_VERTEXAI", "true")
+    seq = small_sequence("call-then-answer", [CALL, ANSWER], dialect="gemini")
+    run = run_program(seq, fake("answer"), name="env@live")
+    env = json.loads(run.result.final if run.result else "{}")
+    root = env["ANTHROPIC_BASE_URL"]
+    assert env["GOOGLE_GEMINI_BASE_URL"] == root and env["OPENAI_API_BASE"] == root + "/v1"
+    assert env["GEMINI_API_KEY"] == env["GOOGLE_API_KEY"] == DUMMY_KEY
+    assert env["GOOGLE_GENAI_USE_VERTEXAI"] is None
+    assert env["STOPBENCH_MODEL"] == "gemini-2.5-flash"
+    assert env["STOPBENCH_TOOLS_URL"] == root + "/_stopbench/tools"
+    argv = json.loads(env["STOPBENCH_MCP_COMMAND"])
+    assert os.path.isabs(argv[0]) and argv[1:] == ["-m", "bench.check.mcp"]
+    assert env["STOPBENCH_MCP_URL"].startswith("http://127.0.0.1:") and env["STOPBENCH_MCP_URL"].endswith("/mcp")
 
 
 @pytest.mark.parametrize("bad", [
@@ -140,7 +160,7 @@ def test_the_node_example_loop_runs_under_check(catalogue: Path) -> None:
     r = check("--sequences", str(catalogue), "--no-report", "-s", "call-then-answer", "-s", "truncated",
               "--", "node", str(ROOT / "examples" / "node_loop.mjs"))
     assert "| call-then-answer | stop:no_tool_calls@2 ok [read_file] |" in r.stdout
-    assert "| truncated | stop:no_tool_calls@1 ok [] ⚠ ok: false |" in r.stdout
+    assert "| truncated | stop:no_tool_calls@1 ok [] ⚠ reported success on a cut-off reply |" in r.stdout
     assert r.exit_code == 1
 
 
@@ -184,7 +204,8 @@ def test_the_example_python_loop_on_the_openai_client_runs_under_check() -> None
     r = check("--no-report", "--sequences", str(ROOT / "sequences"), "-s", "chat-tool-rounds",
               "-s", "chat-length-text-cut", "--", sys.executable, str(ROOT / "examples" / "openai_loop.py"))
     assert "| chat-tool-rounds | stop:no_tool_calls@4 ok [read_file,edit_file,run_tests] |" in r.stdout
-    assert "| chat-length-text-cut | stop:no_tool_calls@2 ok [read_file] ⚠ ok: false |" in r.stdout
+    assert "| chat-length-text-cut | stop:no_tool_calls@2 ok [read_file] ⚠ reported success on a cut-off reply |" \
+        in r.stdout
     assert r.exit_code == 1
 
 

@@ -1,0 +1,218 @@
+"""The sequence's tools as an MCP server: a proxy to the replay server's tool endpoint.
+
+Most agent frameworks take tools from an MCP server natively. ``stopbench check`` gives a program
+the tools of the sequence it serves both ways: ``STOPBENCH_MCP_COMMAND`` (the argv of this module
+as a stdio server) and ``STOPBENCH_MCP_URL`` (a streamable-HTTP server :class:`BackgroundMCP`
+runs beside each check worker). Either lists the tools of ``GET $STOPBENCH_TOOLS_URL`` and
+forwards each ``tools/call`` to ``POST $STOPBENCH_TOOLS_URL/<name>``: the replay server executes
+it (records the name, the exact arguments and the requests answered so far) and answers
+``{"content", "is_error"}``, which becomes the MCP result's text and ``isError``. So every tool a
+framework runs is the bench's, and the observation knows it ran instead of guessing from wording.
+
+The tools are asked for at every ``tools/list``, not once: one HTTP server serves a worker's
+successive runs, each with its own sequence's tools.
+
+``python -m bench.check.mcp`` (or ``stopbench mcp-tools``) serves stdio; ``--http PORT`` serves
+streamable HTTP in the foreground.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from types import TracebackType
+from typing import Any
+
+TOOLS_URL_ENV = "STOPBENCH_TOOLS_URL"
+SERVER_NAME = "stopbench-tools"
+HTTP_PATH = "/mcp"
+REQUEST_TIMEOUT = 30.0
+"""Seconds one call to the tool endpoint may take (the replay server answers at once)."""
+
+
+class ToolEndpointError(RuntimeError):
+    """The tool endpoint could not be reached or answered something that is not its JSON."""
+
+
+def stdio_command(python: str | None = None) -> list[str]:
+    """The full argv of the stdio server, with an absolute interpreter path (it works from any
+    venv and any working directory): the value of ``STOPBENCH_MCP_COMMAND`` as a list."""
+    return [os.path.abspath(python or sys.executable), "-m", "bench.check.mcp"]
+
+
+def _open(request: urllib.request.Request) -> tuple[int, bytes]:
+    # the loopback server is never reached through a proxy, whatever the caller's environment says
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        with opener.open(request, timeout=REQUEST_TIMEOUT) as resp:
+            return int(resp.status), resp.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read()
+    except (urllib.error.URLError, OSError) as exc:
+        reason = getattr(exc, "reason", exc)
+        raise ToolEndpointError(f"tool endpoint {request.full_url} unreachable: {reason}") from None
+
+
+def fetch_tools(tools_url: str) -> list[dict[str, Any]]:
+    """``GET {tools_url}``: the current run's tools, ``[{"name", "description", "parameters"}]``."""
+    status, body = _open(urllib.request.Request(tools_url, method="GET"))
+    try:
+        data = json.loads(body)
+    except ValueError:
+        data = None
+    tools = data.get("tools") if isinstance(data, dict) else None
+    if status != 200 or not isinstance(tools, list):
+        raise ToolEndpointError(f"GET {tools_url}: HTTP {status}, not a tool list: {body[:200]!r}")
+    return [t for t in tools if isinstance(t, dict) and isinstance(t.get("name"), str)]
+
+
+def call_tool(tools_url: str, name: str, arguments: dict[str, Any] | None) -> tuple[str, bool]:
+    """``POST {tools_url}/{name}`` with the arguments: the result's text and whether it is an error.
+
+    An unknown tool (404) or a refused body (400) is an error result with the endpoint's words,
+    as a tool that failed; an endpoint that cannot be reached raises :class:`ToolEndpointError`.
+    """
+    url = f"{tools_url.rstrip('/')}/{urllib.parse.quote(name, safe='')}"
+    body = json.dumps(arguments or {}).encode()
+    status, raw = _open(urllib.request.Request(url, data=body, method="POST",
+                                               headers={"Content-Type": "application/json"}))
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("content"), str):
+        return data["content"], bool(data.get("is_error")) or status >= 400
+    text = raw.decode("utf-8", "replace").strip() or f"HTTP {status}"
+    return text, status >= 400
+
+
+def build_server(tools_url: str) -> Any:
+    """A low-level MCP :class:`mcp.server.lowlevel.Server` whose tools are the endpoint's."""
+    import anyio
+    import mcp_types as types
+    from mcp.server.lowlevel import Server
+
+    async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+        tools = await anyio.to_thread.run_sync(fetch_tools, tools_url)
+        return types.ListToolsResult(tools=[
+            types.Tool(name=t["name"], description=t.get("description") or None,
+                       input_schema=t.get("parameters") or {"type": "object", "properties": {}})
+            for t in tools])
+
+    async def call(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            text, is_error = await anyio.to_thread.run_sync(call_tool, tools_url, params.name, params.arguments)
+        except ToolEndpointError as exc:
+            text, is_error = str(exc), True
+        return types.CallToolResult(content=[types.TextContent(text=text)], is_error=is_error)
+
+    return Server(SERVER_NAME, version="1", on_list_tools=list_tools, on_call_tool=call)
+
+
+def tools_url_from_env(environ: dict[str, str] | None = None) -> str:
+    """``STOPBENCH_TOOLS_URL``, or a one-line :class:`SystemExit` when it is not set."""
+    url = (environ if environ is not None else os.environ).get(TOOLS_URL_ENV, "").strip()
+    if not url:
+        raise SystemExit(f"{TOOLS_URL_ENV} is not set: run under stopbench check, or set it to the replay "
+                         "server's tool endpoint (http://127.0.0.1:PORT/_stopbench/tools)")
+    return url
+
+
+def serve_stdio(tools_url: str) -> None:
+    """Serve MCP on stdin/stdout until the client closes stdin."""
+    import anyio
+    from mcp.server.stdio import stdio_server
+
+    server = build_server(tools_url)
+
+    async def main() -> None:
+        async with stdio_server() as (read, write):
+            await server.run(read, write, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+def http_app(tools_url: str) -> Any:
+    """The streamable-HTTP ASGI app (path :data:`HTTP_PATH`), JSON responses, stateless: each
+    request stands alone, so a program that reconnects or a new run on the same server needs no
+    session."""
+    return build_server(tools_url).streamable_http_app(streamable_http_path=HTTP_PATH, stateless_http=True,
+                                                       json_response=True)
+
+
+def _uvicorn_config(tools_url: str, host: str, port: int) -> Any:
+    import uvicorn
+    return uvicorn.Config(http_app(tools_url), host=host, port=port, log_level="warning", lifespan="on",
+                          timeout_keep_alive=5, timeout_graceful_shutdown=2, access_log=False)
+
+
+class BackgroundMCP:
+    """The streamable-HTTP MCP server on a loopback port in a daemon thread; a context manager.
+
+    ``with BackgroundMCP(tools_url) as mcp: ... mcp.url ...`` (``http://127.0.0.1:PORT/mcp``).
+    """
+
+    def __init__(self, tools_url: str, host: str = "127.0.0.1", port: int = 0, start_timeout: float = 10.0) -> None:
+        import uvicorn
+        self.host, self.port, self.start_timeout = host, port, start_timeout
+        self.server = uvicorn.Server(_uvicorn_config(tools_url, host, port))
+        self.thread = threading.Thread(target=self.server.run, name="stopbench-mcp", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}{HTTP_PATH}"
+
+    def start(self) -> BackgroundMCP:
+        self.thread.start()
+        deadline = time.monotonic() + self.start_timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError(f"the MCP server did not start on {self.host}:{self.port}")
+            time.sleep(0.01)
+        sockets: list[socket.socket] = [s for srv in self.server.servers for s in srv.sockets]
+        self.port = int(sockets[0].getsockname()[1])
+        return self
+
+    def stop(self, timeout: float = 5.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+    def __enter__(self) -> BackgroundMCP:
+        return self.start()
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.stop()
+
+
+def serve_http(tools_url: str, host: str, port: int) -> None:
+    """Serve streamable HTTP in the foreground until Ctrl-C."""
+    import uvicorn
+    uvicorn.Server(_uvicorn_config(tools_url, host, port)).run()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """``python -m bench.check.mcp [--http PORT [--host HOST]]``."""
+    import argparse
+    parser = argparse.ArgumentParser(prog="python -m bench.check.mcp",
+                                     description="The sequence's tools (GET $STOPBENCH_TOOLS_URL) as an MCP server.")
+    parser.add_argument("--http", type=int, metavar="PORT", default=None,
+                        help=f"serve streamable HTTP on PORT (path {HTTP_PATH}) instead of stdio")
+    parser.add_argument("--host", default="127.0.0.1")
+    args = parser.parse_args(argv)
+    url = tools_url_from_env()
+    if args.http is None:
+        serve_stdio(url)
+    else:
+        serve_http(url, args.host, args.http)
+
+
+if __name__ == "__main__":
+    main()

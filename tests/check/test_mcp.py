@@ -1,0 +1,98 @@
+"""The MCP tool server (bench.check.mcp), stdio and streamable HTTP, driven by the MCP SDK's own
+client against a stand-in tool endpoint: the tools listed are the endpoint's, each call reaches it
+with its exact arguments, and its error flag becomes the MCP result's."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+from bench.check.mcp import BackgroundMCP, stdio_command
+
+from .tool_endpoint_stub import ToolEndpointStub
+
+mcp = pytest.importorskip("mcp")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+async def _exercise(client: Any) -> dict[str, Any]:
+    listed = await client.list_tools()
+    ok = await client.call_tool("read_file", {"path": "a.py", "limit": 3})
+    failed = await client.call_tool("fails", {})
+    unknown = await client.call_tool("nope", {"x": 1})
+    return {"names": [t.name for t in listed.tools],
+            "schema": listed.tools[0].input_schema,
+            "ok": (ok.content[0].text, ok.is_error),
+            "failed": (failed.content[0].text, failed.is_error),
+            "unknown": (unknown.content[0].text, unknown.is_error)}
+
+
+def _check(out: dict[str, Any], stub: ToolEndpointStub) -> None:
+    assert out["names"] == ["read_file", "fails"]
+    assert out["schema"]["required"] == ["path"]
+    assert out["ok"] == ("STOPBENCH-OK read_file #1", False)
+    assert out["failed"] == ("permission denied", True)
+    assert out["unknown"] == ("unknown tool nope", True)
+    assert stub.executions == [("read_file", {"path": "a.py", "limit": 3}), ("fails", {}), ("nope", {"x": 1})]
+
+
+def test_stdio_server_proxies_the_tool_endpoint() -> None:
+    from mcp import Client
+    from mcp.client.stdio import StdioServerParameters
+
+    argv = stdio_command()
+    assert os.path.isabs(argv[0])
+    with ToolEndpointStub() as stub:
+        env = {**os.environ, "STOPBENCH_TOOLS_URL": stub.url, "PYTHONPATH": str(ROOT)}
+
+        async def main() -> dict[str, Any]:
+            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd="/")
+            async with Client(params) as client:
+                return await _exercise(client)
+
+        out = anyio.run(main)
+        _check(out, stub)
+
+
+def test_http_server_proxies_the_tool_endpoint() -> None:
+    from mcp import Client
+
+    with ToolEndpointStub() as stub, BackgroundMCP(stub.url) as server:
+        assert server.url.endswith("/mcp")
+
+        async def main() -> dict[str, Any]:
+            async with Client(server.url) as client:
+                return await _exercise(client)
+
+        out = anyio.run(main)
+        _check(out, stub)
+
+
+def test_the_tools_are_asked_for_at_every_list() -> None:
+    """One HTTP server serves a worker's successive runs: a new run's tools are listed."""
+    from mcp import Client
+
+    with ToolEndpointStub() as stub, BackgroundMCP(stub.url) as server:
+        async def names() -> list[str]:
+            async with Client(server.url) as client:
+                return [t.name for t in (await client.list_tools()).tools]
+
+        assert anyio.run(names) == ["read_file", "fails"]
+        stub.tools = [{"name": "bash", "description": "", "parameters": {"type": "object", "properties": {}}}]
+        assert anyio.run(names) == ["bash"]
+
+
+def test_no_tools_url_is_one_line() -> None:
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if k != "STOPBENCH_TOOLS_URL"}
+    env["PYTHONPATH"] = str(ROOT)
+    proc = subprocess.run([sys.executable, "-m", "bench.check.mcp"], env=env, capture_output=True, text=True,
+                          timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode != 0
+    assert "STOPBENCH_TOOLS_URL is not set" in proc.stderr
+    assert "Traceback" not in proc.stderr
