@@ -281,6 +281,12 @@ class Step:
     decision: Decision
     tools_run: tuple[str, ...] = ()
     tools_failed: tuple[str, ...] = ()
+    known: tuple[tuple[int, str], ...] = ()
+    """An observed step only: for each answered call (by index), how its result was judged
+    (``executed``, ``flag``, ``marker`` or ``wording``, :mod:`bench.serve.results`)."""
+    note: str = ""
+    """An observed step only: what the server did unasked when it served the turn (e.g. tool calls
+    withheld from a request that offered no tools)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,10 +35,12 @@ from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
               show_default=True, help="Seconds a stream waits for a client that stops reading.")
 @click.option("--ok-marker", default=None,
               help="Text that every successful tool result contains (results without it count as failed).")
+@click.option("--error-marker", default=None,
+              help="Text that every failed tool result contains (results with it count as failed).")
 @click.option("--observed", "observed_file", type=click.Path(path_type=Path), default=None,
               help="On exit, write every run's observed steps here as JSON (default: print to stdout).")
 def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequences_dir: Path, max_body: int,
-              read_timeout: float, write_timeout: float, ok_marker: str | None,
+              read_timeout: float, write_timeout: float, ok_marker: str | None, error_marker: str | None,
               observed_file: Path | None) -> None:
     """Serve SEQUENCE (its id) as an OpenAI Chat Completions, Anthropic Messages and OpenAI Responses
     endpoint, JSON or SSE as each request asks. Request i is answered by turn i. Every request is
@@ -46,6 +48,8 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
 
     Admin: GET /_stopbench/state, /_stopbench/records, /_stopbench/observed;
     POST /_stopbench/run {"sequence": ID} serves another sequence as a new run.
+    Tools: GET /_stopbench/tools lists the sequence's tools; POST /_stopbench/tools/NAME with the
+    call's arguments runs one (recorded, so the observation knows which calls ran).
 
     Exit status: 0 after a clean stop; 2 when the sequence or the port cannot be used, or the
     observed steps cannot be written to --observed (they are then printed on stdout instead)."""
@@ -63,7 +67,7 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use it", err=True)
     session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
-                      ok_marker=ok_marker, max_body=max_body, read_timeout=read_timeout,
+                      ok_marker=ok_marker, error_marker=error_marker, max_body=max_body, read_timeout=read_timeout,
                       write_timeout=write_timeout)
     unbindable = bind_problem(host, port)
     if unbindable is not None:

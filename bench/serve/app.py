@@ -30,11 +30,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from bench.model import Action, Sequence, TurnError
+from bench.model import Action, Sequence, Turn, TurnError
 from bench.replay import following
 from bench.serve import gemini, gemini_read
-from bench.serve.observe import Conversation, Observed, conversation, error_rule, infer, request_changes
+from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
+from bench.serve.results import ResultJudge
+from bench.serve.tools import Execution, ok_content, scripted_call
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
@@ -80,6 +82,8 @@ class Run:
     sequence: Sequence
     records: list[Record] = field(default_factory=list)
     answered: int = 0
+    executions: list[Execution] = field(default_factory=list)
+    """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
 
     def model_records(self) -> list[Record]:
         return [r for r in self.records if r.kind == "model"]
@@ -90,11 +94,12 @@ class Session:
 
     def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
-                 max_body: int = DEFAULT_MAX_BODY, read_timeout: float = DEFAULT_READ_TIMEOUT,
-                 write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
+                 error_marker: str | None = None, max_body: int = DEFAULT_MAX_BODY,
+                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
         self.dialect = dialect
         self.catalogue = dict(catalogue or {})
         self.ok_marker = ok_marker
+        self.error_marker = error_marker
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
@@ -120,7 +125,7 @@ class Session:
         with self.lock:
             run = run or self.run
             records = [r for r in run.records if r.kind in ("model", "past_end")]
-        is_error = error_rule(self.ok_marker)
+            executions = list(run.executions)
         turns = run.sequence.turns
         out: list[Observed] = []
         for k, rec in enumerate(records):
@@ -135,11 +140,40 @@ class Session:
             if wire is None or nxt.wire != wire or not isinstance(rec.body, dict) or not isinstance(nxt.body, dict):
                 out.append(Observed(step, turn, "unknown", detail="next request is of another API"))
                 continue
+            judge = self._judge(turns[turn], step, executions)
             got = infer(_conversation(wire, rec.body), turns[turn], rec.response_id or "",
-                        _conversation(wire, nxt.body), is_error, self.ok_marker)
+                        _conversation(wire, nxt.body), ok_marker=self.ok_marker, judge=judge)
             out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
-                                request_changes(wire, rec.body, nxt.body, got.compact)))
+                                request_changes(wire, rec.body, nxt.body, got.compact), got.known))
         return out
+
+    def _judge(self, turn: Turn, step: int, executions: list[Execution]) -> ResultJudge:
+        return ResultJudge(turn, step=step, executions=executions, ok_marker=self.ok_marker,
+                           error_marker=self.error_marker)
+
+    def execute(self, name: str, arguments: Any) -> tuple[int, Execution]:
+        """Run tool `name` of the current run with `arguments` (a JSON object) and record the
+        execution: (HTTP status, execution). See :mod:`bench.serve.tools`."""
+        with self.lock:
+            run = self.run
+            n = len(run.executions) + 1
+            known = {c.name for t in run.sequence.turns for c in t.tool_calls if c.name}
+            last = next((r for r in reversed(run.records) if r.kind == "model" and r.turn is not None), None)
+            turn = run.sequence.turns[last.turn] if last is not None and last.turn is not None else None
+            if name not in known:
+                status, content, failed = 404, f"unknown tool {name}", True
+            else:
+                call = scripted_call(turn, name, arguments)
+                scripted = call.result if call is not None else None
+                status, content, failed = 200, scripted if scripted is not None else ok_content(name, n), False
+            done = Execution(n, name, arguments, run.answered, content, failed)
+            run.executions.append(done)
+            return status, done
+
+    def executions(self, run: Run | None = None) -> list[Execution]:
+        """The tool endpoint's executions of a run (the current one by default)."""
+        with self.lock:
+            return list((run or self.run).executions)
 
     def ended_running(self, run: Run | None = None) -> bool:
         """Whether the client asked for a response past the end of a `then: end` sequence."""
@@ -151,7 +185,8 @@ class Session:
         steps (what ``stopbench serve`` writes on exit)."""
         return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
                  "running": self.ended_running(run),
-                 "steps": [o.as_json() for o in self.observed(run)]} for run in self.runs]
+                 "steps": [o.as_json() for o in self.observed(run)],
+                 "executions": [e.as_json() for e in self.executions(run)]} for run in self.runs]
 
     # ------------------------------------------------------------ bookkeeping for the app
 
@@ -182,8 +217,11 @@ class Session:
         action: Action = "stop"
         turn = seq.turns[prev.turn]
         if turn.after and prev.wire == wire and isinstance(prev.body, dict):
+            with self.lock:
+                executions = list(run.executions)
+            # the previous request was number - 1: executions recorded after it ran in its round
             got = infer(_conversation(wire, prev.body), turn, prev.response_id or "", _conversation(wire, body),
-                        error_rule(self.ok_marker), self.ok_marker)
+                        ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
             if got.action == "continue" or got.action == "resend" or got.action == "remind":
                 action = got.action
         return run, number, following(seq, prev.turn, action)
@@ -395,7 +433,28 @@ def create_app(session: Session) -> Starlette:
         run = session.start(seq)
         return JSONResponse({"run": run.number, "sequence": seq.id})
 
+    async def tools(request: Request) -> Response:
+        from bench.check.program import tool_schemas  # bench.check imports this package
+
+        return JSONResponse({"tools": tool_schemas(session.run.sequence)})
+
+    async def run_tool(request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            args = json.loads(await _read_body(request, session.max_body, session.read_timeout) or b"{}")
+        except _BodyError as exc:
+            return JSONResponse({"content": exc.message, "is_error": True}, status_code=exc.status)
+        except ValueError as exc:
+            return JSONResponse({"content": f"the body is not JSON: {exc}", "is_error": True}, status_code=400)
+        if not isinstance(args, dict):
+            return JSONResponse({"content": "expected a JSON object (the call's arguments)", "is_error": True},
+                                status_code=400)
+        status, done = session.execute(name, args)
+        return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
+
     routes = [
+        Route("/_stopbench/tools", tools, methods=["GET"]),
+        Route("/_stopbench/tools/{name:path}", run_tool, methods=["POST"]),
         Route("/_stopbench/state", state, methods=["GET"]),
         Route("/_stopbench/records", records, methods=["GET"]),
         Route("/_stopbench/observed", observed, methods=["GET"]),

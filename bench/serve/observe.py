@@ -32,9 +32,9 @@ messages, as a :class:`~bench.model.RequestChanges`: a new ``max_tokens`` (``max
 Responses), another ``model``, another ``tool_choice`` (normalised to ``auto``, ``required``,
 ``none`` or the forced tool's name; an absent one is ``auto``) and the compaction above.
 
-Whether a tool result is an error: Anthropic's ``is_error`` flag when sent; otherwise an
-``ok_marker`` (a string the driver's stub tools put in every successful result) decides when one
-is given; otherwise the result's text starting with "error" (any case) counts as failed.
+Whether a tool result is an error, and how that was known (executed, flag, marker or wording),
+is :class:`bench.serve.results.ResultJudge`'s business: the tool endpoint's executions first, then
+the wire's error flag, then the error and ok markers, then the result's wording.
 
 Tool results sent as user text (a client that replays a tool's output in a user message, as
 smolagents' ToolCallingAgent does with "Observation:"): with an ``ok_marker``, a user item whose
@@ -53,6 +53,10 @@ from typing import Any, Literal, TypeAlias
 from bench.changes import changes_data
 from bench.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, Turn
 from bench.serve.render import Wire
+from bench.serve.results import Known, ResultJudge, starts_with_error
+
+__all__ = ["Conversation", "Inferred", "Item", "Observed", "ResultJudge", "error_rule", "infer", "observed_cell",
+           "observed_steps", "request_changes", "starts_with_error", "tool_choice"]
 
 ObservedAction: TypeAlias = Literal["continue", "resend", "remind", "stop", "unknown"]
 
@@ -198,12 +202,6 @@ def _responses(body: dict[str, Any]) -> Conversation:
 # ---------------------------------------------------------------- inference
 
 
-def starts_with_error(text: str) -> bool:
-    """The default rule for a tool result without an error flag: its text starts with 'error'."""
-    t = text.lstrip(" \t\r\n{[\"'")
-    return t[:5].lower() == "error"
-
-
 def error_rule(ok_marker: str | None) -> Callable[[str], bool]:
     """The test for 'this tool result is an error result'."""
     if ok_marker:
@@ -270,6 +268,8 @@ class Inferred:
     message: str | None = None
     detail: str = ""
     compact: bool = False
+    known: tuple[tuple[int, Known], ...] = ()
+    """For each answered call (by index), how its result was judged (:mod:`bench.serve.results`)."""
 
 
 def _compacted(before: Conversation, after: Conversation, note: str) -> Inferred | None:
@@ -288,11 +288,14 @@ def _compacted(before: Conversation, after: Conversation, note: str) -> Inferred
 
 
 def infer(before: Conversation, turn: Turn, response_id: str, after: Conversation,
-          is_error: Callable[[str], bool] = starts_with_error, ok_marker: str | None = None) -> Inferred:
+          is_error: Callable[[str], bool] = starts_with_error, ok_marker: str | None = None,
+          judge: ResultJudge | None = None) -> Inferred:
     """What the client did after `turn` answered `before`, judged from its next request `after`.
 
     `ok_marker` (the driver's stub marker, when there is one) lets a user message that carries stub
-    results be read as tool results (the module docstring)."""
+    results be read as tool results (the module docstring). `judge` says whether each result
+    failed and how that was known (default: the ok marker, then `is_error` on its text)."""
+    judge = judge or ResultJudge(turn, ok_marker=ok_marker, wording=is_error)
     merged_note = ""
     if after.previous_id is not None and after.previous_id == response_id:
         tail = after.items
@@ -320,6 +323,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     run: list[int] = []
     failed: list[int] = []
     messages: list[str] = []
+    known: list[tuple[int, Known]] = []
     notes: list[str] = [merged_note] if merged_note else []
     echoed = False
     for item in tail:
@@ -333,8 +337,9 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             if n in run or n in failed:
                 notes.append(f"second result for call {item.call_id!r}")
                 continue
-            bad = item.is_error if item.is_error is not None else is_error(item.text)
+            bad, how = judge(n, item.text, item.is_error)
             (failed if bad else run).append(n)
+            known.append((n, how))
         elif item.kind == "user" and (names := _stub_results(item.text, ok_marker)) is not None:
             answered: list[int] = []
             for name in names:
@@ -345,6 +350,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
                 else:
                     answered.append(k)
             run.extend(sorted(answered))
+            known.extend((k, "marker") for k in answered)
         else:
             messages.append(item.text)
     if after.system != before.system:
@@ -354,10 +360,11 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     if unanswered and (run or failed or messages):
         notes.append(f"no result for {', '.join(unanswered)}")
     detail = "; ".join(notes)
+    ways = tuple(sorted(known))
     if messages:
-        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail)
+        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail, known=ways)
     if run or failed:
-        return Inferred("continue", tuple(run), tuple(failed), None, detail)
+        return Inferred("continue", tuple(run), tuple(failed), None, detail, known=ways)
     if echoed:
         return Inferred("continue", detail="; ".join([*notes, "assistant echo only, nothing added"]))
     return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
@@ -433,11 +440,19 @@ class Observed:
     message: str | None = None
     detail: str = ""
     changes: RequestChanges | None = None
+    known: tuple[tuple[int, Known], ...] = ()
+    """For each answered call (by index), how its result was judged: executed, flag, marker, wording."""
+    note: str = ""
+    """What the server did unasked when it served this step (e.g. tool calls withheld)."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.step, "turn": self.turn, "action": self.action,
                                "rule": OBSERVED_RULE, "run": list(self.run), "failed": list(self.failed),
                                "message": self.message, "detail": self.detail}
+        if self.known:
+            out["known"] = {str(k): how for k, how in self.known}
+        if self.note:
+            out["note"] = self.note
         if self.changes is not None:
             out["changes"] = changes_data(self.changes)
         return out
@@ -454,7 +469,7 @@ def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, r
             d = Decision(s.action, OBSERVED_RULE, run=s.run, failed=s.failed,  # type: ignore[arg-type]
                          message=s.message, changes=s.changes)
         out.append(Step(s.step, s.turn, d, tuple(calls[i].name for i in s.run),
-                        tuple(calls[i].name for i in s.failed)))
+                        tuple(calls[i].name for i in s.failed), known=s.known, note=s.note))
     return tuple(out)
 
 

@@ -1,0 +1,76 @@
+"""Whether a tool result says its call ran or failed, and how that was known.
+
+A loop's next request carries a result for each call it answered. The server judges each result
+by the first of these that applies, and says which one did (the cell shows it per call):
+
+* ``executed``: the program ran the bench's tools (:mod:`bench.serve.tools`). The result carries
+  an execution's token, or an execution of the turn's step has the call's name and exact
+  arguments: the execution's own outcome decides. When the program used the tool endpoint in
+  this run but no execution answers the call, the call never reached the tool (the loop refused
+  it, e.g. arguments its validation rejected): failed.
+* ``flag``: the wire's error flag on the result (Anthropic ``is_error``, a Gemini response with
+  ``error``), when the client sent one.
+* ``marker``: ``error_marker`` in the text makes it failed; with an ``ok_marker`` a result without
+  it is failed and one with it ran (the driver's or the program's own tools put them there).
+* ``wording``: the fallback guess: a result whose text starts with "error" (any case) failed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Literal, TypeAlias
+
+from bench.model import Turn
+from bench.serve.tools import Execution, execution_by_token, parsed_arguments
+
+Known: TypeAlias = Literal["executed", "flag", "marker", "wording"]
+KNOWN: tuple[Known, ...] = ("executed", "flag", "marker", "wording")
+
+
+def starts_with_error(text: str) -> bool:
+    """The wording rule: a result's text starting with 'error' (after quotes and brackets)."""
+    t = text.lstrip(" \t\r\n{[\"'")
+    return t[:5].lower() == "error"
+
+
+class ResultJudge:
+    """Judges the results of one step's follow-up request (see the module docstring).
+
+    `executions` are the run's executions, `step` the number of the model request the turn
+    answered (an execution recorded with ``answered == step`` ran during that turn's round).
+    Each execution answers at most one call.
+    """
+
+    def __init__(self, turn: Turn, *, step: int | None = None, executions: Sequence[Execution] = (),
+                 ok_marker: str | None = None, error_marker: str | None = None,
+                 wording: Callable[[str], bool] = starts_with_error) -> None:
+        self.turn = turn
+        self.ok_marker = ok_marker
+        self.error_marker = error_marker
+        self.wording = wording
+        self.all = list(executions)
+        self.here = [e for e in self.all if step is not None and e.answered == step]
+        self.claimed: set[int] = set()
+
+    def __call__(self, k: int, text: str, flag: bool | None) -> tuple[bool, Known]:
+        """(failed, how it was known) for a result answering call `k` of the turn."""
+        if self.all:
+            found = execution_by_token(text, [e for e in self.all if e.n not in self.claimed])
+            if found is None and k < len(self.turn.tool_calls):
+                call = self.turn.tool_calls[k]
+                args = parsed_arguments(call)
+                found = next((e for e in self.here if e.n not in self.claimed and e.name == call.name
+                              and args is not None and e.arguments == args), None)
+            if found is not None:
+                self.claimed.add(found.n)
+                return found.is_error, "executed"
+            return True, "executed"
+        if flag is not None:
+            return flag, "flag"
+        if self.error_marker and self.error_marker in text:
+            return True, "marker"
+        if self.ok_marker:
+            return self.ok_marker not in text, "marker"
+        if self.error_marker:
+            return False, "marker"
+        return self.wording(text), "wording"

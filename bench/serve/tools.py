@@ -1,0 +1,81 @@
+"""The sequence's tools served to the program, and every execution of them recorded.
+
+A framework that runs the bench's tools (through ``GET/POST {url}/_stopbench/tools[/{name}]``, or
+the MCP server that forwards to it) lets the observation *know* which calls ran, with their exact
+arguments, instead of guessing from a result's wording. An execution is recorded in the current
+run with the number of model requests answered when it ran, so it belongs to the turn the last
+of those requests was answered with.
+
+A successful execution answers ``STOPBENCH-OK <name> #<n>`` (`n`: the execution's number in the
+run, from 1): the token lets a result in the next request be tied to its execution even when a
+framework rewrites the arguments. A call whose sequence scripts its result (``result:``) answers
+that text instead (a scripted result has no error flag: it is a successful run). A tool the
+sequence does not have answers 404 ``unknown tool <name>`` and is recorded as a failed execution.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from bench.model import ToolCall, Turn
+
+OK_PREFIX = "STOPBENCH-OK"
+"""The start of a successful execution's content."""
+
+_TOKEN = re.compile(re.escape(OK_PREFIX) + r" (\S*) #(\d+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """One POST to the tool endpoint: which tool, with what arguments, after how many model requests."""
+
+    n: int
+    name: str
+    arguments: Any
+    answered: int
+    content: str
+    is_error: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {"n": self.n, "name": self.name, "arguments": self.arguments, "answered": self.answered,
+                "content": self.content, "is_error": self.is_error}
+
+
+def ok_content(name: str, n: int) -> str:
+    """What a successful execution answers: the marker, the tool's name and the execution's token."""
+    return f"{OK_PREFIX} {name} #{n}"
+
+
+def parsed_arguments(call: ToolCall) -> Any:
+    """A call's arguments as JSON (an empty string is no arguments, ``{}``); None when not JSON."""
+    text = call.arguments.strip()
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def scripted_call(turn: Turn | None, name: str, arguments: Any) -> ToolCall | None:
+    """The call of `turn` an execution of `name` with `arguments` answers: the one with the same
+    name and arguments, else the first of that name (None: the turn has no call of that name)."""
+    if turn is None:
+        return None
+    named = [c for c in turn.tool_calls if c.name == name]
+    same = [c for c in named if parsed_arguments(c) == arguments]
+    found = same or named
+    return found[0] if found else None
+
+
+def execution_by_token(text: str, executions: list[Execution]) -> Execution | None:
+    """The execution whose token (``STOPBENCH-OK <name> #<n>``) a tool result's text carries."""
+    by_n = {e.n: e for e in executions}
+    for m in _TOKEN.finditer(text):
+        e = by_n.get(int(m.group(2)))
+        if e is not None and e.name == m.group(1):
+            return e
+    return None
