@@ -1,9 +1,120 @@
 """A broken requirement told as a person reads it: which requirement, at which step, the turn the
-server served there, and what the loop did with it."""
+server served there, and what the loop did with it.
+
+:data:`REQUIREMENTS` is the one table of requirement kinds in words: what each asks of a loop
+(the README's definitions are generated from it, and a test holds both to the fields of
+:class:`bench.model.Requirement`) and the phrase that says a cell broke it
+(:func:`violation_words`: "reported success on a cut-off reply", not ``ok: false``).
+"""
 
 from __future__ import annotations
 
-from bench.model import Cell, Sequence, Step, Turn
+from dataclasses import dataclass
+
+from bench.model import Cell, Sequence, Step, Turn, Violation
+
+
+@dataclass(frozen=True, slots=True)
+class RequirementWords:
+    """One requirement kind in words."""
+
+    example: str
+    """How it is written in a sequence's ``require:`` block."""
+    definition: str
+    """What a correct loop must do."""
+    broken: str
+    """What a cell that breaks it did; ``{turn}`` is the served turn at the violation's step, in words
+    (:func:`turn_words`), ``{n}`` the requirement's parameter."""
+
+
+REQUIREMENTS: dict[str, RequirementWords] = {
+    "ok": RequirementWords(
+        "ok: false", "the loop's verdict must be this: `true`, it must end with success; `false`, it must not "
+        "report success (the task cannot be done, or the last turn is not an answer)",
+        "reported success on {turn}"),
+    "stops_within": RequirementWords(
+        "stops_within: 4", "the loop must stop within N steps (model requests)",
+        "did not stop within {n} requests"),
+    "no_dropped_calls": RequirementWords(
+        "no_dropped_calls: true", "every tool call of a turn is run or answered with an error, unless the "
+        "loop gives up openly (a stop with ok false) or resends a turn that is unusable as it stands (an "
+        "error, a cut-off reply, arguments that are not valid JSON)",
+        "dropped tool calls without running or failing them"),
+    "no_truncated_runs": RequirementWords(
+        "no_truncated_runs: true", "no tool call of a cut-off (`length`) turn is run; failing it is fine",
+        "ran a tool call from a cut-off reply"),
+    "answer_after_tools": RequirementWords(
+        "answer_after_tools: true", "success is reported only on a turn without tool calls, so every tool "
+        "result reaches the model before the answer",
+        "reported success before the model saw its tool results"),
+    "answer_on": RequirementWords(
+        "answer_on: [2]", "success may be reported only on these turns (0-based indices): the others are not "
+        "answers (an empty stop, a pause, a tool call left as text, a cut-off reply) even where the finish "
+        "says stop; it does not require success (pair it with `ok: true`)",
+        "reported success on {turn}"),
+    "no_malformed_runs": RequirementWords(
+        "no_malformed_runs: true", "no tool call whose arguments are not valid JSON is run, whatever the "
+        "finish says (a truncation hidden behind `tool_calls`); failing it is fine; empty arguments count "
+        "as none",
+        "ran a tool call whose arguments are not valid JSON"),
+    "progress": RequirementWords(
+        "progress: 2", "after N rounds in a row that ran the same calls and got the same results, the loop "
+        "must not run them plainly once more: it stops, reminds, or changes its next request; results that "
+        "change are progress",
+        "ran the same tool round again without progress"),
+}
+
+
+def turn_words(turn: Turn) -> str:
+    """A served turn as a reader names it: "a cut-off reply", "an error response", ..."""
+    if turn.error is not None or turn.finish == "error":
+        return "an error response"
+    if turn.finish == "length":
+        return "a cut-off reply"
+    if turn.finish == "content_filter":
+        return "a filtered reply"
+    if turn.refusal is not None:
+        return "a refusal"
+    if turn.tool_calls:
+        return "a reply that still calls tools"
+    if turn.finish == "unknown":
+        return "a reply with an unknown finish"
+    if turn.finish == "tool_calls":
+        return "a reply that says tool_calls but carries no call"
+    if not (turn.content or "").strip():
+        return "an empty reply"
+    return "a reply that is not an answer"
+
+
+def violation_words(violation: Violation, sequence: Sequence | None = None, cell: Cell | None = None) -> str:
+    """What the cell did, in plain words (:data:`REQUIREMENTS`), the served turn named when
+    `sequence` and `cell` are given; the requirement as written when it is not one of the table's kinds."""
+    kind, _, param = violation.requirement.partition(":")
+    words = REQUIREMENTS.get(kind.strip())
+    if words is None:
+        return violation.requirement
+    if kind == "ok" and param.strip() == "true":
+        return OK_TRUE_BROKEN
+    step = next((s for s in cell.steps if s.step == violation.step), None) if cell is not None else None
+    turn = "a turn that is not an answer"
+    if sequence is not None and step is not None and 0 <= step.turn < len(sequence.turns):
+        turn = turn_words(sequence.turns[step.turn])
+    return words.broken.format(turn=turn, n=param.strip())
+
+
+OK_TRUE_BROKEN = "did not end with success"
+"""The phrase for a broken ``ok: true`` (the table's ``ok`` phrase is for ``ok: false``)."""
+
+
+def requirements_markdown() -> str:
+    """The README's table of requirement kinds, from :data:`REQUIREMENTS`."""
+    lines = ["| requirement | a correct loop | a cell that breaks it |", "| --- | --- | --- |"]
+    for words in REQUIREMENTS.values():
+        broken = words.broken.format(turn="the turn in words (a cut-off reply, an error response, ...)", n="N")
+        if words is REQUIREMENTS["ok"]:
+            broken += f" (`ok: false`); {OK_TRUE_BROKEN} (`ok: true`)"
+        lines.append(f"| `{words.example}` | {words.definition} | {broken} |")
+    return "\n".join(lines) + "\n"
 
 
 def _short(text: str | None, n: int = 80) -> str:

@@ -14,12 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.changes import changes_data, changes_from
+from bench.check.explain import violation_words
 from bench.check.runner import LiveRun
 from bench.errors import UnusableInput
 from bench.files import write_atomically
 from bench.model import ALL, Cell, Decision, Step, Violation
 from bench.model import Sequence as SequenceModel
-from bench.report import label
+from bench.report import changes_summary, label
 from bench.serve.observe import Observed
 
 LIVE = "live"
@@ -30,14 +31,63 @@ def column(name: str) -> str:
     return f"{name}@{LIVE}"
 
 
-def cell_text(cell: Cell) -> str:
-    """The cell's label as decision-table.md writes it, ⚠ and the broken requirements after it; a
-    crashed cell says why."""
-    text = label(cell)
+BLANK = "(blank)"
+"""How a tool name that is empty (or only spaces) is printed."""
+
+MANY = 6
+"""Runs of names past which a tool list is written as totals per name."""
+
+
+def tool_names(names: Sequence[str]) -> str:
+    """Tool names in brackets for a reader: a run of one name written once with its count
+    (``[bash ×200]``), a blank name visible (``(blank)``), and a list with more than :data:`MANY`
+    runs written as totals per name in order of first use (``[bash ×120, read_file ×80]``)."""
+    shown = [n if n.strip() else BLANK for n in names]
+    runs: list[tuple[str, int]] = []
+    for n in shown:
+        if runs and runs[-1][0] == n:
+            runs[-1] = (n, runs[-1][1] + 1)
+        else:
+            runs.append((n, 1))
+    if len(runs) > MANY:
+        totals: dict[str, int] = {}
+        for n in shown:
+            totals[n] = totals.get(n, 0) + 1
+        runs = list(totals.items())
+    sep = ", " if len(runs) > MANY or any(k > 1 for _, k in runs) else ","
+    return "[" + sep.join(n if k == 1 else f"{n} ×{k}" for n, k in runs) + "]"
+
+
+def live_label(cell: Cell, requests: int | None = None) -> str:
+    """A live cell in one short string, as :func:`bench.report.label` writes it but with the tool
+    lists of :func:`tool_names`; a crashed cell says how many model requests were served before it
+    (``crashed@0 after 1 request served``), which its steps alone do not show."""
+    if cell.outcome == "stopped":
+        head = f"stop:{cell.reason}@{cell.n_steps} {'ok' if cell.ok else 'not-ok'}"
+    else:
+        head = f"{cell.outcome}@{cell.n_steps}"
+    if cell.outcome == "crashed" and requests is not None:
+        head += f" after {requests} request{'' if requests == 1 else 's'} served"
+    text = f"{head} {tool_names(cell.tools_run)}"
+    if cell.tools_failed:
+        text += f" failed{tool_names(cell.tools_failed)}"
+    if cell.resends:
+        text += f" resends={cell.resends}"
+    if cell.reminders:
+        text += f" reminders={cell.reminders}"
+    changed = changes_summary(cell)
+    return f"{text} {changed}" if changed else text
+
+
+def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int | None = None) -> str:
+    """The cell's :func:`live_label`, then ⚠ and what it did wrong in plain words
+    (:func:`bench.check.explain.violation_words`, the served turn named when `sequence` is given);
+    a crashed cell says why."""
+    text = live_label(cell, requests)
     if cell.outcome == "crashed" and cell.error:
         text += f" ({cell.error[:80]})"
     if cell.violations:
-        text += " ⚠ " + ", ".join(dict.fromkeys(v.requirement for v in cell.violations))
+        text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) for v in cell.violations))
     return text
 
 
@@ -61,7 +111,8 @@ def table(names: Sequence[str], runs: Mapping[str, Sequence[LiveRun]]) -> str:
     first = runs[names[0]]
     for i, r in enumerate(first):
         cells = [runs[n][i].cell for n in names]
-        row = [r.sequence.id, *(cell_text(c).replace("|", "\\|") for c in cells)]
+        row = [r.sequence.id, *(cell_text(runs[n][i].cell, r.sequence, len(runs[n][i].observed)).replace("|", "\\|")
+                                for n in names)]
         if len(names) > 1:
             row.append(difference(cells))
         lines.append("| " + " | ".join(row) + " |")
@@ -69,15 +120,19 @@ def table(names: Sequence[str], runs: Mapping[str, Sequence[LiveRun]]) -> str:
 
 
 def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
-    """One line per broken requirement (and per crashed cell), with the step and what happened."""
+    """One line per broken requirement (and per crashed cell): what the loop did in plain words,
+    the requirement and its step, then the judge's detail."""
     out: list[str] = []
     for r in runs:
         c = r.cell
         if c.outcome == "crashed":
-            out.append(f"{column(name)} {c.sequence}: crashed: {c.error}")
+            served = len(r.observed)
+            out.append(f"{column(name)} {c.sequence}: crashed after {served} request{'' if served == 1 else 's'} "
+                       f"served: {c.error}")
         for v in c.violations:
             at = f" at step {v.step}" if v.step is not None else ""
-            out.append(f"{column(name)} {c.sequence}: {v.requirement}{at}: {v.detail}")
+            out.append(f"{column(name)} {c.sequence}: {violation_words(v, r.sequence, c)} "
+                       f"(breaks {v.requirement}{at}): {v.detail}")
     return out
 
 

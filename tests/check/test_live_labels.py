@@ -1,0 +1,42 @@
+"""What `stopbench check` prints for a cell: repeated tool names counted (`bash ×200`), blank names
+visible, a long mixed list as totals, and a crashed cell with the requests served before it."""
+
+from __future__ import annotations
+
+from bench.check.report import BLANK, table, tool_names
+from bench.check.runner import LiveRun
+from bench.model import Cell, Decision, Step
+from bench.serve.observe import Observed
+from tests.check.conftest import ANSWER, small_sequence
+
+
+def test_a_run_of_one_tool_is_written_once_with_its_count() -> None:
+    assert tool_names(["bash"] * 200) == "[bash ×200]"
+    assert tool_names(["read_file", "bash", "bash"]) == "[read_file, bash ×2]"
+    assert tool_names(["read_file", "edit_file"]) == "[read_file,edit_file]"
+
+
+def test_a_blank_tool_name_is_visible() -> None:
+    assert tool_names(["", "read_file", " "]) == f"[{BLANK},read_file,{BLANK}]"
+
+
+def test_a_long_mixed_list_is_written_as_totals_in_order_of_first_use() -> None:
+    shown = tool_names(["bash", "read_file"] * 100)
+    assert shown == "[bash ×100, read_file ×100]"
+
+
+def test_a_200_call_row_stays_short() -> None:
+    seq = small_sequence("loop", [ANSWER])
+    steps = tuple(Step(i, 0, Decision("continue", "observed"), ("bash", "grep")) for i in range(1, 101))
+    names = tuple(n for s in steps for n in s.tools_run)
+    cell = Cell("loop", "mine@live", "capped", steps, tools_run=names)
+    row = table(["mine"], {"mine": [LiveRun(seq, cell, None, None, (), 0.0)]}).splitlines()[-1]
+    assert len(names) == 200 and len(row) < 80, row
+
+
+def test_a_crashed_cell_says_how_many_requests_were_served_before_it() -> None:
+    seq = small_sequence("hang", [ANSWER])
+    cell = Cell("hang", "mine@live", "crashed", (), error="still running after 2 s; killed")
+    run = LiveRun(seq, cell, None, None, (Observed(1, 0, "stop"),), 2.0)
+    row = table(["mine"], {"mine": [run]}).splitlines()[-1]
+    assert row.startswith("| hang | crashed@0 after 1 request served [] (still running after 2 s; killed)"), row

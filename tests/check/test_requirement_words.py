@@ -1,0 +1,46 @@
+"""Every requirement kind has its words (bench.check.explain.REQUIREMENTS), and the README's table of
+requirements is the one generated from them, so neither can drift from `bench.model.Requirement`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import fields
+
+from bench.check.explain import REQUIREMENTS, requirements_markdown, violation_words
+from bench.model import Cell, Decision, Requirement, Step, Violation
+from tests.check.conftest import small_sequence
+from tests.helpers import ROOT
+
+BLOCK = re.compile(r"<!-- requirements: generated from bench\.check\.explain\.requirements_markdown\(\) -->\n"
+                   r"(.*?)<!-- /requirements -->", re.S)
+
+
+def test_every_field_of_requirement_has_words_and_nothing_else_does() -> None:
+    assert list(REQUIREMENTS) == [f.name for f in fields(Requirement)]
+
+
+def test_every_kind_is_written_as_its_field_in_the_readme_table() -> None:
+    for kind, words in REQUIREMENTS.items():
+        assert words.example.split(":")[0] == kind
+
+
+def test_the_readme_table_is_the_generated_one() -> None:
+    found = BLOCK.search((ROOT / "README.md").read_text(encoding="utf-8"))
+    assert found is not None, "README.md has no requirements table between its markers"
+    assert found.group(1) == requirements_markdown(), (
+        "README.md's requirements table differs from bench.check.explain.requirements_markdown(); paste:\n"
+        + requirements_markdown())
+
+
+def test_a_broken_requirement_is_said_in_words_naming_the_turn_served() -> None:
+    seq = small_sequence("cut", [{"finish": "length", "content": "The README desc"}], require={"ok": False})
+    cell = Cell("cut", "mine@live", "stopped", (Step(1, 0, Decision("stop", "observed", ok=True)),), "done", True)
+    assert violation_words(Violation("ok: false", 1, "..."), seq, cell) == "reported success on a cut-off reply"
+    assert violation_words(Violation("ok: true", 1, "...")) == "did not end with success"
+    assert violation_words(Violation("stops_within: 3", 4, "...")) == "did not stop within 3 requests"
+    assert violation_words(Violation("no_malformed_runs", 1, "...")) == (
+        "ran a tool call whose arguments are not valid JSON")
+
+
+def test_a_requirement_the_table_does_not_know_is_shown_as_written() -> None:
+    assert violation_words(Violation("something_new: 2", None, "...")) == "something_new: 2"
