@@ -12,8 +12,8 @@ framework runs is the bench's, and the observation knows it ran instead of guess
 The tools are asked for at every ``tools/list``, not once: one HTTP server serves a worker's
 successive runs, each with its own sequence's tools.
 
-``python -m bench.check.mcp`` (or ``stopbench mcp-tools``) serves stdio; ``--http PORT`` serves
-streamable HTTP in the foreground.
+``python -m bench.check.mcp [--tools-url URL]`` (or ``stopbench mcp-tools``) serves stdio; ``--http
+PORT`` serves streamable HTTP in the foreground.
 """
 
 from __future__ import annotations
@@ -41,10 +41,14 @@ class ToolEndpointError(RuntimeError):
     """The tool endpoint could not be reached or answered something that is not its JSON."""
 
 
-def stdio_command(python: str | None = None) -> list[str]:
-    """The full argv of the stdio server, with an absolute interpreter path (it works from any
-    venv and any working directory): the value of ``STOPBENCH_MCP_COMMAND`` as a list."""
-    return [os.path.abspath(python or sys.executable), "-m", "bench.check.mcp"]
+def stdio_command(tools_url: str | None = None, python: str | None = None) -> list[str]:
+    """The full argv of the stdio server, the value of ``STOPBENCH_MCP_COMMAND`` as a list: an
+    absolute interpreter path (it works from any venv and any working directory) and the tool
+    endpoint as ``--tools-url`` (MCP clients start a stdio server with an environment of their own:
+    the SDK's keeps only HOME, PATH, SHELL, TERM, USER and LOGNAME, so STOPBENCH_TOOLS_URL would not
+    reach it)."""
+    argv = [os.path.abspath(python or sys.executable), "-m", "bench.check.mcp"]
+    return [*argv, "--tools-url", tools_url] if tools_url else argv
 
 
 def _open(request: urllib.request.Request) -> tuple[int, bytes]:
@@ -206,8 +210,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--http", type=int, metavar="PORT", default=None,
                         help=f"serve streamable HTTP on PORT (path {HTTP_PATH}) instead of stdio")
     parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--tools-url", default=None, metavar="URL",
+                        help=f"the replay server's tool endpoint [default: ${TOOLS_URL_ENV}]")
     args = parser.parse_args(argv)
-    url = tools_url_from_env()
+    url = args.tools_url or tools_url_from_env()
     if args.http is None:
         serve_stdio(url)
     else:

@@ -120,7 +120,7 @@ def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, s
         "STOPBENCH_PROMPT": prompt,
         "STOPBENCH_TOOLS": json.dumps(tool_schemas(sequence), sort_keys=True),
         "STOPBENCH_TOOLS_URL": tools_url(url),
-        "STOPBENCH_MCP_COMMAND": json.dumps(stdio_command()),
+        "STOPBENCH_MCP_COMMAND": json.dumps(stdio_command(tools_url(url))),
         "STOPBENCH_DIALECT": sequence.dialect,
         "STOPBENCH_MODEL": default_model(sequence.dialect),
         "STOPBENCH_RESULT": str(result),

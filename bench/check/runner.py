@@ -27,7 +27,6 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.check.mcp import BackgroundMCP
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
 from bench.judge import judge
 from bench.model import Cell, Sequence
@@ -99,6 +98,8 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
+    from bench.check.mcp import BackgroundMCP  # here: `python -m bench.check.mcp` imports this package first
+
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(Session(sequence)))
         if mcp_url is None:
@@ -202,6 +203,8 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
     Each worker has a server of its own; a sequence is a new run on it (the server's runs are
     independent: a run's turns, records and inference are its own), so no two programs ever share
     a server at the same time."""
+    from bench.check.mcp import BackgroundMCP
+
     seqs = list(sequences)
     if not seqs:
         return []

@@ -42,16 +42,17 @@ def _check(out: dict[str, Any], stub: ToolEndpointStub) -> None:
 
 
 def test_stdio_server_proxies_the_tool_endpoint() -> None:
+    """Started as an MCP client starts it (the SDK's stdio client with no env: its own few variables,
+    no STOPBENCH_TOOLS_URL), from another folder: the argv carries everything."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
-    argv = stdio_command()
-    assert os.path.isabs(argv[0])
     with ToolEndpointStub() as stub:
-        env = {**os.environ, "STOPBENCH_TOOLS_URL": stub.url, "PYTHONPATH": str(ROOT)}
+        argv = stdio_command(stub.url)
+        assert os.path.isabs(argv[0])
 
         async def main() -> dict[str, Any]:
-            params = StdioServerParameters(command=argv[0], args=argv[1:], env=env, cwd="/")
+            params = StdioServerParameters(command=argv[0], args=argv[1:], cwd="/")
             async with Client(params) as client:
                 return await _exercise(client)
 
