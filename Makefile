@@ -131,3 +131,32 @@ NPM_vercel_ai_steps := $(NPM_vercel_ai)
 $(CONFORM_DIR)/%/.pinned-npm: Makefile
 	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)
 	touch $@
+
+## The framework scorecard (docs/frameworks.md): each framework of examples/frameworks/<name>/ installed in
+## FRAMEWORK_DIR/<name> (a venv from framework.json's pip pins, or an npm prefix from its package-lock.json),
+## stamped so it is done once. `make scorecard-<name>` (or `make scorecard FRAMEWORK=<name>`) runs
+## `stopbench check` on it (SCORECARD_JOBS at a time) and writes reports/frameworks/<name>.json, then rebuilds
+## reports/frameworks/scorecard.md from the records; `make scorecard` alone only rebuilds; `make scorecard-all`
+## records every framework, one after the other.
+FRAMEWORK_DIR ?= /tmp/stopbench-frameworks
+SCORECARD_JOBS ?= 2
+SCORECARD_TIMEOUT ?= 120
+.PHONY: framework-install scorecard scorecard-all
+framework-install: $(STAMP)
+	@test -n "$(FRAMEWORK)" || { echo "make framework-install FRAMEWORK=<name> (a folder of examples/frameworks)" >&2; exit 2; }
+	$(BIN)/stopbench scorecard install $(FRAMEWORK) --framework-dir $(FRAMEWORK_DIR)
+
+scorecard: $(STAMP)
+	@if [ -n "$(FRAMEWORK)" ]; then \
+	  $(MAKE) --no-print-directory framework-install FRAMEWORK=$(FRAMEWORK) && \
+	  $(BIN)/stopbench scorecard record $(FRAMEWORK) --framework-dir $(FRAMEWORK_DIR) -j $(SCORECARD_JOBS) \
+	    --timeout $(SCORECARD_TIMEOUT); \
+	fi
+	$(BIN)/stopbench scorecard build
+
+scorecard-all: $(STAMP)
+	for f in $$($(BIN)/stopbench scorecard list); do \
+	  $(MAKE) --no-print-directory scorecard FRAMEWORK=$$f || exit 1; done
+
+scorecard-%: $(STAMP)
+	$(MAKE) --no-print-directory scorecard FRAMEWORK=$*

@@ -262,9 +262,11 @@ def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceM
     # imported here: bench.page reads bench.report's labels (through bench.conform too)
     from bench.conform.report import explanations, port_module
     from bench.page import build_page, load_conformance
+    from bench.page.scorecard import load_scorecard
 
     explained = {p.name: explanations(port_module(p.name)) for p in loaded}
-    return build_page(results, catalogue, loaded, load_conformance(folder), explained, golden)
+    return build_page(results, catalogue, loaded, load_conformance(folder), explained, golden,
+                      scorecard=load_scorecard(folder))
 
 
 LIVE_SUFFIX = "@live"

@@ -24,7 +24,9 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("bench.cli.serve:serve_cmd", "Serve one sequence as a model endpoint and record what the client does."),
     "conform": ("bench.cli.conform:conform_cmd", "Run original loops against the replay server; compare with ports."),
     "check": ("bench.cli.check:check_cmd", "Run your own loop (any program) against the catalogue and judge it."),
+    "mcp-tools": ("bench.cli.mcp_tools:mcp_tools_cmd", "Serve the current run's tools over MCP (stdio or HTTP)."),
     "corpus": ("bench.cli.corpus:corpus_cmd", "Stream recorded traces through every predicate; count what they show."),
+    "scorecard": ("bench.cli.scorecard:scorecard_cmd", "Install, record and score agent frameworks' own loops."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 

@@ -23,6 +23,7 @@ from bench.discovery import Loaded
 from bench.golden import Golden
 from bench.model import Sequence
 from bench.page.data import VERDICTS, page_data
+from bench.page.scorecard import scorecard_section
 from bench.page.svg import bar_chart, heat_map
 from bench.runner import Result
 
@@ -60,10 +61,12 @@ def _inline_script(text: str) -> str:
 
 def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Loaded],
                records: Mapping[str, Mapping[str, Any]] | None = None,
-               explained: Mapping[str, Mapping[str, str]] | None = None, golden: Golden | None = None) -> str:
+               explained: Mapping[str, Mapping[str, str]] | None = None, golden: Golden | None = None,
+               scorecard: Seq[Mapping[str, Any]] = ()) -> str:
     """The whole page as one HTML string. `records` maps a port's predicate name to its conformance
     record, `explained` a predicate name to its ``CONFORMANCE_EXPLAINED`` mapping; `golden` (the
-    expected/ files) gives each reviewed cell's basis and note."""
+    expected/ files) gives each reviewed cell's basis and note; `scorecard` is the framework
+    scorecard's data (:func:`bench.scorecard.build.scorecard_data`), shown in a section of its own."""
     data = page_data(results, sequences, predicates, records or {}, explained or {}, golden)
     rows: list[dict[str, Any]] = []
     last_group = last_tag = None
@@ -106,7 +109,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
         glyphs=GLYPHS, verdicts=VERDICTS, verdict_words=VERDICT_WORDS, conformance_glyphs=CONFORMANCE_GLYPHS,
         bar_svg=bar_chart(data["summary"]["rows"]),
         heat_svg=heat_map(data["summary"]["kinds"], data["summary"]["rows"]),
-        record_version=RECORD_VERSION,
+        record_version=RECORD_VERSION, scorecard_html=scorecard_section(scorecard),
     )
 
 

@@ -1,0 +1,116 @@
+"""``stopbench scorecard``: install a framework, record it with ``check``, build the scorecard from the records."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from bench.cli._common import EXIT_MISMATCH, EXIT_OK
+
+if TYPE_CHECKING:
+    from bench.scorecard.framework import Framework
+
+_framework_dir = click.option("--framework-dir", type=click.Path(path_type=Path),
+                              default=lambda: os.environ.get("FRAMEWORK_DIR", "/tmp/stopbench-frameworks"),
+                              show_default="$FRAMEWORK_DIR or /tmp/stopbench-frameworks",
+                              help="Where each framework's venv or npm prefix is installed.")
+_frameworks = click.option("--frameworks", "frameworks_dir", type=click.Path(path_type=Path),
+                           default=Path("examples/frameworks"), show_default=True,
+                           help="Folder of framework folders (<name>/framework.json).")
+_records = click.option("--records", "records_dir", type=click.Path(path_type=Path),
+                        default=Path("reports/frameworks"), show_default=True,
+                        help="Folder of the framework records and the scorecard.")
+
+
+def _framework(frameworks_dir: Path, name: str) -> Framework:
+    from bench.errors import UnusableInput
+    from bench.scorecard.framework import load_framework
+    folder = frameworks_dir / name
+    if not (folder / "framework.json").is_file():
+        known = sorted(p.parent.name for p in frameworks_dir.glob("*/framework.json"))
+        raise UnusableInput(f"no framework {name!r} under {frameworks_dir} (known: {', '.join(known) or 'none'})")
+    return load_framework(folder)
+
+
+@click.group("scorecard")
+def scorecard_cmd() -> None:
+    """Frameworks' own agent loops under ``stopbench check``: install, record, build the scorecard.
+
+    A framework is a folder examples/frameworks/<name>/ (framework.json and its program; see
+    docs/frameworks.md). ``record`` writes reports/frameworks/<name>.json; ``build`` writes
+    reports/frameworks/scorecard.md and the table of docs/frameworks.md from the records alone.
+    """
+
+
+@scorecard_cmd.command("list")
+@_frameworks
+def list_cmd(frameworks_dir: Path) -> None:
+    """Print the framework names, one a line (checking every framework.json)."""
+    from bench.scorecard.framework import load_frameworks
+    for fw in load_frameworks(frameworks_dir):
+        click.echo(fw.name)
+
+
+@scorecard_cmd.command("install")
+@click.argument("name")
+@_frameworks
+@_framework_dir
+def install_cmd(name: str, frameworks_dir: Path, framework_dir: Path) -> None:
+    """Install framework NAME in FRAMEWORK_DIR/NAME (a venv or an npm prefix), unless its stamp says it is."""
+    from bench.scorecard.install import install
+    fw = _framework(frameworks_dir, name)
+    done = install(framework_dir, fw)
+    click.echo(f"{name}: {'installed' if done else 'already installed'} in {framework_dir / name}", err=True)
+
+
+@scorecard_cmd.command("record")
+@click.argument("name")
+@click.option("-s", "--sequence", "ids", multiple=True, help="Only this sequence id (repeatable).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds one run of the program may take (check's --timeout).")
+@click.option("--out", type=click.Path(path_type=Path), default=None,
+              help="Write the record here [default: <records>/<name>.json].")
+@_frameworks
+@_framework_dir
+@_records
+def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: Path | None, frameworks_dir: Path,
+               framework_dir: Path, records_dir: Path) -> None:
+    """Run ``stopbench check`` on framework NAME and write its record.
+
+    Exit status 0 when the record is written (whatever the framework's verdicts: they are the
+    record), 2 when the framework is not installed or the check gave no record.
+    """
+    from bench.scorecard.record import run_record
+    fw = _framework(frameworks_dir, name)
+    path, _status = run_record(fw, framework_dir, Path.cwd(), jobs=jobs, timeout=timeout, ids=ids,
+                               out=out or records_dir / f"{name}.json")
+    click.echo(f"wrote {path}", err=True)
+
+
+@scorecard_cmd.command("build")
+@_records
+@click.option("--docs", "docs_path", type=click.Path(path_type=Path), default=Path("docs/frameworks.md"),
+              show_default=True, help="The docs page whose scorecard block is rewritten.")
+@click.option("--check", "check_only", is_flag=True,
+              help="Write nothing; exit 1 when the scorecard or the docs block is not what the records say.")
+def build_cmd(records_dir: Path, docs_path: Path, check_only: bool) -> None:
+    """Build reports/frameworks/scorecard.md and the docs block from the records alone."""
+    from bench.files import write_all_or_nothing
+    from bench.scorecard.build import build_scorecard, load_records, scorecard_markdown, with_block
+    rows = build_scorecard(load_records(records_dir))
+    want = {records_dir / "scorecard.md": scorecard_markdown(rows)}
+    if docs_path.is_file():
+        want[docs_path] = with_block(docs_path.read_text(encoding="utf-8"), rows)
+    if check_only:
+        stale = [str(p) for p, text in want.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
+        for p in stale:
+            click.echo(f"{p}: not what the records say (stopbench scorecard build rewrites it)", err=True)
+        sys.exit(EXIT_MISMATCH if stale else EXIT_OK)
+    write_all_or_nothing(dict(want))
+    click.echo(f"scorecard of {len(rows)} framework record(s): {', '.join(str(p) for p in want)}", err=True)
+

@@ -1,0 +1,117 @@
+"""Record a framework: ``stopbench check`` on its program, kept as ``reports/frameworks/<name>.json``.
+
+The check runs in the framework's folder with the framework's own interpreter (:mod:`.install`),
+on the sequences of the dialects it speaks, two at a time by default. The record is the check's
+live record (``name``, ``column``, ``command``, ``cells``: ``bench.check.report.write_live``) plus
+``framework`` (the folder's ``framework.json`` fields), ``not_run`` (sequences of its dialects that
+script their tool results, which ``check`` does not run live) and ``reproduce`` (the make target and
+the check command line). Paths under ``FRAMEWORK_DIR`` are written as ``$FRAMEWORK_DIR/...`` and the
+record has no times, so a deterministic program gives the same bytes on every machine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from bench.errors import UnusableInput
+from bench.files import write_atomically
+from bench.scorecard.framework import Framework
+from bench.scorecard.install import install_dir, interpreter, is_installed
+
+RECORDS = Path("reports/frameworks")
+"""Where the records and the scorecard are, relative to the project root."""
+
+RECORD_VERSION = 1
+PLACEHOLDER = "$FRAMEWORK_DIR"
+
+
+def program_argv(fw: Framework, framework_dir: Path, python: str = sys.executable) -> list[str]:
+    """The program ``check`` runs, from the framework's folder: its interpreter, then the rest of
+    ``command``; behind :mod:`.launch` when the framework sets variables of its own."""
+    argv = [interpreter(framework_dir, fw), *fw.command[1:]]
+    if fw.env:
+        argv = [python, "-m", "bench.scorecard.launch", *(f"{k}={v}" for k, v in fw.env), "--", *argv]
+    return argv
+
+
+def check_argv(fw: Framework, framework_dir: Path, project: Path, *, jobs: int, timeout: float,
+               ids: Sequence[str] = (), python: str = sys.executable) -> list[str]:
+    """``stopbench check`` for the framework, as run from its folder (no report option: the caller adds one)."""
+    sequences = os.path.relpath(project.resolve() / "sequences", fw.folder.resolve())
+    argv = ["stopbench", "check", "--name", fw.name, "--sequences", sequences]
+    for d in fw.dialects:
+        argv += ["--dialect", d]
+    for i in ids:
+        argv += ["-s", i]
+    argv += ["-j", str(jobs), "--timeout", f"{timeout:g}", "--", *program_argv(fw, framework_dir, python)]
+    return argv
+
+
+def portable(argv: Sequence[str], fw: Framework, framework_dir: Path, python: str = sys.executable) -> list[str]:
+    """`argv` without this machine's paths: the install folder as ``$FRAMEWORK_DIR/<name>``, the
+    bench's own interpreter as ``python``."""
+    where = str(install_dir(framework_dir, fw))
+    return [("python" if a == python else
+             a.replace(where, f"{PLACEHOLDER}/{fw.name}", 1) if a.startswith(where) else a) for a in argv]
+
+
+def not_run(fw: Framework, project: Path) -> list[str]:
+    """Sequences of the framework's dialects that ``check`` does not run live (they script their tool results)."""
+    from bench.catalogue import load_catalogue
+    from bench.check.runner import scripts_tool_results
+    cat = load_catalogue(project / "sequences")
+    return [s.id for s in cat.sequences if s.dialect in fw.dialects and scripts_tool_results(s)]
+
+
+def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path, skipped: list[str],
+                project: Path, python: str = sys.executable) -> dict[str, Any]:
+    """The framework record from the check's live record `live` and the check line `argv` that made it
+    (run from the framework's folder, written relative to `project`)."""
+    shown = portable(argv, fw, framework_dir, python)
+    cut = shown.index("--")
+    shown = [*shown[:cut], "--no-report", *shown[cut:]]
+    folder = Path(os.path.relpath(fw.folder.resolve(), project.resolve())).as_posix()
+    return {**live, "command": portable(live["command"], fw, framework_dir, python),
+            "version": RECORD_VERSION, "framework": fw.metadata(), "not_run": skipped,
+            "reproduce": {"make": f"make scorecard-{fw.name}",
+                          "check": f"cd {shlex.quote(folder)} && {shell_line(shown)}"}}
+
+
+def shell_line(argv: Sequence[str]) -> str:
+    """`argv` as a shell line, each argument quoted but ``$FRAMEWORK_DIR`` left for the shell to expand."""
+    mark = PLACEHOLDER + "/"
+    return " ".join(f'"{PLACEHOLDER}"/{shlex.quote(a[len(mark):])}' if a.startswith(mark) else shlex.quote(a)
+                    for a in argv)
+
+
+def record_text(record: dict[str, Any]) -> str:
+    return json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+def run_record(fw: Framework, framework_dir: Path, project: Path, *, jobs: int = 2, timeout: float = 60.0,
+               ids: Sequence[str] = (), out: Path | None = None) -> tuple[Path, int]:
+    """Run the check and write the record (to `out`, default ``reports/frameworks/<name>.json``);
+    returns its path and the check's exit status (0 every requirement met, 1 some broken)."""
+    if not is_installed(framework_dir, fw):
+        raise UnusableInput(f"{fw.name} is not installed under {framework_dir}: make framework-install "
+                            f"FRAMEWORK={fw.name} FRAMEWORK_DIR={framework_dir}")
+    argv = check_argv(fw, framework_dir, project, jobs=jobs, timeout=timeout, ids=ids)
+    with tempfile.TemporaryDirectory(prefix=f"stopbench-scorecard-{fw.name}-") as tmp:
+        run = [sys.executable, "-m", "bench", *argv[1:2], "--reports", tmp, *argv[2:]]
+        status = subprocess.run(run, cwd=fw.folder, check=False).returncode
+        live_path = Path(tmp) / "live" / f"{fw.name}.json"
+        if status not in (0, 1) or not live_path.is_file():
+            raise UnusableInput(f"stopbench check on {fw.name} gave no record (exit {status})")
+        live = json.loads(live_path.read_text(encoding="utf-8"))
+    record = make_record(live, fw, argv, framework_dir, not_run(fw, project), project)
+    path = out or project / RECORDS / f"{fw.name}.json"
+    write_atomically(path, record_text(record))
+    return path, status

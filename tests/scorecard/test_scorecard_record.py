@@ -1,0 +1,74 @@
+"""Recording a framework: check runs its program from its folder with its interpreter and its extra
+variables; the record holds the check's cells, the framework, and a reproducing command, no machine path."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench.cli import cli
+from bench.errors import UnusableInput
+from bench.scorecard.framework import load_framework
+from bench.scorecard.install import install, is_installed
+from tests.check.conftest import catalogue  # noqa: F401 (the small catalogue fixture)
+
+
+def test_record_of_the_fake_framework(fake_framework: tuple[Path, Path], catalogue: Path,  # noqa: F811
+                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    frameworks, fwdir = fake_framework
+    project = catalogue.parent
+    monkeypatch.chdir(project)
+    args = ["scorecard", "record", "fake", "--frameworks", str(frameworks), "--framework-dir", str(fwdir),
+            "--records", str(project / "records"), "-s", "answer-once", "-s", "call-then-answer", "-s", "truncated"]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    text = (project / "records" / "fake.json").read_text(encoding="utf-8")
+    rec = json.loads(text)
+    assert [c["sequence"] for c in rec["cells"]] == ["answer-once", "call-then-answer", "truncated"]
+    met = {c["sequence"]: not c["violations"] and c["outcome"] != "crashed" for c in rec["cells"]}
+    assert met == {"answer-once": True, "call-then-answer": True, "truncated": False}
+    assert rec["framework"]["version"] == "1.0" and rec["reproduce"]["make"] == "make scorecard-fake"
+    assert rec["command"][-2:] == ["$FRAMEWORK_DIR/fake/bin/python", "loop.py"]
+    assert '"$FRAMEWORK_DIR"/fake/bin/python loop.py' in rec["reproduce"]["check"]
+    assert "--no-report --" in rec["reproduce"]["check"]
+    assert str(fwdir) not in text and str(project) not in text
+    assert CliRunner().invoke(cli, args).exit_code == 0  # the same program gives the same bytes
+    assert (project / "records" / "fake.json").read_text(encoding="utf-8") == text
+
+
+def test_record_refuses_a_framework_not_installed(fake_framework: tuple[Path, Path], tmp_path: Path) -> None:
+    frameworks, _ = fake_framework
+    result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--frameworks", str(frameworks),
+                                      "--framework-dir", str(tmp_path / "empty")])
+    assert result.exit_code == 2 and "make framework-install FRAMEWORK=fake" in result.output
+
+
+def test_install_is_stamped_and_redone_when_the_pins_change(fake_framework: tuple[Path, Path],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    frameworks, fwdir = fake_framework
+    ran: list[list[str]] = []
+    monkeypatch.setattr("bench.scorecard.install._run", lambda argv, cwd=None: ran.append(argv))
+    fw = load_framework(frameworks / "fake")
+    assert is_installed(fwdir, fw) and install(fwdir, fw) is False and ran == []
+    data = json.loads((fw.folder / "framework.json").read_text(encoding="utf-8"))
+    data["install"] = ["fake==2.0"]
+    (fw.folder / "framework.json").write_text(json.dumps(data), encoding="utf-8")
+    fw2 = load_framework(frameworks / "fake")
+    assert not is_installed(fwdir, fw2)
+    assert install(fwdir, fw2) is True and ran[-1][-1] == "fake==2.0" and is_installed(fwdir, fw2)
+
+
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("language", "ruby", "language"), ("dialects", ["klingon"], "dialects: unknown klingon"),
+    ("name", "other", "must be the folder's name"), ("install", "fake", "install")])
+def test_a_bad_framework_json_is_one_line(fake_framework: tuple[Path, Path], field: str, value: object,
+                                          words: str) -> None:
+    folder = fake_framework[0] / "fake"
+    data = json.loads((folder / "framework.json").read_text(encoding="utf-8"))
+    data[field] = value
+    (folder / "framework.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(UnusableInput, match=words):
+        load_framework(folder)
