@@ -9,6 +9,7 @@ server served there, and what the loop did with it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 
 from bench.model import Cell, Sequence, Step, Turn, Violation
@@ -137,6 +138,45 @@ def turn_text(turn: Turn, index: int) -> str:
     return ", ".join(parts)
 
 
+BLANK = "(blank)"
+"""How a tool name that is empty (or only spaces) is printed."""
+
+MANY = 6
+"""Runs of names past which a tool list is written as totals per name."""
+
+
+def tool_names(names: Seq[str]) -> str:
+    """Tool names in brackets for a reader: a run of one name written once with its count
+    (``[bash ×200]``), a blank name visible (``(blank)``), and a list with more than :data:`MANY`
+    runs written as totals per name in order of first use (``[bash ×120, read_file ×80]``)."""
+    shown = [n if n.strip() else BLANK for n in names]
+    runs: list[tuple[str, int]] = []
+    for n in shown:
+        if runs and runs[-1][0] == n:
+            runs[-1] = (n, runs[-1][1] + 1)
+        else:
+            runs.append((n, 1))
+    if len(runs) > MANY:
+        totals: dict[str, int] = {}
+        for n in shown:
+            totals[n] = totals.get(n, 0) + 1
+        runs = list(totals.items())
+    sep = ", " if len(runs) > MANY or any(k > 1 for _, k in runs) else ","
+    return "[" + sep.join(n if k == 1 else f"{n} ×{k}" for n, k in runs) + "]"
+
+
+KNOWN_WORDS = {"executed": "executed", "flag": "by its error flag", "marker": "by its marker",
+               "wording": "by its wording"}
+"""How an answered call was known (:data:`bench.serve.results.KNOWN`), as :func:`step_text` writes it."""
+
+
+def known_text(step: Step) -> str:
+    """How each answered call of an observed step was known: ``call 0 executed, call 1 by its
+    wording``; empty when the step does not say (a replayed or older cell)."""
+    known = getattr(step, "known", ())
+    return ", ".join(f"call {i} {KNOWN_WORDS.get(how, how)}" for i, how in known)
+
+
 def step_text(step: Step) -> str:
     """What the loop did after one turn."""
     d = step.decision
@@ -144,9 +184,12 @@ def step_text(step: Step) -> str:
         return f"stopped: ok={d.ok}, reason {d.reason!r}"
     tools = ""
     if step.tools_run:
-        tools += f", ran {', '.join(step.tools_run)}"
+        tools += f", ran {tool_names(step.tools_run)[1:-1]}"
     if step.tools_failed:
-        tools += f", answered {', '.join(step.tools_failed)} with an error"
+        tools += f", answered {tool_names(step.tools_failed)[1:-1]} with an error"
+    known = known_text(step)
+    if known:
+        tools += f" ({known})"
     message = f", said {_short(d.message, 60)}" if d.message else ""
     return f"{d.action}{tools}{message}"
 
@@ -158,8 +201,9 @@ def explain(sequence: Sequence, cell: Cell) -> str | None:
     if not cell.violations:
         return None
     v = cell.violations[0]
-    lines = [f"{cell.predicate} on {sequence.id} breaks `{v.requirement}`"
-             + (f" at step {v.step}" if v.step is not None else "") + f": {v.detail}"]
+    at = f" at step {v.step}" if v.step is not None else ""
+    lines = [f"{cell.predicate} on {sequence.id}: {violation_words(v, sequence, cell)} "
+             f"(breaks `{v.requirement}`{at}): {v.detail}"]
     step = next((s for s in cell.steps if s.step == v.step), None)
     if step is not None:
         lines.append(f"  served {turn_text(sequence.turns[step.turn], step.turn)}")
@@ -168,7 +212,8 @@ def explain(sequence: Sequence, cell: Cell) -> str | None:
               else f"{cell.outcome} after {cell.n_steps} step(s)")
     lines.append(f"  path: {' -> '.join(s.decision.action for s in cell.steps) or '(no request)'}; {ending}")
     if len(cell.violations) > 1:
-        lines.append("  also broken: " + ", ".join(x.requirement for x in cell.violations[1:]))
+        lines.append("  also broken: " + "; ".join(f"{violation_words(x, sequence, cell)} ({x.requirement})"
+                                                   for x in cell.violations[1:]))
     return "\n".join(lines)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.changes import changes_data, changes_from
-from bench.check.explain import violation_words
+from bench.check.explain import BLANK, tool_names, violation_words
 from bench.check.runner import LiveRun
 from bench.errors import UnusableInput
 from bench.files import write_atomically
@@ -23,39 +23,15 @@ from bench.model import Sequence as SequenceModel
 from bench.report import changes_summary, label
 from bench.serve.observe import Observed
 
+__all__ = ["BLANK", "LIVE", "cell_json", "cell_text", "column", "live_label", "load_live", "table",
+           "tool_names", "violation_lines", "write_live"]
+
 LIVE = "live"
 """The folder under reports/ and the column suffix."""
 
 
 def column(name: str) -> str:
     return f"{name}@{LIVE}"
-
-
-BLANK = "(blank)"
-"""How a tool name that is empty (or only spaces) is printed."""
-
-MANY = 6
-"""Runs of names past which a tool list is written as totals per name."""
-
-
-def tool_names(names: Sequence[str]) -> str:
-    """Tool names in brackets for a reader: a run of one name written once with its count
-    (``[bash ×200]``), a blank name visible (``(blank)``), and a list with more than :data:`MANY`
-    runs written as totals per name in order of first use (``[bash ×120, read_file ×80]``)."""
-    shown = [n if n.strip() else BLANK for n in names]
-    runs: list[tuple[str, int]] = []
-    for n in shown:
-        if runs and runs[-1][0] == n:
-            runs[-1] = (n, runs[-1][1] + 1)
-        else:
-            runs.append((n, 1))
-    if len(runs) > MANY:
-        totals: dict[str, int] = {}
-        for n in shown:
-            totals[n] = totals.get(n, 0) + 1
-        runs = list(totals.items())
-    sep = ", " if len(runs) > MANY or any(k > 1 for _, k in runs) else ","
-    return "[" + sep.join(n if k == 1 else f"{n} ×{k}" for n, k in runs) + "]"
 
 
 def live_label(cell: Cell, requests: int | None = None) -> str:

@@ -40,3 +40,10 @@ def test_a_crashed_cell_says_how_many_requests_were_served_before_it() -> None:
     run = LiveRun(seq, cell, None, None, (Observed(1, 0, "stop"),), 2.0)
     row = table(["mine"], {"mine": [run]}).splitlines()[-1]
     assert row.startswith("| hang | crashed@0 after 1 request served [] (still running after 2 s; killed)"), row
+
+
+def test_an_explanation_says_what_the_loop_did_and_how_each_answered_call_was_known() -> None:
+    from bench.check.explain import step_text
+    step = Step(1, 0, Decision("continue", "observed", run=(0, 1)), ("bash",) * 2, (), known=((0, "executed"),
+                                                                                               (1, "wording")))
+    assert step_text(step) == "continue, ran bash ×2 (call 0 executed, call 1 by its wording)"

@@ -56,8 +56,8 @@ def test_a_broken_requirement_fails_with_the_step_the_turn_and_what_the_loop_did
     result = pytester.runpytest("-p", "no:cacheprovider")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines([
-        "*AssertionError: loop@live on truncated breaks `ok: false` at step 1: the loop reported success "
-        "(no_tool_calls) on a turn that is not an answer",
+        "*AssertionError: loop@live on truncated: reported success on a cut-off reply (breaks `ok: false` at "
+        "step 1): the loop reported success (no_tool_calls) on a turn that is not an answer",
         "*served turn 0: finish length (raw 'length'), content 'The answer is'",
         "*the loop: stopped: ok=True, reason 'no_tool_calls'",
     ])
