@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from bench.changes import changes_data
-from bench.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, Turn
+from bench.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, ToolCall, Turn
 from bench.serve.render import Wire
 from bench.serve.results import Known, ResultJudge, starts_with_error
 
@@ -73,6 +73,10 @@ class Item:
     call_id: str = ""
     calls: tuple[str, ...] = ()
     is_error: bool | None = None
+    call_names: tuple[str, ...] = ()
+    """An assistant item's calls' names, beside `calls` (their ids), where the wire says them."""
+    call_args: tuple[str, ...] = ()
+    """An assistant item's calls' arguments as JSON text, beside `calls`, where the wire says them."""
 
     def key(self) -> tuple[str, str, str, tuple[str, ...]]:
         """What must be equal for two items to be 'the same' (an assistant's echoed text may differ)."""
@@ -106,13 +110,21 @@ def _text(content: Any) -> str:
     return json.dumps(content, sort_keys=True)
 
 
+def _args_text(value: Any) -> str:
+    """A call's arguments as the wire carried them, as text (a string as it is, an object as JSON)."""
+    if isinstance(value, str):
+        return value
+    return "" if value is None else json.dumps(value, sort_keys=True)
+
+
 def _merge(items: list[Item]) -> tuple[Item, ...]:
     """Merge consecutive assistant items into one (a Responses echo is several output items)."""
     out: list[Item] = []
     for item in items:
         if item.kind == "assistant" and out and out[-1].kind == "assistant":
             prev = out[-1]
-            out[-1] = Item("assistant", prev.text + item.text, calls=prev.calls + item.calls)
+            out[-1] = Item("assistant", prev.text + item.text, calls=prev.calls + item.calls,
+                           call_names=prev.call_names + item.call_names, call_args=prev.call_args + item.call_args)
         else:
             out.append(item)
     return tuple(out)
@@ -140,8 +152,11 @@ def _chat(body: dict[str, Any]) -> Conversation:
             else:
                 system.append(_text(m.get("content")))
         elif role == "assistant":
-            calls = tuple(str(c.get("id", "")) for c in m.get("tool_calls") or [] if isinstance(c, dict))
-            items.append(Item("assistant", _text(m.get("content")), calls=calls))
+            tcs = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
+            fns: list[dict[str, Any]] = [f if isinstance(f := c.get("function"), dict) else {} for c in tcs]
+            items.append(Item("assistant", _text(m.get("content")), calls=tuple(str(c.get("id", "")) for c in tcs),
+                              call_names=tuple(str(f.get("name", "")) for f in fns),
+                              call_args=tuple(_args_text(f.get("arguments")) for f in fns)))
         elif role in ("tool", "function"):
             items.append(Item("tool", _text(m.get("content")), call_id=str(m.get("tool_call_id", m.get("name", "")))))
         else:
@@ -157,9 +172,11 @@ def _anthropic(body: dict[str, Any]) -> Conversation:
         content = m.get("content")
         blocks = content if isinstance(content, list) else [{"type": "text", "text": _text(content)}]
         if m.get("role") == "assistant":
-            calls = tuple(str(b.get("id", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use")
+            uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
             text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-            items.append(Item("assistant", text, calls=calls))
+            items.append(Item("assistant", text, calls=tuple(str(b.get("id", "")) for b in uses),
+                              call_names=tuple(str(b.get("name", "")) for b in uses),
+                              call_args=tuple(_args_text(b.get("input")) for b in uses)))
             continue
         for b in blocks:
             if not isinstance(b, dict):
@@ -190,7 +207,8 @@ def _responses(body: dict[str, Any]) -> Conversation:
             else:
                 items.append(Item("user", _text(e.get("content"))))
         elif kind == "function_call":
-            items.append(Item("assistant", calls=(str(e.get("call_id", "")),)))
+            items.append(Item("assistant", calls=(str(e.get("call_id", "")),), call_names=(str(e.get("name", "")),),
+                              call_args=(_args_text(e.get("arguments")),)))
         elif kind in ("function_call_output", "custom_tool_call_output"):
             items.append(Item("tool", _text(e.get("output")), call_id=str(e.get("call_id", ""))))
         else:  # reasoning and other output items echoed back belong to the assistant's turn
@@ -230,7 +248,8 @@ def _grown_echo(before: tuple[Item, ...], after: tuple[Item, ...]) -> Item | Non
     extended = merged.text.startswith(last.text) and len(merged.text) > len(last.text)
     if not extra_calls and not extended:
         return None  # nothing grew: a resend, or another shape the general comparison judges
-    return Item("assistant", merged.text[len(last.text):] if extended else merged.text, calls=extra_calls)
+    return Item("assistant", merged.text[len(last.text):] if extended else merged.text, calls=extra_calls,
+                call_names=merged.call_names[len(last.calls):], call_args=merged.call_args[len(last.calls):])
 
 
 def _grown_user(before: tuple[Item, ...], after: tuple[Item, ...]) -> Item | None:
@@ -258,6 +277,43 @@ def _stub_results(text: str, ok_marker: str | None) -> list[str] | None:
         return None
     names = [line[len(ok_marker):].strip() for line in text.splitlines() if line.startswith(ok_marker)]
     return names or None
+
+
+def _same_arguments(echoed: str, call: ToolCall) -> bool:
+    """Whether an echoed call's arguments are the served call's: equal as JSON, else as text."""
+    try:
+        return bool(json.loads(echoed or "{}") == json.loads(call.arguments or "{}"))
+    except ValueError:
+        return echoed.strip() == call.arguments.strip()
+
+
+def _renamed_calls(tail: tuple[Item, ...], turn: Turn, ids: dict[str, int]) -> dict[str, int]:
+    """The echoed calls whose ids are the client's own, mapped to the served call each stands for.
+
+    Some clients (agno) replace every call id by their own before sending the history back: the
+    echo's calls are then the served calls in order, with the same names and arguments, under other
+    ids. An echoed call with an id the turn does not have is the served call at its position when
+    name and arguments agree, else the first one not yet matched that agrees; one that agrees
+    with none is no call of the turn."""
+    echoed = [(cid, item.call_names[p] if p < len(item.call_names) else None,
+               item.call_args[p] if p < len(item.call_args) else None)
+              for item in tail if item.kind == "assistant" for p, cid in enumerate(item.calls)]
+    calls = turn.tool_calls
+    taken = {ids[cid] for cid, _, _ in echoed if cid in ids}
+    out: dict[str, int] = {}
+    for pos, (cid, name, args) in enumerate(echoed):
+        if cid in ids or name is None:
+            continue
+
+        def agrees(k: int, name: str = name, args: str | None = args) -> bool:
+            return calls[k].name == name and (args is None or _same_arguments(args, calls[k]))
+
+        k = pos if pos < len(calls) and pos not in taken and agrees(pos) else next(
+            (k for k in range(len(calls)) if k not in taken and agrees(k)), None)
+        if k is not None:
+            taken.add(k)
+            out[cid] = k
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -320,11 +376,15 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
     # a wire without call ids (Gemini) names a result by its call's position: #0, #1, ...
     ids.update({f"#{n}": n for n in range(len(turn.tool_calls))})
+    renamed = _renamed_calls(tail, turn, ids)
+    ids.update({k: v for k, v in renamed.items() if k not in ids})
     run: list[int] = []
     failed: list[int] = []
     messages: list[str] = []
     known: list[tuple[int, Known]] = []
     notes: list[str] = [merged_note] if merged_note else []
+    if renamed:
+        notes.append("call ids renamed by the client: results matched to calls by position, name and arguments")
     echoed = False
     for item in tail:
         if item.kind == "assistant":
