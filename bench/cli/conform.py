@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from bench.catalogue import load_catalogue
-from bench.cli._common import check_folder, predicates_option, reports_option, sequences_option
+from bench.cli._common import EXIT_INTERRUPTED, check_folder, predicates_option, reports_option, sequences_option
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
     DEFAULT_RETRIES,
@@ -28,6 +28,7 @@ from bench.conform.campaign import (
 from bench.conform.campaign import conform_dir as conform_dir_of
 from bench.conform.clock import TIMINGS_FILE, read_timings, slowest, write_timings
 from bench.conform.runner import DRIVERS, ConformResult, Driver
+from bench.processes import Terminated, sigterm_as_interrupt
 
 
 @click.command("conform")
@@ -121,9 +122,15 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
             click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
                        err=True)
     started = time.monotonic()
-    runs = run_drivers([DRIVERS[n] for n in the_plan.runnable], seqs, the_plan.loops, ports, root=Path.cwd(),
-                       timeout=timeout, jobs=jobs, retries=retries, progress=show, virtual_clock=virtual_clock,
-                       timings=read_timings(folder))
+    try:  # SIGTERM (CI's timeout) as Ctrl-C: every loop and all it started ended, no temporary folder left
+        with sigterm_as_interrupt():
+            runs = run_drivers([DRIVERS[n] for n in the_plan.runnable], seqs, the_plan.loops, ports,
+                               root=Path.cwd(), timeout=timeout, jobs=jobs, retries=retries, progress=show,
+                               virtual_clock=virtual_clock, timings=read_timings(folder))
+    except KeyboardInterrupt as exc:
+        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        click.echo(f"interrupted ({how}): every loop ended, nothing written, no verdict", err=True)
+        sys.exit(EXIT_INTERRUPTED)
     wall = time.monotonic() - started
     timed = [(run.driver.name, res) for run in runs for res in run.results]
     if timed:

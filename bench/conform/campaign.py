@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +48,9 @@ DEFAULT_CONFORM_DIR = Path("/tmp/stopbench-conform")
 """Where ``make conformance`` installs the loops unless CONFORM_DIR says otherwise."""
 
 EXIT_CLEAN, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+INTERRUPT_POLL_S = 0.2
+"""How often the campaign's main thread wakes while runs go on, to take Ctrl-C or SIGTERM."""
 
 DEFAULT_RETRIES = 1
 """How many times a (loop, sequence) run that timed out is run again. Only a timeout: a loop that
@@ -245,15 +248,22 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
 
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool:
         futures = {pool.submit(one, d, s): (d, s) for d, s in pairs}
+        pending = set(futures)
         try:
-            for future in as_completed(futures):
-                d, s = futures[future]
-                done[(d.name, s.id)] = future.result()
-                if progress is not None:
-                    progress(d, done[(d.name, s.id)][0])
-        except BaseException:  # Ctrl-C or a failing callback: start nothing more, end what runs
+            while pending:
+                # in short slices: a signal taken by another thread reaches Python's handler only
+                # when this thread wakes
+                finished, pending = wait(pending, timeout=INTERRUPT_POLL_S, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    d, s = futures[future]
+                    done[(d.name, s.id)] = future.result()
+                    if progress is not None:
+                        progress(d, done[(d.name, s.id)][0])
+        except BaseException:  # Ctrl-C, SIGTERM or a failing callback: start nothing more, end what runs
             pool.shutdown(wait=False, cancel_futures=True)
-            end_running_drivers()
+            while not all(f.done() for f in futures):  # a worker may start a driver after the first sweep
+                end_running_drivers()
+                wait(futures, timeout=INTERRUPT_POLL_S)
             raise
     runs = []
     for d in drivers:

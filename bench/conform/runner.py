@@ -10,13 +10,10 @@ replayed cell.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
@@ -26,6 +23,7 @@ from typing import Any
 from bench.changes import changes_data, changes_text
 from bench.model import Cell, Decision, Sequence
 from bench.predicate import Predicate
+from bench.processes import end_all_contained, end_contained, start_contained
 from bench.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
 from bench.serve.observe import observed_cell
@@ -279,20 +277,20 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
 def _run_driver(argv: list[str], work: Path, timeout: float, extra: Mapping[str, str]) -> dict[str, Any]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(work), "LANG": "C.UTF-8",
            "PYTHONDONTWRITEBYTECODE": "1", "NO_PROXY": "127.0.0.1,localhost", **extra}
-    try:  # a session of its own, so a timeout ends the loop's children too (a CLI's spawned binary)
-        proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.PIPE, start_new_session=True)
+    try:  # under a reaper: when the driver ends, so does everything it started (own sessions included)
+        proc = start_contained(argv, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
     except OSError as exc:
         return {"ok": None, "reason": "driver_failed", "error": f"cannot start the driver: {exc}"}
-    with _LIVE_LOCK:
-        _LIVE.add(proc.pid)
     try:
         _, stderr = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        _kill_group(proc)
+        end_contained(proc)
+        proc.communicate()
         return {"ok": None, "reason": "driver_failed", TIMED_OUT: True,
                 "error": f"the driver did not finish within {timeout:g} s"}
-    _kill_group(proc)  # whatever the loop left running
+    finally:
+        end_contained(proc)  # already ended and swept unless this thread was interrupted
     result_file = work / "result.json"
     if proc.returncode != 0 or not result_file.is_file():
         tail = stderr.decode("utf-8", "replace").strip().splitlines()[-3:]
@@ -306,24 +304,7 @@ TIMED_OUT = "timed_out"
 """The key a driver result has (true) when the loop did not finish within the timeout."""
 
 
-_LIVE: set[int] = set()
-"""The process groups of the drivers running now (each in a session of its own, out of reach of Ctrl-C)."""
-_LIVE_LOCK = threading.Lock()
-
-
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    """End the driver's process group (the driver, the loop and anything they started) and reap it."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
-    proc.wait()
-    with _LIVE_LOCK:
-        _LIVE.discard(proc.pid)
-
-
 def end_running_drivers() -> None:
-    """End every driver still running (an interrupted conformance run): their runs end as failed."""
-    with _LIVE_LOCK:
-        groups = list(_LIVE)
-    for pid in groups:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, signal.SIGKILL)
+    """End every driver still running (an interrupted conformance run), each with everything it
+    started: their runs end as failed."""
+    end_all_contained()
