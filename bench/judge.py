@@ -146,6 +146,8 @@ def _is_json(arguments: str) -> bool:
 def _ending(cell: Cell) -> str:
     if cell.outcome == "stopped":
         return f"stopped: {cell.reason}, ok={'true' if cell.ok else 'false'}"
+    if cell.outcome == "running" and cell.error:  # a live loop the time limit ended while it still asked
+        return f"running: {cell.error}"
     return cell.outcome
 
 

@@ -149,13 +149,24 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         except BadResult as exc:
             result, bad = None, str(exc)
     status = proc.returncode if ended_by is None or proc.returncode >= 0 else None
-    cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr)
+    if ended_by == "timeout" and run.answered > allowed_requests(sequence):
+        ended_by = "still asking"
+    cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr,
+                 run.answered)
     return LiveRun(sequence, cell.with_violations(judge(sequence, cell)), result, status, observed, seconds, stderr)
+
+
+def allowed_requests(sequence: Sequence) -> int:
+    """How many requests a loop may make on `sequence` and still be right: its ``stops_within``,
+    or, without one, its scripted turns. A loop still asking past that when the time limit ends it
+    has its verdict already (it did not stop in time), whatever it would have done next."""
+    within = sequence.require.stops_within
+    return within if within is not None else len(sequence.turns)
 
 
 def _cell(sequence: Sequence, name: str, observed: list[Observed], result: ProgramResult | None,
           status: int | None, ended_by: str | None, bad: str | None, timeout: float, safety_cap: int,
-          stderr: str) -> Cell:
+          stderr: str, answered: int = 0) -> Cell:
     if ended_by == "cap":
         cell = observed_cell(sequence, name, observed, None, None)
         kept = cell.steps[:safety_cap]
@@ -166,6 +177,10 @@ def _cell(sequence: Sequence, name: str, observed: list[Observed], result: Progr
                        resends=sum(1 for s in kept if s.decision.action == "resend"),
                        tokens=sum(u.input_tokens + u.output_tokens for s in kept
                                   if (u := sequence.turns[s.turn].usage) is not None))
+    if ended_by == "still asking":  # a verdict: running, its last request's decision unknown (it was killed)
+        cell = _crashed(sequence, name, observed, f"still running after {answered} requests, killed at the "
+                                                  f"{timeout:g} s time limit")
+        return replace(cell, outcome="running")
     if ended_by == "timeout":
         return _crashed(sequence, name, observed, f"still running after {timeout:g} s; killed")
     if bad is not None:

@@ -256,3 +256,24 @@ def test_a_sequence_that_scripts_its_tool_results_is_not_run_and_said_so(catalog
     assert "answer-once" in r.stdout and "| polling |" not in r.stdout
     only = check("--sequences", str(catalogue), "--no-report", "-s", "polling", "--", *fake("answer"))
     assert only.exit_code == 2 and "every chosen sequence scripts its tool results" in only.stderr
+
+
+def test_a_loop_still_asking_past_what_its_sequence_allows_at_the_time_limit_breaks_stops_within(
+        catalogue: Path) -> None:
+    """A loop with no cap killed at the time limit, far past stops_within, is a verdict (running, the
+    requirement broken), not `crashed`: it did not stop in time, whatever it would have done next."""
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-repeat", "--timeout", "3",
+              "--safety-cap", "100000", "--", *fake("forever"))
+    assert r.exit_code == 1
+    assert "crashed" not in r.stdout.split("requirements broken:")[0].split("\n", 2)[-1]
+    assert "| answer-repeat | running@" in r.stdout
+    assert "stops_within: 3" in r.stdout
+    assert "the loop never stopped (running: still running after " in r.stdout
+    assert "requests, killed at the 3 s time limit)" in r.stdout
+
+
+def test_a_program_that_hangs_within_what_its_sequence_allows_is_still_crashed(catalogue: Path) -> None:
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-repeat", "--timeout", "2",
+              "--", *fake("sleep"))
+    assert r.exit_code == 1
+    assert "| answer-repeat | crashed@0" in r.stdout and "still running after 2 s; killed" in r.stdout
