@@ -23,7 +23,7 @@ from bench.model import Sequence as SequenceModel
 from bench.report import changes_summary, label
 from bench.serve.observe import Observed
 
-__all__ = ["BLANK", "LIVE", "cell_json", "cell_text", "column", "live_label", "load_live", "table",
+__all__ = ["BLANK", "LIVE", "cell_json", "cell_text", "column", "live_label", "load_live", "not_run_line", "table",
            "tool_names", "violation_lines", "write_live"]
 
 LIVE = "live"
@@ -65,6 +65,16 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     if cell.violations:
         text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) for v in cell.violations))
     return text
+
+
+def not_run_line(other_dialects: int, dialects: Sequence[str], scripted: int) -> str:
+    """The summary's count of the chosen sequences check did not run, and why; empty when none."""
+    parts = []
+    if other_dialects:
+        parts.append(f"{other_dialects} of another dialect than {', '.join(dialects)}")
+    if scripted:
+        parts.append(f"{scripted} scripting its tool results")
+    return f"not run: {other_dialects + scripted} sequence(s): {', '.join(parts)}" if parts else ""
 
 
 def difference(cells: Sequence[Cell]) -> str:

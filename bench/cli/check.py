@@ -122,7 +122,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     sequence, a command that cannot be started).
     """
     from bench.catalogue import load_catalogue
-    from bench.check.report import column, table, violation_lines, write_live
+    from bench.check.report import column, not_run_line, table, violation_lines, write_live
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
 
     loops = _loops(command, name, named)
@@ -150,6 +150,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     if not seqs:
         click.echo(f"no sequence under {sequences_dir} matches the filters", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    other_dialects = len(select(cat.sequences, ids, tags, ())) - len(seqs) if dialects else 0
     scripted = [s.id for s in seqs if scripts_tool_results(s)]
     if scripted:
         click.echo(f"not run: {len(scripted)} sequence(s) script their tool results (result:), which a live "
@@ -190,7 +191,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         from bench.check.report import cell_json
         for n in names:
             for r in runs[n]:
-                click.echo(json.dumps({**cell_json(r.cell), "seconds": round(r.seconds, 2)}, ensure_ascii=False))
+                click.echo(json.dumps({**cell_json(r.cell, r.observed), "seconds": round(r.seconds, 2)},
+                                      ensure_ascii=False))
     else:
         click.echo(table(names, runs), nl=False)
         problems = [line for n in names for line in violation_lines(n, runs[n])]
@@ -205,6 +207,9 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             crashed = sum(r.cell.outcome == "crashed" for r in runs[n])
             click.echo(f"{column(n)}: {len(seqs) - bad} of {len(seqs)} sequence(s) meet their requirements, "
                        f"{bad} do not ({capped} capped, {crashed} crashed)")
+        left_out = not_run_line(other_dialects, dialects, len(scripted))
+        if left_out:
+            click.echo(left_out)
     if not no_report:
         for n, argv in loops:
             path = write_live(reports_dir, n, argv, runs[n])
