@@ -30,19 +30,48 @@ _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _INTERPRETERS = {"python", "python3", "node", "deno", "bun", "ruby", "uv", "npx", "sh", "bash", "env"}
 
 
+GENERIC_STEMS = frozenset({"loop", "main", "agent", "app", "index", "run", "program", "script", "cli", "bot",
+                           "example", "demo", "__main__", "__init__"})
+"""Program stems that say nothing of the program: its folder's name goes before them (``agno-loop``)."""
+
+
 def default_name(command: list[str]) -> str:
     """The command's stem: the first argument that names an existing file after an interpreter
-    (``python examples/openai_loop.py`` -> ``openai_loop``), else the program's own stem."""
+    (``python examples/openai_loop.py`` -> ``openai_loop``), else the program's own stem. A generic
+    stem (:data:`GENERIC_STEMS`) takes its folder's name, so that ``frameworks/agno/loop.py`` and
+    ``frameworks/strands/loop.py`` do not write one record (``agno-loop``, ``strands-loop``);
+    characters a file name should not have become ``_``."""
+    return _file_name(_stem(command))
+
+
+def _stem(command: list[str]) -> str:
     for arg in command:
         p = Path(arg)
         if p.stem in _INTERPRETERS or arg.startswith("-"):
             continue
         if p.is_file():
-            return p.stem
+            parent = p.resolve().parent.name
+            return f"{parent}-{p.stem}" if p.stem in GENERIC_STEMS and parent else p.stem
     for arg in command[1:]:  # python -m package.module
         if not arg.startswith("-"):
-            return arg.rsplit(".", 1)[-1].replace("/", "_")
+            parts = [x for x in arg.replace("/", ".").split(".") if x]
+            if len(parts) > 1 and parts[-1] in GENERIC_STEMS:
+                return f"{parts[-2]}-{parts[-1]}"
+            return parts[-1] if parts else arg
     return Path(command[0]).stem
+
+
+def _file_name(stem: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]", "_", stem) or "loop"
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    """`name`, or with the first number from 2 that makes it differ from every name in `taken`."""
+    n = 2
+    out = name
+    while out in taken:
+        out, n = f"{name}-{n}", n + 1
+    return out
 
 
 def _loops(command: tuple[str, ...], name: str | None, named: tuple[str, ...]) -> list[tuple[str, list[str]]]:
@@ -58,6 +87,8 @@ def _loops(command: tuple[str, ...], name: str | None, named: tuple[str, ...]) -
         loops.append((label, shlex.split(line)))
     if not loops:
         raise click.UsageError("no command: stopbench check [OPTIONS] -- COMMAND [ARGS...]")
+    if command and not name:  # a default name never collides with another loop of the run
+        loops[0] = (_unique(loops[0][0], {n for n, _ in loops[1:]}), loops[0][1])
     for label, _ in loops:
         if not _NAME.fullmatch(label):
             raise click.UsageError(f"loop name {label!r}: use letters, digits, '_', '.', '-' (it names a file)")
@@ -81,7 +112,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--tag", "tags", multiple=True, help="Only sequences with this tag (repeatable: any of them).")
 @click.option("--dialect", "dialects", multiple=True, type=click.Choice(DIALECTS),
               help="Only sequences of this dialect (repeatable).")
-@click.option("--name", default=None, help="Column name of COMMAND: <name>@live. Default: the command's stem.")
+@click.option("--name", default=None,
+              help="Column name of COMMAND: <name>@live. Default: the command's stem; a generic one "
+                   "(loop.py, main.py, ...) with its folder's name before it (agno-loop).")
 @click.option("-c", "--command", "named", multiple=True, metavar="NAME=COMMAND",
               help="Another loop to run beside COMMAND (repeatable; the line is split as a shell would). "
                    "Each loop is a column; the table shows where they differ.")
