@@ -318,7 +318,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
             seq = by_id.get(cell.sequence)
             if seq is None:
                 gone.append(cell.sequence)
-            elif not _fits(seq, cell):
+            elif not live_cell_fits(seq, cell):
                 changed.append(cell.sequence)
             else:
                 kept[cell.sequence] = cell.with_violations(judge(seq, cell))
@@ -345,7 +345,7 @@ def live_summary_lines(live: LiveColumns) -> list[str]:
     return out
 
 
-def _fits(seq: SequenceModel, cell: Cell) -> bool:
+def live_cell_fits(seq: SequenceModel, cell: Cell) -> bool:
     """Whether a live cell can have been observed on `seq` as it is now: every step answers a turn
     it has, and every tool run or failed is named (and indexed) by a call of that turn."""
     for s in cell.steps:

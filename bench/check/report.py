@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,8 +24,22 @@ from bench.model import Sequence as SequenceModel
 from bench.report import changes_summary, label
 from bench.serve.observe import Observed
 
-__all__ = ["BLANK", "LIVE", "cell_json", "cell_text", "column", "live_label", "load_live", "not_run_line", "table",
-           "tool_names", "violation_lines", "write_live"]
+__all__ = [
+    "BLANK",
+    "LIVE",
+    "LiveCell",
+    "cell_json",
+    "cell_text",
+    "column",
+    "live_label",
+    "load_live",
+    "not_run_line",
+    "read_live_cell",
+    "table",
+    "tool_names",
+    "violation_lines",
+    "write_live",
+]
 
 LIVE = "live"
 """The folder under reports/ and the column suffix."""
@@ -170,6 +185,48 @@ def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[L
     path = folder / LIVE / f"{name}.json"
     write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return path
+
+
+@dataclass(frozen=True, slots=True)
+class LiveCell:
+    """One live cell of a record, judged against its sequence as it is now (``stopbench show --live``)."""
+
+    path: Path
+    command: tuple[str, ...]
+    cell: Cell
+    details: dict[int, str]
+    """What the server noted on a step it could not read plainly, by step."""
+    requests: int | None
+    """Model requests the server answered (None in a record that does not say)."""
+
+
+def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell:
+    """The cell of `sequence` in ``folder/live/<name>.json``, judged again as ``stopbench run`` does;
+    :class:`UnusableInput` (one line) when there is no such record or cell, or the cell does not
+    fit the sequence as it is now."""
+    from bench.judge import judge
+    from bench.report import live_cell_fits
+
+    path = folder / LIVE / f"{name}.json"
+    if not path.is_file():
+        raise UnusableInput(f"no live record {path} (stopbench check --name {name} -- COMMAND writes it)")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        found = [c for c in record["cells"] if c.get("sequence") == sequence.id]
+        if not found:
+            raise UnusableInput(f"{path} has no cell for {sequence.id} (not run, or run on another catalogue)")
+        data = found[0]
+        cell = _cell(data, sequence)
+        command = tuple(str(a) for a in record.get("command", ()))
+        details = {int(d["step"]): str(d["detail"]) for d in data["decisions"] if d.get("detail")}
+        requests = data.get("requests")
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UnusableInput(f"{path}: not a live record: {exc}") from None
+    if not live_cell_fits(sequence, cell):
+        raise UnusableInput(f"{path}: the cell for {sequence.id} does not fit the sequence as it is now (changed "
+                            "since the check; run stopbench check again)")
+    return LiveCell(path, command, cell.with_violations(judge(sequence, cell)), details,
+                    requests if isinstance(requests, int) else None)
 
 
 def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None) -> dict[str, list[Cell]]:

@@ -3,14 +3,18 @@
 What a person needs before ``stopbench accept``: the turns as the model sent them, each decision
 with its rule, the full citation of every rule the cell went through (wrapped to the terminal,
 never cut), the requirements it breaks, and how it differs from its golden cell, shown as the
-lines ``accept --replace`` would change. Values are written as the YAML files write them
-(``null``, ``true``, ``[a, b]``, strings in double quotes), never as Python reprs.
+lines ``accept --replace`` would change. With ``--live NAME``, the cell ``stopbench check`` observed
+(``reports/live/NAME.json``) instead: each turn served, what the next request showed, the decision
+inferred from it, how each answered call was known, and the requirements broken. Values are written
+as the YAML files write them (``null``, ``true``, ``[a, b]``, strings in double quotes), never as
+Python reprs.
 """
 
 from __future__ import annotations
 
 import difflib
 import json
+import shlex
 import shutil
 import sys
 import textwrap
@@ -20,10 +24,23 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, folder_options, load_expected, load_inputs, only_predicates_option
+from bench.catalogue import load_catalogue
+from bench.changes import changes_text
+from bench.check.explain import known_text, tool_names, violation_words
+from bench.check.report import cell_text, read_live_cell
+from bench.cli._common import (
+    EXIT_BAD_INPUT,
+    check_folder,
+    folder_options,
+    load_expected,
+    load_inputs,
+    only_predicates_option,
+    reports_option,
+)
 from bench.discovery import Broken
 from bench.golden import ExpectedCell, cell_data, compare, expected_of, shown_value
-from bench.model import Cell, Requirement, Turn
+from bench.model import Cell, Requirement, Step, Turn
+from bench.model import Sequence as SequenceModel
 from bench.predicate import Predicate
 from bench.report import label
 from bench.runner import cells as replay_cells
@@ -118,21 +135,87 @@ def golden_lines(cell: Cell, exp: ExpectedCell | None, golden_path: Path) -> lis
     return out
 
 
+def observed_text(step: Step, detail: str) -> str:
+    """What the server saw in the request after a live step's turn (or that none came)."""
+    d = step.decision
+    action: str = d.action  # an observed step may also be "unknown"
+    if action == "stop":
+        seen = "no further request"
+    elif action == "resend":
+        seen = "the next request was the same one again"
+    elif action == "unknown":
+        seen = "the next request could not be read as a loop's step"
+    else:
+        parts = []
+        if step.tools_run:
+            parts.append(f"ran {tool_names(step.tools_run)[1:-1]}")
+        if step.tools_failed:
+            parts.append(f"answered {tool_names(step.tools_failed)[1:-1]} with an error")
+        known = known_text(step)
+        if d.action == "remind":
+            parts.append(f"added a message {quoted(d.message or '', 80)}")
+        seen = "the next request " + (", ".join(parts) if parts else "added only the reply") + \
+            (f" ({known})" if known else "")
+    if d.changes is not None:
+        seen += f"; it changed {changes_text(d.changes)}"
+    return f"{seen}; the server noted: {detail}" if detail else seen
+
+
+def show_live(seq: SequenceModel, reports_dir: Path, names: tuple[str, ...], echo: Callable[[str], None]) -> None:
+    """Each live cell of `seq` from ``reports_dir/live/<name>.json``, step by step."""
+    for name in names:
+        live = read_live_cell(reports_dir, name, seq)
+        cell = live.cell
+        echo("")
+        echo(f"{cell.predicate} ({live.path}: {shlex.join(live.command)}): "
+             f"{cell_text(cell, seq, live.requests)}")
+        for s in cell.steps[:MAX_STEPS_SHOWN]:
+            turn = seq.turns[s.turn]
+            echo(f"  step {s.step}: served turn {s.turn}: {describe_turn(turn)}")
+            echo(f"    observed: {observed_text(s, live.details.get(s.step, ''))}")
+            d = s.decision
+            inferred = (f"stop, ok={shown_value(d.ok)}, reason {quoted(d.reason or '')}" if d.action == "stop"
+                        else d.action)
+            echo(f"    inferred: {inferred}")
+            note = getattr(s, "note", "")
+            if note:
+                echo(f"    served unasked: {note}")
+        if len(cell.steps) > MAX_STEPS_SHOWN:
+            echo(f"  ... {len(cell.steps) - MAX_STEPS_SHOWN} more steps")
+        if cell.outcome == "crashed":
+            echo(f"  crashed after {live.requests if live.requests is not None else cell.n_steps} request(s) "
+                 f"served: {cell.error}")
+        for v in cell.violations:
+            at = f" at step {v.step}" if v.step is not None else ""
+            echo(f"  violates {v.requirement}{at}: {violation_words(v, seq, cell)}: {v.detail}")
+
+
 @click.command("show")
 @click.argument("sequence")
 @folder_options
 @only_predicates_option
+@reports_option
+@click.option("--live", "live", multiple=True, metavar="NAME",
+              help="Instead of the predicates: step through the live cell of REPORTS/live/NAME.json "
+                   "(stopbench check): each turn served, the request observed after it, the decision inferred "
+                   "(repeatable).")
 def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_dir: Path,
-             safety_cap: int, no_entry_points: bool, only: tuple[str, ...]) -> None:
+             safety_cap: int, no_entry_points: bool, only: tuple[str, ...], reports_dir: Path,
+             live: tuple[str, ...]) -> None:
     """Step through SEQUENCE (its id, the file's stem): each turn, then each predicate's
     decisions with their rules (cited in full), the cell, and how it compares with its
-    expectation."""
-    inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
-    seq = inputs.catalogue.by_id(sequence)
-    if seq is None:
+    expectation; with --live NAME, the cell `stopbench check` observed instead."""
+    if live:
+        check_folder(sequences_dir, "sequences_dir", "sequences")
+        catalogue = load_catalogue(sequences_dir)
+        found = catalogue.by_id(sequence)
+    else:
+        inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
+        found = inputs.catalogue.by_id(sequence)
+    if found is None:
         click.echo(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    golden = load_expected(expected_dir)
+    seq = found
     width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
     echo: Callable[[str], None] = click.echo
     echo(f"{seq.id}: {seq.title}")
@@ -143,6 +226,10 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
         echo(f"  require: {describe_requirement(seq.require)}")
     for i, turn in enumerate(seq.turns):
         echo(f"  turn {i}: {describe_turn(turn)}")
+    if live:
+        show_live(seq, reports_dir, live, echo)
+        return
+    golden = load_expected(expected_dir)
     row = next(replay_cells([seq], inputs.predicates, safety_cap))  # each predicate sees the sequence untouched
     for pred, cell in zip(inputs.predicates, row, strict=True):
         echo("")
