@@ -9,6 +9,7 @@ the decision table, cells.csv, the JSON lines or the page.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,7 +35,7 @@ __all__ = [
     "live_label",
     "load_live",
     "not_run_line",
-    "read_live_cell",
+    "read_live_cell", "stable",
     "table",
     "tool_names",
     "violation_lines",
@@ -43,6 +44,17 @@ __all__ = [
 
 LIVE = "live"
 """The folder under reports/ and the column suffix."""
+
+
+_PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):\d+")
+_TEMP = re.compile(r"[^\s'\"]*?/stopbench-[a-z]+-[A-Za-z0-9_]{6,}")
+
+
+def stable(text: str) -> str:
+    """`text` without what changes from run to run: a loopback port is written ``PORT`` and a
+    stopbench temporary folder ``<tmp>`` (a program's last stderr line often names the server's
+    address or its result file), so a record and the printed table are the same on every run."""
+    return _TEMP.sub("<tmp>", _PORT.sub(r"\1:PORT", text))
 
 
 def column(name: str) -> str:
@@ -76,7 +88,7 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     a crashed cell says why."""
     text = live_label(cell, requests)
     if cell.outcome == "crashed" and cell.error:
-        text += f" ({cell.error[:80]})"
+        text += f" ({stable(cell.error)[:80]})"
     if cell.violations:
         text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) for v in cell.violations))
     return text
@@ -129,7 +141,7 @@ def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
         if c.outcome == "crashed":
             served = len(r.observed)
             out.append(f"{column(name)} {c.sequence}: crashed after {served} request{'' if served == 1 else 's'} "
-                       f"served: {c.error}")
+                       f"served: {stable(c.error or '')}")
         for v in c.violations:
             at = f" at step {v.step}" if v.step is not None else ""
             out.append(f"{column(name)} {c.sequence}: {violation_words(v, r.sequence, c)} "
@@ -145,12 +157,12 @@ def cell_json(cell: Cell, observed: Sequence[Observed] = ()) -> dict[str, Any]:
     so a record re-judged by ``stopbench run`` gives the violations it was written with; and what
     the server noted (`observed`: its ``detail`` per step, how each answered call was known, and
     ``requests``, the model requests it answered, a crashed cell's dropped last one included)."""
-    notes = {o.step: o.detail for o in observed if o.detail}
+    notes = {o.step: stable(o.detail) for o in observed if o.detail}
     out = {
         "sequence": cell.sequence, "predicate": cell.predicate, "outcome": cell.outcome, "reason": cell.reason,
         "ok": cell.ok, "steps": cell.n_steps, "tools_run": list(cell.tools_run),
         "tools_failed": list(cell.tools_failed), "reminders": cell.reminders, "resends": cell.resends,
-        "tokens": cell.tokens, "error": cell.error, "golden": LIVE,
+        "tokens": cell.tokens, "error": None if cell.error is None else stable(cell.error), "golden": LIVE,
         "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail} for v in cell.violations],
         "decisions": [_decision_json(s, notes.get(s.step, "")) for s in cell.steps],
     }
@@ -172,7 +184,7 @@ def _decision_json(s: Step, detail: str) -> dict[str, Any]:
         out["known"] = [[i, how] for i, how in known]
     note = getattr(s, "note", "")
     if note:
-        out["note"] = note
+        out["note"] = stable(note)
     if detail:
         out["detail"] = detail
     return out

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.check.report import load_live, write_live
+from bench.check.report import load_live, table, write_live
 from bench.check.runner import LiveRun
 from bench.judge import judge
-from bench.model import RequestChanges, Sequence
+from bench.model import Cell, RequestChanges, Sequence
 from bench.report import live_columns
 from bench.serve.observe import Observed, observed_cell
 from tests.check.conftest import ANSWER, CALL, small_sequence
@@ -74,3 +74,16 @@ def test_an_older_record_without_call_indices_is_judged_by_its_tool_names(tmp_pa
     path.write_text(json.dumps(record), encoding="utf-8")
     live = live_columns(tmp_path, [seq])
     assert [r.cell.violations for r in live.results] == [run.cell.violations]
+
+
+def test_the_record_and_the_table_hold_no_port_and_no_temporary_path(tmp_path: Path) -> None:
+    """A program's last stderr line often names the server's address or its result file: both change on
+    every run, so the record (and the printed row) write them as PORT and <tmp>."""
+    seq = small_sequence("hang", [ANSWER])
+    error = ("made no model request and exited 1: ConnectError: http://127.0.0.1:41234/v1/chat/completions; "
+             "wrote /tmp/stopbench-check-k3j_x9q2/result.json")
+    cell = Cell("hang", "mine@live", "crashed", (), error=error)
+    path = write_live(tmp_path, "mine", ["python", "mine.py"], [LiveRun(seq, cell, None, 1, (), 0.0)])
+    want = "ConnectError: http://127.0.0.1:PORT/v1/chat/completions; wrote <tmp>/result.json"
+    assert json.loads(path.read_text(encoding="utf-8"))["cells"][0]["error"].endswith(want)
+    assert "41234" not in table(["mine"], {"mine": [LiveRun(seq, cell, None, 1, (), 0.0)]})
