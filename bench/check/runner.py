@@ -7,15 +7,15 @@ with the sequence's turns and infers each step from the follow-up request
 program's result file or its exit status (:mod:`bench.check.program`). The observed cell is
 judged against the sequence's ``require:``.
 
-A program is ended (SIGKILL to its process group) when it asks for more responses than the
-safety cap allows (outcome ``capped``, the first `safety_cap` steps kept, as the replay does) or
-when it is still running after `timeout` seconds (outcome ``crashed``, with the reason).
+The program runs under a reaper (:mod:`bench.processes`): when it ends, is ended, or this process
+dies, every process it started goes too, sessions of its own included. It is ended when it asks for
+more responses than the safety cap allows (outcome ``capped``, the first `safety_cap` steps kept, as
+the replay does) or when it is still running after `timeout` seconds (outcome ``running`` when it
+had asked for more than its sequence allows, a verdict; else ``crashed``, with the reason).
 """
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import tempfile
 import threading
@@ -30,6 +30,7 @@ from pathlib import Path
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
 from bench.judge import judge
 from bench.model import Cell, Sequence
+from bench.processes import end_contained, start_contained
 from bench.replay import DEFAULT_SAFETY_CAP
 from bench.serve.app import Session
 from bench.serve.observe import Observed, observed_cell
@@ -79,12 +80,9 @@ def _tail(path: Path, lines: int = 5) -> str:
 
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
-    """End the program and everything it started (its own process group)."""
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
-    proc.wait()
+    """End the program and everything it started, sessions of its own included (its reaper sweeps
+    the tree: :func:`bench.processes.end_contained`)."""
+    end_contained(proc)
 
 
 def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
@@ -120,8 +118,9 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         err_path = work / "stderr.txt"
         with open(work / "stdout.txt", "wb") as out, open(err_path, "wb") as err:
             run_env = program_env(sequence, srv.url, result_path, env, mcp_url=mcp_url)
-            proc = subprocess.Popen(list(command), cwd=cwd, env=run_env,
-                                    stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+            # under a reaper: when the program ends, so does everything it started (own sessions included)
+            proc = start_contained(list(command), cwd=cwd, env=run_env, stdin=subprocess.DEVNULL, stdout=out,
+                                   stderr=err)
             ended_by: str | None = None
             try:
                 while proc.poll() is None:
@@ -132,12 +131,10 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
                     elif cancel is not None and cancel.is_set():
                         raise Cancelled
                     if ended_by:
-                        _kill(proc)
                         break
                     time.sleep(_POLL)
-            except BaseException:  # Ctrl-C or a cancelled run: the program goes with it
+            finally:  # ended, capped, timed out, Ctrl-C, SIGTERM or cancelled: the program and its tree go
                 _kill(proc)
-                raise
         if ended_by is None and run.answered > safety_cap:
             ended_by = "cap"  # it went past the cap between two polls and ended by itself: still capped
         seconds = time.monotonic() - started

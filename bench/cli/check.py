@@ -157,6 +157,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     from bench.catalogue import load_catalogue
     from bench.check.report import column, not_run_line, table, violation_lines, write_live
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
+    from bench.processes import Terminated, sigterm_as_interrupt
 
     loops = _loops(command, name, named)
     if fuzz_n is not None:
@@ -206,16 +207,18 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         return show
 
     for loop_name, argv in loops:
-        try:
-            runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
-                                      safety_cap=safety_cap, cwd=Path.cwd(), env=dict(os.environ),
-                                      progress=None if as_json else progress(loop_name))
+        try:  # SIGTERM (CI's timeout) as Ctrl-C: every program and all it started ended, no temporary folder left
+            with sigterm_as_interrupt():
+                runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
+                                          safety_cap=safety_cap, cwd=Path.cwd(), env=dict(os.environ),
+                                          progress=None if as_json else progress(loop_name))
         except OSError as exc:
             click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
-        except KeyboardInterrupt:
-            click.echo(f"interrupted after {done[0]} of {total} run(s): the programs were ended; no verdict, "
-                       "no report written", err=True)
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            click.echo(f"interrupted ({how}) after {done[0]} of {total} run(s): the programs were ended; no "
+                       "verdict, no report written", err=True)
             sys.exit(EXIT_INTERRUPTED)
     wall = time.monotonic() - started
 

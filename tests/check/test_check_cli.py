@@ -193,7 +193,7 @@ def test_ctrl_c_ends_every_running_program_and_exits_2_without_a_report(catalogu
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 2, err
-    assert "interrupted after 0 of 4 run(s)" in err and "Traceback" not in err
+    assert "interrupted (Ctrl-C) after 0 of 4 run(s)" in err and "Traceback" not in err
     assert not (tmp_path / "r").exists()
     for pid in started:
         with pytest.raises(ProcessLookupError):

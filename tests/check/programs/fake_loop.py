@@ -6,6 +6,10 @@
     bad        one request, then a result file whose ok is not a boolean
     exit N     one request, no result file, exit status N
     silent     no request at all; a line on stderr and exit 3
+    leave      start a child in its own process group's reach and one in a session of its own (which
+               double-forks a grandchild into another), one request, a result, exit: the pids (and
+               the folder of STOPBENCH_RESULT) go to files in FAKE_PID_DIR
+    leave-hang the same, then sleep far past any test's time limit
 """
 
 import contextlib
@@ -35,6 +39,35 @@ def result(data: object) -> None:
         json.dump(data, fh)
 
 
+DAEMON = """
+import os, sys, time
+if os.fork() == 0:
+    os.setsid()
+    if os.fork() == 0:
+        open(sys.argv[1], "w").write(str(os.getpid()))
+        time.sleep(600)
+    os._exit(0)
+time.sleep(600)
+"""
+
+
+def leave_children() -> None:
+    """A child in the group, a child in a session of its own and its grandchild in a third one."""
+    import subprocess
+    folder = os.environ["FAKE_PID_DIR"]
+    grandchild = os.path.join(folder, "grandchild")
+    group = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    session = subprocess.Popen([sys.executable, "-c", DAEMON, grandchild], start_new_session=True)
+    deadline = time.monotonic() + 30
+    while not os.path.exists(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for name, value in (("group-child", group.pid), ("session-child", session.pid), ("program", os.getpid()),
+                        ("tmp", os.path.dirname(os.environ["STOPBENCH_RESULT"]))):
+        with open(os.path.join(folder, name + ".part"), "w") as fh:
+            fh.write(str(value))
+        os.replace(os.path.join(folder, name + ".part"), os.path.join(folder, name))
+
+
 mode = sys.argv[1]
 if mode == "silent":
     print("boom: cannot start", file=sys.stderr)
@@ -51,5 +84,10 @@ elif mode == "sleep":
     time.sleep(600)
 elif mode == "bad":
     result({"ok": "yes", "reason": "?"})
+elif mode in ("leave", "leave-hang"):
+    leave_children()
+    if mode == "leave-hang":
+        time.sleep(600)
+    result({"ok": True, "reason": "answered", "final": ""})
 elif mode == "exit":
     sys.exit(int(sys.argv[2]))

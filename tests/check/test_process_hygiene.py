@@ -1,0 +1,106 @@
+"""Nothing a checked program starts outlives its run: its process group, children in sessions of
+their own and their double-forked grandchildren end when the run ends, when ``stopbench check``
+gets SIGTERM or Ctrl-C, and when ``check`` itself is killed; no temporary folder is left after
+SIGTERM or Ctrl-C (bench/processes.py: the program runs under a subreaper)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from bench.check import run_program
+from tests.check.conftest import ANSWER, fake, small_sequence
+from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
+
+pytestmark = pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads /proc")
+NAMES = ("program", "group-child", "session-child", "grandchild")
+
+
+def alive(pid: int) -> bool:
+    """Whether `pid` runs (a zombie, exited but not reaped, counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(") ", 1)[1][0] != "Z"
+    except (OSError, IndexError):
+        return False
+
+
+def pids(folder: Path) -> dict[str, int]:
+    return {n: int((folder / n).read_text(encoding="utf-8")) for n in NAMES if (folder / n).exists()}
+
+
+def left_behind(folder: Path, wait: float = 5.0) -> list[str]:
+    """The processes of the run still alive after up to `wait` seconds."""
+    deadline = time.monotonic() + wait
+    while True:
+        left = [f"{n} {pid}" for n, pid in pids(folder).items() if alive(pid)]
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def pid_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> object:
+    folder = tmp_path / "pids"
+    folder.mkdir()
+    monkeypatch.setenv("FAKE_PID_DIR", str(folder))
+    yield folder
+    for pid in pids(folder).values():  # a failing test leaves nothing running either
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def wait_for(path: Path, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not path.exists():
+        assert time.monotonic() < deadline, f"{path.name} never written"
+        time.sleep(0.05)
+
+
+def test_what_a_program_started_ends_with_its_run(pid_dir: Path) -> None:
+    run = run_program(small_sequence("answer-once", [ANSWER], require={"ok": True}), fake("leave"), name="x@live")
+    assert run.cell.outcome == "stopped" and run.exit_status == 0
+    assert set(pids(pid_dir)) == set(NAMES)
+    assert left_behind(pid_dir) == []
+    assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
+
+
+def _check(catalogue: Path, tmp_path: Path, jobs: int = 1) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "bench", "check", "--sequences", str(catalogue), "--reports",
+                             str(tmp_path / "r"), "-s", "answer-once", "-j", str(jobs), "--", *fake("leave-hang")],
+                            cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_as_in_a_terminal)
+
+
+@pytest.mark.parametrize(("signum", "jobs"), [(signal.SIGTERM, 1), (signal.SIGTERM, 2), (signal.SIGINT, 1)])
+def test_sigterm_or_ctrl_c_to_check_ends_every_process_of_the_run_and_its_temporary_folder(
+        catalogue: Path, tmp_path: Path, pid_dir: Path, signum: int, jobs: int) -> None:
+    """-j 1 runs the program from the main thread, -j 2 from a worker thread (the main thread waits)."""
+    proc = _check(catalogue, tmp_path, jobs)
+    wait_for(pid_dir / "tmp")
+    proc.send_signal(signum)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    how = "SIGTERM" if signum == signal.SIGTERM else "Ctrl-C"
+    assert f"interrupted ({how}) after 0 of 1 run(s)" in err and "Traceback" not in err
+    assert left_behind(pid_dir) == []
+    assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
+    assert not (tmp_path / "r").exists()
+
+
+def test_check_killed_outright_still_ends_every_process_of_the_run(catalogue: Path, tmp_path: Path,
+                                                                  pid_dir: Path) -> None:
+    """SIGKILL runs no code in check: the reaper learns it from PR_SET_PDEATHSIG and sweeps the run.
+    (The temporary folder stays: nothing of check runs to remove it.)"""
+    proc = _check(catalogue, tmp_path)
+    wait_for(pid_dir / "tmp")
+    proc.kill()
+    proc.communicate(timeout=60)
+    assert left_behind(pid_dir, wait=10.0) == []
