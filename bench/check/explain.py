@@ -129,7 +129,8 @@ def turn_text(turn: Turn, index: int) -> str:
     """One served turn on one line: finish (and raw), content, calls, error."""
     parts = [f"turn {index}: finish {turn.finish} (raw {turn.finish_raw!r})", f"content {_short(turn.content)}"]
     if turn.tool_calls:
-        parts.append("calls " + ", ".join(f"{c.name}({_short(c.arguments, 40)})" for c in turn.tool_calls))
+        parts.append("calls " + ", ".join(f"{c.name if c.name.strip() else BLANK}({_short(c.arguments, 40)})"
+                                          for c in turn.tool_calls))
     if turn.error is not None:
         status = f" {turn.error.status}" if turn.error.status is not None else ""
         parts.append(f"error {turn.error.kind}{status}: {_short(turn.error.message, 60)}")

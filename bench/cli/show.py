@@ -26,7 +26,7 @@ import click
 
 from bench.catalogue import load_catalogue
 from bench.changes import changes_text
-from bench.check.explain import known_text, tool_names, violation_words
+from bench.check.explain import BLANK, known_text, tool_names, violation_words
 from bench.check.report import cell_text, read_live_cell
 from bench.cli._common import (
     EXIT_BAD_INPUT,
@@ -67,7 +67,8 @@ def describe_turn(turn: Turn) -> str:
     parts = [f"finish={turn.finish} (raw {raw})"]
     parts.append("content=null" if turn.content is None else f"content={quoted(turn.content)}")
     if turn.tool_calls:
-        calls = ", ".join(f"{c.name}({c.arguments if len(c.arguments) <= 80 else c.arguments[:80] + '...'})"
+        calls = ", ".join(f"{c.name if c.name.strip() else BLANK}"
+                          f"({c.arguments if len(c.arguments) <= 80 else c.arguments[:80] + '...'})"
                           for c in turn.tool_calls)
         parts.append(f"tool_calls=[{calls}]")
     if turn.reasoning is not None:

@@ -47,3 +47,12 @@ def test_an_explanation_says_what_the_loop_did_and_how_each_answered_call_was_kn
     step = Step(1, 0, Decision("continue", "observed", run=(0, 1)), ("bash",) * 2, (), known=((0, "executed"),
                                                                                                (1, "wording")))
     assert step_text(step) == "continue, ran bash ×2 (call 0 executed, call 1 by its wording)"
+
+
+def test_a_blank_tool_name_is_visible_in_the_turn_an_explanation_shows() -> None:
+    from bench.check.explain import turn_text
+    from bench.cli.show import describe_turn
+    turn = small_sequence("blank", [{"finish": "tool_calls", "content": None, "tool_calls": [
+        {"id": "call_1", "name": "", "arguments": "{}"}]}]).turns[0]
+    assert f"calls {BLANK}('{{}}')" in turn_text(turn, 0)
+    assert f"tool_calls=[{BLANK}({{}})]" in describe_turn(turn)
