@@ -197,6 +197,7 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
         out += ["", "Live columns (observed, no golden status): " + "; ".join(
             f"`{col}` {sum(r.cell.predicate == col for r in results)} cells, "
             f"{sum(r.cell.predicate == col and bool(r.cell.violations) for r in results)} with violations"
+            + _crashed_note([r.cell for r in results if r.cell.predicate == col])
             for col in predicates if col in live) + "."]
     for section in sections:
         out += ["", section.rstrip("\n")]
@@ -336,13 +337,22 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
 
 
 def live_summary_lines(live: LiveColumns) -> list[str]:
-    """What ``stopbench run`` says about its live columns, before its verdict line."""
+    """What ``stopbench run`` says about its live columns, before its verdict line: the cells that
+    fail counted as ``stopbench check`` counts them (requirements broken, or no verdict)."""
     out = []
     for col in live.columns:
         mine = [r.cell for r in live.results if r.cell.predicate == col]
         out.append(f"{col}: {len(mine)} cell(s) observed live, {sum(bool(c.violations) for c in mine)} breaking "
-                   "requirements (no golden file; not part of this verdict: stopbench check gives theirs)")
+                   f"requirements{_crashed_note(mine)} (no golden file; not part of this verdict: stopbench check "
+                   "gives theirs)")
     return out
+
+
+def _crashed_note(cells: Sequence[Cell]) -> str:
+    """``, N crashed (no verdict)`` for live cells without a verdict, which check counts as failing;
+    empty when there are none."""
+    crashed = sum(c.outcome == "crashed" for c in cells)
+    return f", {crashed} crashed (no verdict)" if crashed else ""
 
 
 def live_cell_fits(seq: SequenceModel, cell: Cell) -> bool:
