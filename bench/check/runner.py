@@ -88,18 +88,22 @@ def _kill(proc: subprocess.Popen[bytes]) -> None:
 def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: float = DEFAULT_TIMEOUT,
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
                 env: dict[str, str] | None = None, server: BackgroundServer | None = None,
-                mcp_url: str | None = None, cancel: threading.Event | None = None) -> LiveRun:
+                mcp_url: str | None = None, cancel: threading.Event | None = None, ok_marker: str | None = None,
+                error_marker: str | None = None) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
     against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
     (:class:`bench.check.mcp.BackgroundMCP`); without one a server of its own is started. Setting
-    `cancel` kills the program and raises :class:`Cancelled`.
+    `cancel` kills the program and raises :class:`Cancelled`. `ok_marker` and `error_marker` tell the
+    server how the program words a tool result (:class:`bench.serve.app.Session`); a given `server`
+    keeps its own.
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
     from bench.check.mcp import BackgroundMCP  # here: `python -m bench.check.mcp` imports this package first
 
     with ExitStack() as stack:
-        srv = server or stack.enter_context(BackgroundServer(Session(sequence)))
+        srv = server or stack.enter_context(BackgroundServer(Session(sequence, ok_marker=ok_marker,
+                                                                     error_marker=error_marker)))
         if mcp_url is None:
             mcp_url = stack.enter_context(BackgroundMCP(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
@@ -138,8 +142,12 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         if ended_by is None and run.answered > safety_cap:
             ended_by = "cap"  # it went past the cap between two polls and ended by itself: still capped
         seconds = time.monotonic() - started
-        observed = tuple(session.observed(run))
         stderr = _tail(err_path)
+        try:
+            observed = tuple(session.observed(run))
+        except Exception as exc:  # whatever the program sent, the run gets a cell and the report is written
+            return _unjudged(sequence, name, proc.returncode, seconds, stderr, "the server could not read the "
+                             f"program's requests ({_one_line(exc)}); a stopbench bug: please report it")
         bad: str | None = None
         try:
             result = read_result(result_path) if ended_by is None else None
@@ -148,9 +156,25 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
     status = proc.returncode if ended_by is None or proc.returncode >= 0 else None
     if ended_by == "timeout" and run.answered > allowed_requests(sequence):
         ended_by = "still asking"
-    cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr,
-                 run.answered)
-    return LiveRun(sequence, cell.with_violations(judge(sequence, cell)), result, status, observed, seconds, stderr)
+    try:
+        cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr,
+                     run.answered)
+        judged = cell.with_violations(judge(sequence, cell))
+    except Exception as exc:  # as above: one cell without a verdict, never a lost report
+        return _unjudged(sequence, name, status, seconds, stderr,
+                         f"stopbench could not judge this run ({_one_line(exc)}); a stopbench bug: please report it")
+    return LiveRun(sequence, judged, result, status, observed, seconds, stderr)
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text[:200]}" if text else type(exc).__name__
+
+
+def _unjudged(sequence: Sequence, name: str, status: int | None, seconds: float, stderr: str, error: str) -> LiveRun:
+    """A run the bench itself failed to observe or judge: crashed (no verdict), with the bench's words."""
+    cell = Cell(sequence=sequence.id, predicate=name, outcome="crashed", steps=(), error=error)
+    return LiveRun(sequence, cell, None, status, (), seconds, stderr)
 
 
 def allowed_requests(sequence: Sequence) -> int:
@@ -208,8 +232,8 @@ def scripts_tool_results(sequence: Sequence) -> bool:
 
 def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs: int = 1,
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
-            env: dict[str, str] | None = None,
-            progress: Callable[[LiveRun], None] | None = None) -> list[LiveRun]:
+            env: dict[str, str] | None = None, progress: Callable[[LiveRun], None] | None = None,
+            ok_marker: str | None = None, error_marker: str | None = None) -> list[LiveRun]:
     """Run the program once per sequence, `jobs` at a time; results in the order of `sequences`.
 
     Each worker has a server of its own; a sequence is a new run on it (the server's runs are
@@ -229,7 +253,8 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             srv = getattr(local, "server", None)
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
-                    srv = local.server = stack.enter_context(BackgroundServer(Session(seq)))
+                    srv = local.server = stack.enter_context(BackgroundServer(Session(
+                        seq, ok_marker=ok_marker, error_marker=error_marker)))
                     local.mcp = stack.enter_context(BackgroundMCP(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel)

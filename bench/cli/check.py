@@ -124,6 +124,13 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="Sequences run at the same time, each on its own server.")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the program is killed and its cell is 'capped'.")
+@click.option("--ok-marker", default=None, metavar="TEXT",
+              help="Text your tools put in every result of a call they ran: a result without it is a call "
+                   "that failed (as conform's). Calls run on the bench's tools (MCP or STOPBENCH_TOOLS_URL) "
+                   "are known without it.")
+@click.option("--error-marker", default=None, metavar="TEXT",
+              help="Text your loop puts in the result of a call it refused or that failed: a result with it "
+                   "is a failed call. Without either marker a result starting with 'error' is read as failed.")
 @sequences_option
 @reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
@@ -138,8 +145,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="With --fuzz: folder for the failing sequence [default: <sequences>/found].")
 def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
               name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
-              sequences_dir: Path, reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None,
-              seed: int, shrink_time: float, save_dir: Path | None) -> None:
+              ok_marker: str | None, error_marker: str | None, sequences_dir: Path, reports_dir: Path,
+              no_report: bool, as_json: bool, fuzz_n: int | None, seed: int, shrink_time: float,
+              save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
     For every sequence the replay server serves it on a loopback port and COMMAND runs once with
@@ -167,7 +175,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             raise click.UsageError("--fuzz generates its sequences: -s and --tag do not apply (--dialect does)")
         sys.exit(fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
                            safety_cap=safety_cap, shrink_time=shrink_time,
-                           save_dir=save_dir or sequences_dir / "found"))
+                           save_dir=save_dir or sequences_dir / "found", markers=(ok_marker, error_marker)))
 
     check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
@@ -211,7 +219,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             with sigterm_as_interrupt():
                 runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
                                           safety_cap=safety_cap, cwd=Path.cwd(), env=dict(os.environ),
-                                          progress=None if as_json else progress(loop_name))
+                                          progress=None if as_json else progress(loop_name),
+                                          ok_marker=ok_marker, error_marker=error_marker)
         except OSError as exc:
             click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
@@ -256,7 +265,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
 
 
 def fuzz_live(name: str, argv: list[str], n: int, *, seed: int, dialects: tuple[str, ...], timeout: float,
-              safety_cap: int, shrink_time: float, save_dir: Path) -> int:
+              safety_cap: int, shrink_time: float, save_dir: Path,
+              markers: tuple[str | None, str | None] = (None, None)) -> int:
     """``--fuzz N``: generated sequences against the program; the exit status."""
     from bench.check.fuzz import LIVE_DIALECTS, live_failure, save_finding, search
     from bench.check.report import column
@@ -264,7 +274,8 @@ def fuzz_live(name: str, argv: list[str], n: int, *, seed: int, dialects: tuple[
     from bench.model import Cell
 
     def judge_one(seq: Sequence) -> tuple[tuple[str, str] | None, Cell]:
-        run = run_program(seq, argv, name=column(name), timeout=timeout, safety_cap=safety_cap, cwd=Path.cwd())
+        run = run_program(seq, argv, name=column(name), timeout=timeout, safety_cap=safety_cap, cwd=Path.cwd(),
+                          ok_marker=markers[0], error_marker=markers[1])
         return live_failure(seq, run.cell), run.cell
 
     chosen = tuple(d for d in dialects) or LIVE_DIALECTS

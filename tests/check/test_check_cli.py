@@ -277,3 +277,53 @@ def test_a_program_that_hangs_within_what_its_sequence_allows_is_still_crashed(c
               "--", *fake("sleep"))
     assert r.exit_code == 1
     assert "| answer-repeat | crashed@0" in r.stdout and "still running after 2 s; killed" in r.stdout
+
+
+def _known(record_dir: Path) -> list[list[object]]:
+    """How each answered call of the one cell in the record was known, step by step."""
+    cell = json.loads((record_dir / "live" / "fake_loop.json").read_text(encoding="utf-8"))["cells"][0]
+    return [d.get("known", []) for d in cell["decisions"]]
+
+
+def test_a_loop_that_refuses_a_call_in_its_own_words_is_read_by_error_marker(catalogue: Path,
+                                                                              tmp_path: Path) -> None:
+    """Without a marker the result's wording is all there is ("REFUSED: ..." does not start with
+    "error": read as run); --error-marker names the loop's own words for a call it did not run."""
+    args = ("--sequences", str(catalogue), "-s", "call-then-answer", "--json")
+    guessed = check(*args, "--reports", str(tmp_path / "a"), "--", *fake("tools", "REFUSED: not run"))
+    marked = check(*args, "--reports", str(tmp_path / "b"), "--error-marker", "REFUSED", "--",
+                   *fake("tools", "REFUSED: not run"))
+    assert json.loads(guessed.stdout.splitlines()[0])["tools_run"] == ["read_file"]
+    cell = json.loads(marked.stdout.splitlines()[0])
+    assert cell["tools_run"] == [] and cell["tools_failed"] == ["read_file"]
+    assert _known(tmp_path / "a")[0] == [[0, "wording"]]
+    assert _known(tmp_path / "b")[0] == [[0, "marker"]]
+
+
+def test_ok_marker_reads_a_result_without_it_as_failed(catalogue: Path, tmp_path: Path) -> None:
+    r = check("--sequences", str(catalogue), "-s", "call-then-answer", "--json", "--reports", str(tmp_path),
+              "--ok-marker", "DONE", "--", *fake("tools", "file contents"))
+    cell = json.loads(r.stdout.splitlines()[0])
+    assert cell["tools_failed"] == ["read_file"]
+
+
+def test_calls_run_on_the_tool_endpoint_are_known_as_executed_in_the_record(catalogue: Path,
+                                                                            tmp_path: Path) -> None:
+    r = check("--sequences", str(catalogue), "-s", "call-then-answer", "--json", "--reports", str(tmp_path),
+              "--", *fake("endpoint"))
+    cell = json.loads(r.stdout.splitlines()[0])
+    assert cell["tools_run"] == ["read_file"] and r.exit_code == 0
+    assert _known(tmp_path)[0] == [[0, "executed"]]
+
+
+def test_a_mistyped_request_after_a_valid_one_costs_no_report(catalogue: Path, tmp_path: Path) -> None:
+    """{"messages": 5} after a valid request: the server refuses it (400); check still prints its
+    table, its summary and writes its record, with no traceback."""
+    r = CliRunner().invoke(cli, ["check", "--sequences", str(catalogue), "--reports", str(tmp_path), "-s",
+                                 "call-then-answer", "-s", "answer-once", "--", *fake("mistype")])
+    assert "Traceback" not in r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), r.output
+    assert r.exit_code in (0, 1), r.output
+    assert "| call-then-answer |" in r.stdout and "| answer-once |" in r.stdout
+    assert "fake_loop@live: " in r.stdout
+    assert (tmp_path / "live" / "fake_loop.json").is_file()

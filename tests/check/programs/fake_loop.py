@@ -10,6 +10,9 @@
                double-forks a grandchild into another), one request, a result, exit: the pids (and
                the folder of STOPBENCH_RESULT) go to files in FAKE_PID_DIR
     leave-hang the same, then sleep far past any test's time limit
+    tools TEXT a Chat loop: every call answered with TEXT as its result, until a reply has no calls
+    endpoint   the same loop, every call run on the bench's tool endpoint (STOPBENCH_TOOLS_URL)
+    mistype    one valid request, then one whose messages are not a list; exit 0
 """
 
 import contextlib
@@ -32,6 +35,39 @@ def ask() -> None:
                                  headers={"content-type": "application/json"})
     with contextlib.suppress(urllib.error.HTTPError):
         urllib.request.urlopen(req, timeout=10).read()
+
+
+def post(url: str, data: object) -> tuple[int, dict]:
+    req = urllib.request.Request(url, data=json.dumps(data).encode(), headers={"content-type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        body = exc.read()
+        try:
+            return exc.code, json.loads(body)
+        except ValueError:
+            return exc.code, {"raw": body.decode("utf-8", "replace")}
+
+
+def chat_loop(run_tool) -> None:
+    """Ask, answer every call with run_tool(name, arguments), until a reply carries no calls."""
+    messages: list = [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]
+    tools = [{"type": "function", "function": t} for t in json.loads(os.environ["STOPBENCH_TOOLS"])]
+    for _ in range(20):
+        status, reply = post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+                             {"model": os.environ["STOPBENCH_MODEL"], "messages": messages, "tools": tools})
+        if status != 200:
+            break
+        message = reply["choices"][0]["message"]
+        calls = message.get("tool_calls") or []
+        messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls or None})
+        if not calls:
+            break
+        for c in calls:
+            text = run_tool(c["function"]["name"], c["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": c["id"], "content": text})
+    result({"ok": True, "reason": "answered", "final": ""})
 
 
 def result(data: object) -> None:
@@ -72,6 +108,13 @@ mode = sys.argv[1]
 if mode == "silent":
     print("boom: cannot start", file=sys.stderr)
     sys.exit(3)
+if mode == "tools":
+    chat_loop(lambda name, arguments: sys.argv[2])
+    sys.exit(0)
+if mode == "endpoint":
+    chat_loop(lambda name, arguments: post(f"{os.environ['STOPBENCH_TOOLS_URL']}/{name}",
+                                           json.loads(arguments or "{}"))[1]["content"])
+    sys.exit(0)
 ask()
 if mode == "answer":
     result({"ok": True, "reason": "answered", "final": json.dumps({k: os.environ.get(k) for k in ENV})})
@@ -89,5 +132,7 @@ elif mode in ("leave", "leave-hang"):
     if mode == "leave-hang":
         time.sleep(600)
     result({"ok": True, "reason": "answered", "final": ""})
+elif mode == "mistype":
+    post(os.environ["OPENAI_BASE_URL"] + "/chat/completions", {"model": "m", "messages": 5})
 elif mode == "exit":
     sys.exit(int(sys.argv[2]))
