@@ -4,6 +4,7 @@ with its exact arguments, and its error flag becomes the MCP result's."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -97,3 +98,22 @@ def test_no_tools_url_is_one_line() -> None:
     assert proc.returncode != 0
     assert "STOPBENCH_TOOLS_URL is not set" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("transport", ["stdio", "http"])
+def test_a_loop_on_the_bench_mcp_tools_has_every_call_known_as_executed(transport: str, tmp_path: Path) -> None:
+    """End to end on the real replay server: a program takes its tools from STOPBENCH_MCP_COMMAND or
+    STOPBENCH_MCP_URL; each call it runs is an execution on the server, and the record says so."""
+    from click.testing import CliRunner
+
+    from bench.cli import cli
+
+    program = Path(__file__).parent / "programs" / "mcp_loop.py"
+    r = CliRunner().invoke(cli, ["check", "--sequences", str(ROOT / "sequences"), "--reports", str(tmp_path),
+                                 "-s", "chat-tool-rounds", "--name", "mcp", "--", sys.executable, str(program),
+                                 transport], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "| chat-tool-rounds | stop:answered@4 ok [read_file,edit_file,run_tests] |" in r.stdout
+    cell = json.loads((tmp_path / "live" / "mcp.json").read_text(encoding="utf-8"))["cells"][0]
+    known = [d.get("known") for d in cell["decisions"]]
+    assert known[:3] == [[[0, "executed"]]] * 3, known
