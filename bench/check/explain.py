@@ -78,6 +78,8 @@ def turn_words(turn: Turn) -> str:
         return "a refusal"
     if turn.tool_calls:
         return "a reply that still calls tools"
+    if turn.end_turn is False:
+        return "a reply marked not final (end_turn: false)"
     if turn.finish == "unknown":
         return "a reply with an unknown finish"
     if turn.finish == "tool_calls":

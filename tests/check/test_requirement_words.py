@@ -44,3 +44,12 @@ def test_a_broken_requirement_is_said_in_words_naming_the_turn_served() -> None:
 
 def test_a_requirement_the_table_does_not_know_is_shown_as_written() -> None:
     assert violation_words(Violation("something_new: 2", None, "...")) == "something_new: 2"
+
+
+def test_a_reply_marked_not_final_is_named_so() -> None:
+    seq = small_sequence("not-final", [{"finish": "stop", "content": "Let me check.", "end_turn": False}],
+                         dialect="openai-responses")
+    cell = Cell("not-final", "mine@live", "stopped", (Step(1, 0, Decision("stop", "observed", ok=True)),), "done",
+                True)
+    assert violation_words(Violation("answer_on: [2]", 1, "..."), seq, cell) == (
+        "reported success on a reply marked not final (end_turn: false)")
