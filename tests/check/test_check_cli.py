@@ -327,3 +327,15 @@ def test_a_mistyped_request_after_a_valid_one_costs_no_report(catalogue: Path, t
     assert "| call-then-answer |" in r.stdout and "| answer-once |" in r.stdout
     assert "fake_loop@live: " in r.stdout
     assert (tmp_path / "live" / "fake_loop.json").is_file()
+
+
+def test_google_genai_configured_from_the_environment_alone_reaches_the_server(tmp_path: Path) -> None:
+    """google-genai reads GOOGLE_GEMINI_BASE_URL and GOOGLE_API_KEY; the server takes the default
+    Gemini model name (red before: it called Google's host with no usable key)."""
+    pytest.importorskip("google.genai")
+    program = Path(__file__).parent / "programs" / "genai_answer.py"
+    seq = small_sequence("gemini-answer", [{"finish": "stop", "finish_raw": "STOP", "content": "Done."}],
+                       dialect="gemini")
+    run = run_program(seq, [sys.executable, str(program)], name="genai@live", timeout=30)
+    assert run.cell.outcome == "stopped", (run.cell.error, run.stderr)
+    assert run.result is not None and run.result.final == "Done."
