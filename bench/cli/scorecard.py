@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
@@ -90,6 +91,33 @@ def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: 
     path, _status = run_record(fw, framework_dir, Path.cwd(), jobs=jobs, timeout=timeout, ids=ids,
                                out=out or records_dir / f"{name}.json")
     click.echo(f"wrote {path}", err=True)
+
+
+@scorecard_cmd.command("verify")
+@click.argument("name")
+@click.option("-s", "--sequence", "ids", multiple=True, required=True, help="A sequence of the sample (repeatable).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@_frameworks
+@_framework_dir
+@_records
+def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frameworks_dir: Path,
+               framework_dir: Path, records_dir: Path) -> None:
+    """Re-run framework NAME on the sequences given and compare each cell with its committed record.
+
+    Exit status 0 when every cell is the committed one, 1 when one differs (each named with its
+    first differing field), 2 when there is no record, the framework is not installed or a
+    sequence is not in the record.
+    """
+    from bench.scorecard.verify import verify
+    fw = _framework(frameworks_dir, name)
+    diffs = verify(fw, framework_dir, Path.cwd(), records_dir / f"{name}.json", ids, jobs=jobs, timeout=timeout)
+    for d in diffs:
+        click.echo(f"{name} {d.sequence}: {d.field} differs from the committed record: "
+                   f"{json.dumps(d.committed, ensure_ascii=False)[:200]} -> "
+                   f"{json.dumps(d.now, ensure_ascii=False)[:200]}", err=True)
+    click.echo(f"{name}: {len(ids) - len(diffs)} of {len(ids)} cell(s) as recorded", err=True)
+    sys.exit(EXIT_MISMATCH if diffs else EXIT_OK)
 
 
 @scorecard_cmd.command("build")

@@ -72,3 +72,25 @@ def test_a_bad_framework_json_is_one_line(fake_framework: tuple[Path, Path], fie
     (folder / "framework.json").write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(UnusableInput, match=words):
         load_framework(folder)
+
+
+def test_verify_reruns_the_sample_and_names_a_moved_cell(fake_framework: tuple[Path, Path], catalogue: Path,  # noqa: F811
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    frameworks, fwdir = fake_framework
+    project = catalogue.parent
+    monkeypatch.chdir(project)
+    where = ["--frameworks", str(frameworks), "--framework-dir", str(fwdir), "--records", str(project / "records")]
+    assert CliRunner().invoke(cli, ["scorecard", "record", "fake", *where]).exit_code == 0
+    sample = ["-s", "answer-once", "-s", "truncated"]
+    result = CliRunner().invoke(cli, ["scorecard", "verify", "fake", *sample, *where])
+    assert result.exit_code == 0, result.output
+    path = project / "records" / "fake.json"
+    rec = json.loads(path.read_text(encoding="utf-8"))
+    for c in rec["cells"]:
+        if c["sequence"] == "truncated":
+            c["violations"] = []  # as if the committed record said the framework met it
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["scorecard", "verify", "fake", *sample, *where])
+    assert result.exit_code == 1
+    assert "fake truncated: violations differs from the committed record" in result.output
+    assert "1 of 2 cell(s) as recorded" in result.output

@@ -1,0 +1,69 @@
+"""Re-run a recorded framework on a few sequences and compare with its committed record.
+
+The check is re-run exactly as the record was made (:func:`bench.scorecard.record.run_record`,
+into a temporary file); every cell of the sample must be the committed record's cell for that
+sequence, whole (path, tools, verdict, violations). A difference is named with the first field
+that differs, so CI says what moved: the framework (a new pin), the bench, or the program.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.errors import UnusableInput
+from bench.scorecard.framework import Framework
+from bench.scorecard.record import run_record
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    sequence: str
+    field: str
+    committed: Any
+    now: Any
+
+
+def first_difference(committed: dict[str, Any], now: dict[str, Any]) -> tuple[str, Any, Any] | None:
+    """The first field (sorted) in which two cells differ, with both values; None when equal."""
+    for key in sorted(set(committed) | set(now)):
+        if committed.get(key) != now.get(key):
+            return key, committed.get(key), now.get(key)
+    return None
+
+
+def compare_cells(committed: dict[str, Any], now: dict[str, Any]) -> list[Difference]:
+    """Each cell of `now` (a record of a sample) against the cell of the same sequence in `committed`."""
+    by_id = {c["sequence"]: c for c in committed["cells"]}
+    out: list[Difference] = []
+    for cell in now["cells"]:
+        old = by_id.get(cell["sequence"])
+        if old is None:
+            out.append(Difference(cell["sequence"], "(not in the committed record)", None, cell["outcome"]))
+            continue
+        diff = first_difference(old, cell)
+        if diff is not None:
+            out.append(Difference(cell["sequence"], *diff))
+    return out
+
+
+def verify(fw: Framework, framework_dir: Path, project: Path, record_path: Path, ids: Sequence[str], *,
+           jobs: int = 2, timeout: float = 60.0) -> list[Difference]:
+    """Re-run `fw` on `ids` and compare with the record at `record_path`. Raises :class:`UnusableInput`
+    when there is no record or an id is not in it."""
+    try:
+        committed = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UnusableInput(f"{record_path}: no record to compare with: {exc}") from None
+    missing = sorted(set(ids) - {c["sequence"] for c in committed["cells"]})
+    if missing:
+        raise UnusableInput(f"{record_path}: no cell for {', '.join(missing)}")
+    with tempfile.TemporaryDirectory(prefix=f"stopbench-verify-{fw.name}-") as tmp:
+        out = Path(tmp) / f"{fw.name}.json"
+        run_record(fw, framework_dir, project, jobs=jobs, timeout=timeout, ids=ids, out=out)
+        now = json.loads(out.read_text(encoding="utf-8"))
+    return compare_cells(committed, now)
