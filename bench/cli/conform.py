@@ -27,6 +27,8 @@ from bench.conform.campaign import (
 )
 from bench.conform.campaign import conform_dir as conform_dir_of
 from bench.conform.clock import TIMINGS_FILE, read_timings, slowest, write_timings
+from bench.conform.keys import KeySources
+from bench.conform.reuse import DEFAULT_SAMPLE, Choice, keys_of, plan_reuse
 from bench.conform.runner import DRIVERS, ConformResult, Driver
 from bench.processes import Terminated, sigterm_as_interrupt
 
@@ -64,10 +66,20 @@ from bench.processes import Terminated, sigterm_as_interrupt
 @click.option("--list-driven", is_flag=True,
               help="Print the drivers CI installs and drives, one a line (every driver but those whose "
                    "committed record is reused), and exit.")
+@click.option("--reuse-unchanged", is_flag=True,
+              help="Drive only the pairs whose record row is missing, fails, or has a key other than the "
+                   "pair's key now (what it depends on, hashed: bench/conform/keys.py), plus --sample "
+                   "pairs; reuse every other row as it is (make conformance-ci).")
+@click.option("--sample", "sample_size", type=click.IntRange(min=0), default=DEFAULT_SAMPLE, show_default=True,
+              help="With --reuse-unchanged: pairs driven whatever their keys say, a rotating slice of all "
+                   "of them (bench/conform/reuse.py).")
+@click.option("--sample-seed", type=int, default=None,
+              help="With --reuse-unchanged: which slice is the sample (slice SEED mod slices) [default: the "
+                   "number of commits in HEAD, else the day number].")
 def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, conform_dir: Path | None,
                 sequences_dir: Path, predicates_dir: Path, reports_dir: Path, no_report: bool, timeout: float,
                 jobs: int, retries: int, virtual_clock: bool, as_json: bool, from_records: bool,
-                list_driven: bool) -> None:
+                list_driven: bool, reuse_unchanged: bool, sample_size: int, sample_seed: int | None) -> None:
     """Run original loops against every sequence served by the replay server, infer their
     decisions from their requests, and compare them with their ports' cells.
 
@@ -110,8 +122,10 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
         verdict = "match" if res.port is not None and res.difference is None else (res.difference or "observed")
         if res.difference is not None and res.sequence in ports[driver.name].explained:
             verdict = f"explained: {verdict}"
+        why = choice.drive.get((driver.name, res.sequence))
+        driven_because = f" [driven: {why}]" if why else ""
         click.echo(f"{driver.name} {res.sequence}: {cell.outcome} {cell.reason or ''} ok={cell.ok} [{path}] "
-                   f"({res.seconds:.1f} s) -> {verdict}")
+                   f"({res.seconds:.1f} s) -> {verdict}{driven_because}")
         for d in res.details:
             click.echo(f"    note {d}")
         if res.result.get("reason") == "driver_failed":
@@ -121,12 +135,21 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
         if ports[name].predicate is None:
             click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
                        err=True)
+    targets = [DRIVERS[n] for n in the_plan.runnable]
+    sources = KeySources(Path.cwd(), predicates_dir)
+    keys = keys_of(targets, seqs, ports, sources)
+    choice = Choice()
+    if reuse_unchanged:
+        choice = plan_reuse(keys, targets, ports, reports_dir, sources, sample_size=sample_size,
+                            seed=None if sample_seed is None else (sample_seed, f"--sample-seed {sample_seed}"))
+        if not as_json:
+            click.echo(choice.summary())
     started = time.monotonic()
     try:  # SIGTERM (CI's timeout) as Ctrl-C: every loop and all it started ended, no temporary folder left
         with sigterm_as_interrupt():
-            runs = run_drivers([DRIVERS[n] for n in the_plan.runnable], seqs, the_plan.loops, ports,
-                               root=Path.cwd(), timeout=timeout, jobs=jobs, retries=retries, progress=show,
-                               virtual_clock=virtual_clock, timings=read_timings(folder))
+            runs = run_drivers(targets, seqs, the_plan.loops, ports, root=Path.cwd(), timeout=timeout, jobs=jobs,
+                               retries=retries, progress=show, virtual_clock=virtual_clock,
+                               timings=read_timings(folder), keys=keys, reuse=choice.reuse)
     except KeyboardInterrupt as exc:
         how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
         click.echo(f"interrupted ({how}): every loop ended, nothing written, no verdict", err=True)
@@ -147,7 +170,8 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
             for line in slowest(timed):
                 click.echo(line)
     if not no_report and runs:
-        md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS)
+        md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS,
+                           key_parts={d.name: sources.parts(d) for d in targets})
         if not as_json:
             click.echo(f"wrote {md}")
     idle = nothing_run(the_plan, runs)

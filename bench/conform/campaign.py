@@ -181,6 +181,10 @@ class DriverRun:
     not_driven: Mapping[str, str] = field(default_factory=dict)
     retried: Mapping[str, str] = field(default_factory=dict)
     """Sequences run again because a run timed out, and what the timed-out run said."""
+    keys: Mapping[str, str] = field(default_factory=dict)
+    """The key of each sequence run (bench/conform/keys.py), kept in its row."""
+    reused: Mapping[str, str] = field(default_factory=dict)
+    """Sequences not driven in this run whose record's row is reused (its key unchanged), with the key."""
 
     @property
     def differing(self) -> int:
@@ -192,10 +196,12 @@ class DriverRun:
         return self.differing - sum(r.difference is not None for r in self.failing)
 
     def summary(self) -> str:
-        """One line: how many sequences were run, skipped, differ, are explained, fail."""
+        """One line: how many sequences were run, reused, skipped, differ, are explained, fail."""
         undriven = f"{len(self.not_driven)} not driven, " if self.not_driven else ""
         retried = f" ({len(self.retried)} run again after a timeout)" if self.retried else ""
-        return (f"{self.driver.name}: {len(self.results)} sequence(s) run{retried}, {len(self.not_run)} not run, "
+        reused = f", {len(self.reused)} reused (key unchanged)" if self.reused else ""
+        return (f"{self.driver.name}: {len(self.results)} sequence(s) run{retried}{reused}, "
+                f"{len(self.not_run)} not run, "
                 f"{undriven}{self.differing} differ from the port, {self.explained} of them explained; "
                 f"{len(self.failing)} unexplained or failed")
 
@@ -213,11 +219,29 @@ def run_driver(driver: Driver, seqs: list[Sequence], loop: Path, port: Port, *, 
     return run
 
 
+def not_driven_of(drivers: Iterable[Driver], seqs: Iterable[Sequence],
+                  ports: Mapping[str, Port]) -> dict[str, dict[str, str]]:
+    """Per driver, the sequences its port says it cannot produce (run on it otherwise), with why."""
+    seqs = list(seqs)
+    return {d.name: {s.id: ports[d.name].not_driven[s.id] for s in seqs
+                     if s.id in ports[d.name].not_driven and d.not_run(s) is None} for d in drivers}
+
+
+def drivable(drivers: Iterable[Driver], seqs: Iterable[Sequence],
+             ports: Mapping[str, Port]) -> list[tuple[Driver, Sequence]]:
+    """Every (driver, sequence) pair a run drives: neither not run on nor not driven, in the catalogue's order."""
+    drivers, seqs = list(drivers), list(seqs)
+    undriven = not_driven_of(drivers, seqs, ports)
+    return [(d, s) for s in seqs for d in drivers if d.not_run(s) is None and s.id not in undriven[d.name]]
+
+
 def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[str, Path],
                 ports: Mapping[str, Port], *, root: Path, timeout: float, jobs: int = 1,
                 retries: int = DEFAULT_RETRIES,
                 progress: Callable[[Driver, ConformResult], None] | None = None,
-                virtual_clock: bool = False, timings: Mapping[str, float] | None = None) -> list[DriverRun]:
+                virtual_clock: bool = False, timings: Mapping[str, float] | None = None,
+                keys: Mapping[tuple[str, str], str] | None = None,
+                reuse: Mapping[tuple[str, str], str] | None = None) -> list[DriverRun]:
     """Every (loop, sequence) pair that is driven, on a pool of `jobs` workers, each pair on its
     own replay server in its own folder; one DriverRun per driver, in the order given.
 
@@ -227,11 +251,13 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
     `progress` sees each result as it completes (in completion order); the runs, and so the
     records and the report, list results in the order of `seqs` whatever order they completed in.
     A pair whose run timed out is run again up to `retries` times, and its DriverRun says so
-    (``retried``). With `virtual_clock` each loop that can take it sleeps on the virtual clock."""
+    (``retried``). With `virtual_clock` each loop that can take it sleeps on the virtual clock.
+    `keys` gives each pair's key (kept in its row); the pairs in `reuse` are not driven, their rows
+    to be reused with the key given (bench/conform/reuse.py chooses them)."""
     drivers = list(drivers)
-    undriven = {d.name: {s.id: ports[d.name].not_driven[s.id] for s in seqs
-                         if s.id in ports[d.name].not_driven and d.not_run(s) is None} for d in drivers}
-    pairs = [(d, s) for s in seqs for d in drivers if d.not_run(s) is None and s.id not in undriven[d.name]]
+    keys, reuse = keys or {}, reuse or {}
+    undriven = not_driven_of(drivers, seqs, ports)
+    pairs = [(d, s) for d, s in drivable(drivers, seqs, ports) if (d.name, s.id) not in reuse]
     pairs.sort(key=lambda ds: -estimate(ds[0], ds[1], timings or {}))  # stable: ties keep the catalogue's order
     envs = {d.name: clock_env(d, root) if virtual_clock else {} for d in drivers}
     done: dict[tuple[str, str], tuple[ConformResult, str | None]] = {}
@@ -271,23 +297,28 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
         results = tuple(res for res, _ in mine)
         skipped = {s.id: why for s in seqs if (why := d.not_run(s)) is not None}
         retried = {res.sequence: why for res, why in mine if why is not None}
+        mine_keys = {res.sequence: keys[(d.name, res.sequence)] for res in results if (d.name, res.sequence) in keys}
+        reused = {s.id: reuse[(d.name, s.id)] for s in seqs if (d.name, s.id) in reuse}
         runs.append(DriverRun(d, results, skipped, tuple(unexplained(results, ports[d.name].explained)),
-                              undriven[d.name], retried))
+                              undriven[d.name], retried, mine_keys, reused))
     return runs
 
 
 def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequence], runs: list[DriverRun],
                   ports: Mapping[str, Port], why_not: Mapping[str, str],
-                  drivers: Mapping[str, Driver] = DRIVERS) -> Path:
+                  drivers: Mapping[str, Driver] = DRIVERS,
+                  key_parts: Mapping[str, Mapping[str, str]] | None = None) -> Path:
     """Each run driver's record (``conformance/<driver>.json``, keeping its rows for sequences this
-    run did not touch), then ``conformance.md`` rebuilt from every record. Returns the Markdown's path."""
+    run did not touch and the rows it reused), then ``conformance.md`` rebuilt from every record.
+    `key_parts` are each driver's loop-wide key parts, kept in its record. Returns the Markdown's path."""
     chosen = {s.id for s in seqs}
     keep = [s.id for s in catalogue if s.id not in chosen]
     records: dict[str, dict[str, Any] | None] = {n: read_record(report_dir, n) for n in drivers}
     files: dict[Path, str] = {}
     for run in runs:
         record = make_record(run.driver, run.results, run.not_run, records.get(run.driver.name), keep,
-                             run.not_driven, run.retried)
+                             run.not_driven, run.retried, keys=run.keys, reused=run.reused,
+                             key_parts=(key_parts or {}).get(run.driver.name))
         records[run.driver.name] = record
         files[record_path(report_dir, run.driver.name)] = record_text(record)
     out = report_dir / "conformance.md"
@@ -305,9 +336,9 @@ def nothing_run(the_plan: Plan, runs: list[DriverRun]) -> str | None:
         if the_plan.blocked:
             return None  # each blocked driver already says why
         return "nothing could be run: no original loop is installed (make conformance installs them)"
-    if not any(r.results for r in runs):
+    if not any(r.results or r.reused for r in runs):
         return "nothing could be run: every chosen sequence is one the chosen loops are not run on"
-    idle = [r.driver.name for r in runs if not r.results] if the_plan.explicit else []
+    idle = [r.driver.name for r in runs if not r.results and not r.reused] if the_plan.explicit else []
     if idle:
         return f"nothing run by {', '.join(idle)}: every chosen sequence is one it is not run on"
     return None

@@ -13,8 +13,10 @@ produce for a loop at all (a steer that a one-shot command line cannot inject) i
 port's file says why in ``CONFORMANCE_NOT_DRIVEN = {"sequence-id": "why"}``, the sequence is not
 run, and its row says ``not driven`` (never counted as explained: nothing was compared). Each step
 keeps its request changes (``changes``) where it has some, and a difference in them is a difference.
-Everything is a pure function of the records and the explanations: no times, no paths of temporary
-directories.
+A driven row keeps its ``key`` (what it depends on, hashed: :mod:`bench.conform.keys`); a row a CI
+run reused instead of driving the loop again says ``reused`` (:mod:`bench.conform.reuse`), and the
+record keeps the loop-wide parts of the keys (``key_parts``). Everything is a pure function of the
+records and the explanations: no times, no paths of temporary directories.
 """
 
 from __future__ import annotations
@@ -37,7 +39,12 @@ from bench.report import label
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
 NOT_DRIVEN_ATTR = "CONFORMANCE_NOT_DRIVEN"
 RECORD_VERSION = 1
-"""Still 1 with ``original_steps``: the key is optional, so records written before it stay readable."""
+"""Still 1 with ``original_steps``, ``key``, ``reused`` and ``key_parts``: each is optional, so records
+written before them stay readable."""
+REUSED = "reused"
+"""A row's mark (true) when the run that wrote the record reused it instead of driving the loop."""
+KEY_PARTS = "key_parts"
+"""A record's loop-wide key parts (pin, driver, port, server) when it was written."""
 
 
 def steps_json(cell: Cell) -> list[dict[str, Any]]:
@@ -86,13 +93,15 @@ class Row:
     not_driven: str | None = None
     retried: str | None = None
     """Why the sequence was run again: its first run timed out (the row is the second run's)."""
+    key: str | None = None
+    """What the row depends on, hashed when the loop was driven (bench/conform/keys.py)."""
 
     def as_json(self) -> dict[str, Any]:
         return {k: v for k, v in (("port", self.port), ("original", self.original),
                                   ("original_steps", self.original_steps),
                                   ("difference", self.difference), ("driver_error", self.driver_error),
                                   ("not_run", self.not_run), ("not_driven", self.not_driven),
-                                  ("retried", self.retried)) if v is not None}
+                                  ("retried", self.retried), ("key", self.key)) if v is not None}
 
 
 def row_of(res: ConformResult) -> Row:
@@ -106,15 +115,23 @@ def row_of(res: ConformResult) -> Row:
 def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mapping[str, str],
                 previous: Mapping[str, Any] | None = None, keep: Iterable[str] = (),
                 not_driven: Mapping[str, str] | None = None,
-                retried: Mapping[str, str] | None = None) -> dict[str, Any]:
+                retried: Mapping[str, str] | None = None, *, keys: Mapping[str, str] | None = None,
+                reused: Mapping[str, str] | None = None,
+                key_parts: Mapping[str, str] | None = None) -> dict[str, Any]:
     """A driver's record: the rows of `results`, `not_run` and `not_driven`, plus the rows of
-    `previous` for the sequence ids in `keep` (sequences of the catalogue this run did not touch);
-    a result's row says ``retried`` when `retried` has its sequence (run again after a timeout)."""
+    `previous` for the sequence ids in `keep` (sequences of the catalogue this run did not touch)
+    and in `reused` (rows this run reused because their key is unchanged: marked ``reused``); a
+    result's row says ``retried`` when `retried` has its sequence (run again after a timeout) and
+    keeps its key from `keys`. `key_parts` (the loop-wide parts of the keys) are kept in the record,
+    or the previous record's when none are given."""
     rows: dict[str, dict[str, Any]] = {}
     old = (previous or {}).get("sequences", {})
     for seq in keep:
         if isinstance(old.get(seq), dict):
             rows[seq] = old[seq]
+    for seq in reused or {}:
+        if isinstance(old.get(seq), dict):
+            rows[seq] = {**old[seq], REUSED: True}
     for seq, why in not_run.items():
         rows[seq] = Row(not_run=why).as_json()
     for seq, why in (not_driven or {}).items():
@@ -123,9 +140,15 @@ def make_record(driver: Driver, results: Iterable[ConformResult], not_run: Mappi
         row = row_of(res)
         if retried and res.sequence in retried:
             row = replace(row, retried=retried[res.sequence])
+        if keys and res.sequence in keys:
+            row = replace(row, key=keys[res.sequence])
         rows[res.sequence] = row.as_json()
-    return {"version": RECORD_VERSION, "driver": driver.name, "port": driver.predicate,
-            "install": driver.install, "sequences": dict(sorted(rows.items()))}
+    record: dict[str, Any] = {"version": RECORD_VERSION, "driver": driver.name, "port": driver.predicate,
+                              "install": driver.install, "sequences": dict(sorted(rows.items()))}
+    parts = key_parts if key_parts is not None else (previous or {}).get(KEY_PARTS)
+    if parts:
+        record[KEY_PARTS] = dict(parts)
+    return record
 
 
 def record_path(folder: Path, driver: str) -> Path:
@@ -205,13 +228,18 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
            f"cannot produce for that loop, said in `{NOT_DRIVEN_ATTR}`: nothing was compared, so it is "
            "not counted as explained) or `not run (why)`. A server cannot "
            "see the tools run in the step where a loop stops, so an original's final stop has no "
-           "tools run; that alone is not a difference.", ""]
+           "tools run; that alone is not a difference. A status ending `(reused: key K)` was not driven "
+           "by the run that wrote the records: K, a hash of what the row depends on (the loop's pin, its "
+           "driver's files, its port's files and cell, the sequence, the server's code; "
+           "bench/conform/keys.py), was the key it was driven at, so `make conformance-ci` reused it; "
+           "every other row was driven by the run that wrote its record.", ""]
     headers = ["sequence"]
     for d in drivers:
         headers += [d.predicate, f"{d.predicate}@original", f"{d.name} status"]
     rows: list[list[str]] = []
     counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not driven": 0,
-                                                  "not run": 0, "driver failed": 0, "retried": 0} for d in drivers}
+                                                  "not run": 0, "driver failed": 0, "retried": 0, REUSED: 0}
+              for d in drivers}
     diffs: list[list[str]] = []
     retries: list[list[str]] = []
     for seq in sequences:
@@ -245,6 +273,9 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
                                                                  (r.get("driver_error") or ""))])
             if r.get("retried"):
                 text += " (run again: the first run timed out)"
+            if r.get(REUSED):
+                counts[d.name][REUSED] += 1
+                text += f" (reused: key {_esc(str(r.get('key')))})"
             row += [_esc(r.get("port") or ""), _esc(r.get("original") or ""), text]
         rows.append(row)
     out.append(unpadded_table(rows, headers))
@@ -255,10 +286,11 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
         rec = records.get(d.name)
         state = "run" if rec is not None else f"not run ({missing.get(d.name, 'no record')})"
         summary.append([d.name, d.predicate, d.install, state, c["same"], c["explained"], c["differs"],
-                        c["not driven"], c["not run"], c["driver failed"], c["retried"]])
+                        c["not driven"], c["not run"], c["driver failed"], c[REUSED], c["retried"]])
     out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
                                           "differs", "not driven", "not run", "driver failed",
-                                          "run again after a timeout"], tablefmt="github"))
+                                          "reused (key unchanged)", "run again after a timeout"],
+                        tablefmt="github"))
     out += [f"\n`{d.name}`: {d.reused}." for d in drivers if d.reused]
     if retries:
         out += ["", "Run again because the first run timed out (once at most; a loop that finished is never run "

@@ -223,6 +223,14 @@ class ConformResult:
                 "driver": self.result, "details": list(self.details), "seconds": round(self.seconds, 2)}
 
 
+def driver_spec(driver: Driver, sequence: Sequence) -> dict[str, Any]:
+    """What a driver is told about a run besides where the server and the loop are: the prompt, the ok
+    marker, the model name, the wire, the stub tools, the steers and the cap (SPEC.json)."""
+    return {"prompt": PROMPT, "ok_marker": OK_MARKER, "model": "stopbench", "wire": driver.wire_for(sequence),
+            "tools": tool_specs(sequence), "steers": {str(i): t.steer for i, t in enumerate(sequence.turns) if t.steer},
+            "safety_cap": DEFAULT_SAFETY_CAP}
+
+
 def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, *, root: Path,
                     port: Predicate | None = None, timeout: float = 120.0,
                     progress: Callable[[ConformResult], None] | None = None,
@@ -246,10 +254,7 @@ def run_conformance(driver: Driver, sequences: Iterable[Sequence], python: str, 
             run = session.start(seq)
             work = Path(tmp) / seq.id
             work.mkdir()
-            spec = {"base_url": srv.base_url, "prompt": PROMPT, "ok_marker": OK_MARKER, "model": "stopbench",
-                    "wire": session.dialect, "tools": tool_specs(seq), "loop": python,
-                    "steers": {str(i): t.steer for i, t in enumerate(seq.turns) if t.steer},
-                    "safety_cap": DEFAULT_SAFETY_CAP}
+            spec = {"base_url": srv.base_url, "loop": python, **driver_spec(driver, seq)}
             (work / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
             started = time.monotonic()
             result = _run_driver([*prefix, script, str(work / "spec.json"), str(work / "result.json")],

@@ -21,13 +21,16 @@ def main() -> int:
         spec = json.load(fh)
     client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
     messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
+    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
+                        for t in spec["tools"]]  # offered with every request, as a real loop does
     shown = {k: v for k, v in spec.items() if k != "base_url"}
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": json.dumps(shown), "error": None}
     n = 0
     while True:
         n += 1
         try:
-            reply = client.chat.completions.create(model=spec["model"], messages=messages).choices[0].message
+            reply = client.chat.completions.create(model=spec["model"], messages=messages,
+                                                   tools=tools).choices[0].message
         except openai.APIStatusError:
             reply = None  # sent again unchanged below
         if reply is not None:

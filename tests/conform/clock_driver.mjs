@@ -40,6 +40,8 @@ async function loop(specPath, resultPath) {
   const clocks = [() => Date.now(), () => performance.now(), () => Number(process.hrtime.bigint() / 1000000n)];
   const started = clocks.map((clock) => clock());
   const messages = [{ role: "user", content: spec.prompt }];
+  // offered with every request, as a real loop does
+  const tools = spec.tools.map((t) => ({ type: "function", function: { name: t.name, parameters: { type: "object" } } }));
   const result = { ok: true, reason: "done", final: null, error: null, seen: [] };
   let delay = 1000;
   let waits = 0;
@@ -53,7 +55,7 @@ async function loop(specPath, resultPath) {
   for (let i = 0; i < 20; i += 1) {
     const response = await fetch(`${spec.base_url}/chat/completions`, {
       method: "POST", headers: { "content-type": "application/json", authorization: "Bearer k" },
-      body: JSON.stringify({ model: spec.model, messages }),
+      body: JSON.stringify({ model: spec.model, messages, tools }),
     });
     if (!response.ok) {
       await response.text();

@@ -45,6 +45,8 @@ def main() -> int:
         spec = json.load(fh)
     client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
     messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
+    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
+                        for t in spec["tools"]]  # offered with every request, as a real loop does
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": None, "error": None, "seen": []}
     clocks = (time.monotonic, time.time, time.perf_counter)
     started = [clock() for clock in clocks]
@@ -54,7 +56,8 @@ def main() -> int:
             result["seen"].append(round(_wait(float(tool["name"][4:]), 0), 1))
     for _ in range(20):
         try:
-            reply = client.chat.completions.create(model=spec["model"], messages=messages).choices[0].message
+            reply = client.chat.completions.create(model=spec["model"], messages=messages,
+                                                   tools=tools).choices[0].message
         except openai.APIError as exc:
             elapsed = clocks[waits % 3]() - started[waits % 3]
             if elapsed + delay > BUDGET:

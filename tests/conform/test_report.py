@@ -72,8 +72,8 @@ def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_t
     assert "differs: step 1: port stop [first]" in row and "observed continue" in row
     assert unexplained([res], {}) == [res]
     summary = next(line for line in md.splitlines() if line.startswith("| fake "))
-    # loop, port, pin, state, same, explained, differs, not driven, not run, driver failed, run again
-    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0", "0", "0"]
+    # loop, port, pin, state, same, explained, differs, not driven, not run, driver failed, reused, run again
+    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0", "0", "0", "0"]
 
 
 def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason() -> None:
@@ -240,5 +240,5 @@ def test_a_case_the_driver_cannot_produce_is_not_driven_not_explained() -> None:
     row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
     assert "not driven (the driver cannot inject the steer)" in row
     summary = next(line for line in md.splitlines() if line.startswith("| fake "))
-    # same, explained, differs, not driven, not run, driver failed, run again after a timeout
-    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["1", "0", "0", "1", "0", "0", "0"]
+    # same, explained, differs, not driven, not run, driver failed, reused, run again after a timeout
+    assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["1", "0", "0", "1", "0", "0", "0", "0"]

@@ -1,0 +1,199 @@
+"""What a conformance record's row depends on, as one key per (loop, sequence) run.
+
+A row of ``reports/conformance/<loop>.json`` is the observed cell of one original loop on one
+sequence, compared with its port's cell. It stays true as long as none of these changed, and its
+``key`` is a hash of all of them, taken when the loop was driven:
+
+* ``pin``: the loop's pin: its ``PIN_<loop>``/``NPM_<loop>`` line in the Makefile (other Makefile
+  variables it names expanded) and the driver's install line and interpreter;
+* ``driver``: the driver script and every file beside it that it imports (``stopbench_driver.py``,
+  ``lib/stub_tools.mjs``, ...), and for a loop on the virtual clock the clock's files;
+* ``port``: the port's file and the shared rules modules it loads (``predicates/_vercel_ai.py``);
+* ``server``: the replay server's rendering and observation code (:data:`SERVER_SOURCES`);
+* per sequence: the sequence's file, the spec its driver is given (prompt, stub tools, wire, steers,
+  cap: :func:`bench.conform.runner.driver_spec`) and the port's replayed cell on it, so a change of
+  the engine that moves a port's cell re-drives that pair as a change of the port does.
+
+`make conformance-ci` drives again only the pairs whose key is not the one in the record (and a
+rotating sample, :mod:`bench.conform.reuse`); every other row is reused as it is. The loop-wide
+parts are kept in the record too (``key_parts``), so a re-driven pair can say which part moved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from bench.conform.clock import CLOCK_DIR, clock_env
+from bench.conform.report import steps_json
+from bench.conform.runner import Driver, driver_spec
+from bench.discovery import shared_users
+from bench.model import Sequence
+from bench.predicate import Predicate
+from bench.replay import replay
+from bench.report import label
+
+KEY_FORMAT = 1
+"""Part of every key: raised when what a key covers changes, so every pair is driven again once."""
+
+KEY_LENGTH = 16
+"""Hex digits kept of a SHA-256: 64 bits, ample for a few thousand rows."""
+
+SERVER_SOURCES: tuple[str, ...] = ("bench/serve", "bench/dialects.py", "bench/delivery.py", "bench/changes.py")
+"""The replay server's code that shapes the bytes served and the decisions inferred (files, or folders
+of ``.py`` files, from the project's root). A change here drives every pair again."""
+
+UNKEYED_IMPORTS: Mapping[str, str] = {
+    "bench": "the package's public surface re-exports; what the server uses from it is keyed where it lives",
+    "bench.model": "the data types the server passes around; a change of what a turn holds changes the "
+                   "sequence files or the port cells, which are keyed",
+    "bench.replay": "the server asks it which turn follows (`following`), as a replay does: a change there "
+                    "moves the ports' cells, which are keyed",
+    "bench.check.program": "the tool endpoint's schemas (GET /_stopbench/tools), which no conformance driver "
+                           "reads: a driver registers the stub tools of its spec, which is keyed",
+}
+"""Modules the server code imports that are left out of the key, and why (a test holds the server's
+imports to SERVER_SOURCES and this list)."""
+
+_PY_IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
+_JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.\.?/[^"']+)["']""")
+_MAKE_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[:?]?=[ \t]*(.*?)\s*$", re.M)
+_MAKE_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
+def digest(data: Any) -> str:
+    """A short hash of JSON-able `data` (sorted keys: the same data, the same digest)."""
+    text = json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:KEY_LENGTH]
+
+
+def files_digest(files: Iterable[Path], root: Path) -> str:
+    """A short hash of files' contents, each named by its path from `root` (a missing file counts as
+    missing, so deleting one changes the digest)."""
+    h = hashlib.sha256()
+    for path in sorted({p.resolve() for p in files}):
+        try:
+            name = str(path.relative_to(root.resolve()))
+        except ValueError:
+            name = str(path)
+        h.update(name.encode("utf-8") + b"\0")
+        h.update(path.read_bytes() if path.is_file() else b"<missing>")
+        h.update(b"\0")
+    return h.hexdigest()[:KEY_LENGTH]
+
+
+def source_files(root: Path, sources: Iterable[str]) -> list[Path]:
+    """The files named by `sources` (files, or folders of ``.py`` files, searched recursively)."""
+    found: list[Path] = []
+    for name in sources:
+        path = root / name
+        found += sorted(path.rglob("*.py")) if path.is_dir() else [path]
+    return found
+
+
+def script_closure(script: Path) -> list[Path]:
+    """A driver script and the files beside it that it imports, recursively: a Python module of the
+    same folder (``from stopbench_driver import ...``), a relative JavaScript import (``./lib/x.mjs``)."""
+    seen: list[Path] = []
+    todo = [script.resolve()]
+    while todo:
+        path = todo.pop()
+        if path in seen or not path.is_file():
+            continue
+        seen.append(path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        if path.suffix == ".py":
+            todo += [p for name in _PY_IMPORT.findall(text) if (p := path.parent / f"{name}.py").is_file()]
+        else:
+            todo += [(path.parent / rel).resolve() for rel in _JS_IMPORT.findall(text)]
+    return seen
+
+
+def makefile_pins(makefile: Path) -> dict[str, str]:
+    """Every ``PIN_<loop>``/``NPM_<loop>`` of the Makefile, with the variables it names expanded."""
+    if not makefile.is_file():
+        return {}
+    values = {m.group(1): m.group(2) for m in _MAKE_ASSIGN.finditer(makefile.read_text(encoding="utf-8"))}
+
+    def expand(text: str, depth: int = 0) -> str:
+        if depth > 10:
+            return text
+        return _MAKE_REF.sub(lambda m: expand(values.get(m.group(1), ""), depth + 1), text)
+
+    return {name: expand(value) for name, value in values.items() if name.startswith(("PIN_", "NPM_"))}
+
+
+@dataclass
+class KeySources:
+    """Where the parts of a key are read from, with each loop-wide part computed once."""
+
+    root: Path
+    """The project's root: the driver scripts, the server's code and the Makefile are found from it."""
+    predicates_dir: Path
+    makefile: Path | None = None
+    _pins: dict[str, str] | None = field(default=None, repr=False)
+    _server: str | None = field(default=None, repr=False)
+    _parts: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
+
+    def server(self) -> str:
+        if self._server is None:
+            self._server = files_digest(source_files(self.root, SERVER_SOURCES), self.root)
+        return self._server
+
+    def pin(self, driver: Driver) -> str:
+        if self._pins is None:
+            self._pins = makefile_pins(self.makefile or self.root / "Makefile")
+        return digest({"make": {k: self._pins.get(f"{k}_{driver.name}") for k in ("PIN", "NPM")},
+                       "install": driver.install, "interpreter": driver.interpreter})
+
+    def driver(self, driver: Driver) -> str:
+        files = script_closure(self.root / driver.script)
+        if clock_env(driver, self.root):
+            files += sorted(p for p in (self.root / CLOCK_DIR).rglob("*") if p.is_file())
+        return files_digest(files, self.root)
+
+    def port(self, driver: Driver) -> str:
+        port_file = self.predicates_dir / f"{driver.predicate}.py"
+        shared = [path for path, cols in shared_users(self.predicates_dir).items() if driver.predicate in cols]
+        return files_digest([port_file, *shared], self.root)
+
+    def parts(self, driver: Driver) -> dict[str, str]:
+        """The loop-wide parts of `driver`'s keys: pin, driver, port, server."""
+        if driver.name not in self._parts:
+            self._parts[driver.name] = {"pin": self.pin(driver), "driver": self.driver(driver),
+                                        "port": self.port(driver), "server": self.server()}
+        return self._parts[driver.name]
+
+    def key(self, driver: Driver, sequence: Sequence, port: Predicate | None) -> str:
+        """The key of `driver`'s run on `sequence` (see the module docstring)."""
+        return digest({"format": KEY_FORMAT, **self.parts(driver), "sequence": sequence_digest(sequence),
+                       "spec": digest(driver_spec(driver, sequence)), "cell": port_cell_digest(sequence, port)})
+
+
+def sequence_digest(sequence: Sequence) -> str:
+    """A short hash of the sequence's file (its parsed form when it has no file: a sequence built in code)."""
+    path = Path(sequence.path) if sequence.path else None
+    if path is not None and path.is_file():
+        return hashlib.sha256(path.read_bytes()).hexdigest()[:KEY_LENGTH]
+    return digest(repr(sequence))
+
+
+def port_cell_digest(sequence: Sequence, port: Predicate | None) -> str:
+    """A short hash of the port's replayed cell on `sequence` as a record compares it (None: no port)."""
+    if port is None:
+        return digest(None)
+    cell = replay(sequence, port)
+    return digest({"label": label(cell), "outcome": cell.outcome, "reason": cell.reason, "ok": cell.ok,
+                   "steps": steps_json(cell)})
+
+
+def moved_parts(before: Mapping[str, Any] | None, now: Mapping[str, str]) -> list[str]:
+    """The loop-wide parts that differ from a record's ``key_parts`` (all of them when it has none)."""
+    if not isinstance(before, Mapping):
+        return list(now)
+    return [name for name, value in now.items() if before.get(name) != value]
