@@ -119,7 +119,8 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="Another loop to run beside COMMAND (repeatable; the line is split as a shell would). "
                    "Each loop is a column; the table shows where they differ.")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
-              help="Seconds one run of the program may take; past it the program is killed (crashed).")
+              help="Seconds one run of the program may take; past it the program is ended: 'running' (a "
+                   "verdict) when it asked for more than its sequence allows, else 'crashed'.")
 @click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
               help="Sequences run at the same time, each on its own server.")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
@@ -151,12 +152,14 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
     For every sequence the replay server serves it on a loopback port and COMMAND runs once with
-    OPENAI_BASE_URL, ANTHROPIC_BASE_URL, dummy OPENAI_API_KEY and ANTHROPIC_API_KEY, STOPBENCH_PROMPT
-    (the task), STOPBENCH_TOOLS (JSON: the tools the sequence calls, with parameter schemas),
-    STOPBENCH_DIALECT, STOPBENCH_MODEL, STOPBENCH_STEERS and STOPBENCH_RESULT (a path where the
-    program may write {"ok": bool, "reason": str, "final": str}; without it exit status 0 means
-    success). The server infers each step from the requests; the cell, column <name>@live, is
-    judged against the sequence's require: block. Writes reports/live/<name>.json.
+    OPENAI_BASE_URL (and OPENAI_API_BASE), ANTHROPIC_BASE_URL, GOOGLE_GEMINI_BASE_URL, dummy API keys,
+    STOPBENCH_PROMPT (the task), STOPBENCH_TOOLS (JSON: the tools the sequence calls, with parameter
+    schemas), the same tools to run on the bench (STOPBENCH_MCP_COMMAND: an MCP stdio server's argv as
+    JSON; STOPBENCH_MCP_URL: MCP over HTTP; STOPBENCH_TOOLS_URL: plain HTTP), STOPBENCH_DIALECT,
+    STOPBENCH_MODEL, STOPBENCH_STEERS and STOPBENCH_RESULT (a path where the program may write
+    {"ok": bool, "reason": str, "final": str}; without it exit status 0 means success). The server
+    infers each step from the requests; the cell, column <name>@live, is judged against the
+    sequence's require: block. Writes reports/live/<name>.json.
 
     Exit status: 0 when every cell meets its requirements, 1 when one breaks them (or the program
     crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
@@ -173,9 +176,16 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             raise click.UsageError("--fuzz runs one command")
         if ids or tags:
             raise click.UsageError("--fuzz generates its sequences: -s and --tag do not apply (--dialect does)")
-        sys.exit(fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
-                           safety_cap=safety_cap, shrink_time=shrink_time,
-                           save_dir=save_dir or sequences_dir / "found", markers=(ok_marker, error_marker)))
+        try:  # SIGTERM as Ctrl-C, as below
+            with sigterm_as_interrupt():
+                code = fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
+                                 safety_cap=safety_cap, shrink_time=shrink_time,
+                                 save_dir=save_dir or sequences_dir / "found", markers=(ok_marker, error_marker))
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            click.echo(f"interrupted ({how}): the program was ended; no finding, nothing written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(code)
 
     check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)

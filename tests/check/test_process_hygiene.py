@@ -104,3 +104,17 @@ def test_check_killed_outright_still_ends_every_process_of_the_run(catalogue: Pa
     proc.kill()
     proc.communicate(timeout=60)
     assert left_behind(pid_dir, wait=10.0) == []
+
+
+def test_sigterm_during_live_fuzzing_ends_the_run_with_one_line(catalogue: Path, tmp_path: Path,
+                                                               pid_dir: Path) -> None:
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "check", "--fuzz", "3", "--save", str(tmp_path / "f"),
+                             "--", *fake("leave-hang")], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    wait_for(pid_dir / "tmp")
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, err
+    assert "interrupted (SIGTERM)" in err and "Traceback" not in err
+    assert left_behind(pid_dir) == []
+    assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
