@@ -54,6 +54,7 @@ clean:
 CONFORM_DIR ?= /tmp/stopbench-conform
 CONFORM_JOBS ?= 6
 CONFORM_TIMEOUT ?= 400
+CONFORM_FLAGS ?=
 DRIVEN = $$($(BIN)/stopbench conform --list-driven)
 PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai smolagents
 # pinned installs, one venv per loop: CONFORM_DIR/<loop>
@@ -66,7 +67,7 @@ PIN_smolagents    := smolagents==1.26.0 openai==3.57.0
 .PHONY: conformance conformance-installs conformance-driven-installs conformance-python conformance-venvs
 conformance: conformance-driven-installs
 	$(BIN)/stopbench conform $(DRIVEN) --conform-dir $(CONFORM_DIR) --jobs $(CONFORM_JOBS) \
-	  --timeout $(CONFORM_TIMEOUT) --virtual-clock
+	  --timeout $(CONFORM_TIMEOUT) --virtual-clock $(CONFORM_FLAGS)
 
 ## make conformance-driven-installs: every driven loop installed (network-bound: .ci/run starts it while
 ## the tests run)
@@ -82,13 +83,18 @@ conformance-installs: $$(foreach l,$$(CONFORM_LOOPS),$$(if $$(PIN_$$(l)),$$(CONF
 conformance-no-pin-%:
 	@echo "make: the driver $* (bench/conform/runner.py DRIVERS) has no PIN_$* or NPM_$* in the Makefile" >&2; exit 2
 
-## make conformance-ci: what .ci/run drives: make conformance, CI_JOBS runs at a time. On two cores with
-## every loop on the virtual clock the runs are CPU-bound (Node and native start-up) but for the native
-## loops' real back-off, which the longest-first order starts early.
+## make conformance-ci: what .ci/run drives: make conformance, CI_JOBS runs at a time, driving only the
+## (loop, sequence) pairs whose record row has no key, a key other than the pair's key now, or fails,
+## plus a rotating sample of CI_SAMPLE pairs, and reusing every other row (stopbench conform
+## --reuse-unchanged; bench/conform/keys.py, bench/conform/reuse.py). On two cores with every loop on the
+## virtual clock the runs are CPU-bound (Node and native start-up) but for the native loops' real
+## back-off, which the longest-first order starts early.
 CI_JOBS ?= 3
+CI_SAMPLE ?= 80
 .PHONY: conformance-ci
 conformance-ci:
-	$(MAKE) --no-print-directory conformance CONFORM_JOBS=$(CI_JOBS)
+	$(MAKE) --no-print-directory conformance CONFORM_JOBS=$(CI_JOBS) \
+	  CONFORM_FLAGS="--reuse-unchanged --sample $(CI_SAMPLE)"
 
 ## make conformance-python: the Python loops of PY_LOOPS only
 conformance-python: $(STAMP) conformance-venvs

@@ -34,7 +34,7 @@ from bench.model import Sequence
 Pair = tuple[str, str]
 """(driver name, sequence id)."""
 
-DEFAULT_SAMPLE = 60
+DEFAULT_SAMPLE = 80
 """Pairs a CI run drives whatever their keys say (``make conformance-ci``'s CI_SAMPLE)."""
 
 
