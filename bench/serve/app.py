@@ -21,7 +21,7 @@ import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from starlette.applications import Starlette
@@ -37,6 +37,7 @@ from bench.serve.observe import Conversation, Observed, conversation, infer, req
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 from bench.serve.results import ResultJudge
 from bench.serve.tools import Execution, ok_content, scripted_call
+from bench.serve.withhold import WITHHELD, without_calls
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
@@ -67,11 +68,13 @@ class Record:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     at: float = 0.0
+    note: str = ""
+    """What the server did unasked when it answered (bench.serve.withhold)."""
 
     def as_json(self) -> dict[str, Any]:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
-                "headers": self.headers, "body": self.body}
+                "headers": self.headers, "body": self.body, "note": self.note}
 
 
 @dataclass(slots=True)
@@ -134,17 +137,18 @@ class Session:
             nxt = records[k + 1] if k + 1 < len(records) else None
             step, turn = k + 1, rec.turn
             if nxt is None:
-                out.append(Observed(step, turn, "stop"))
+                out.append(Observed(step, turn, "stop", note=rec.note))
                 continue
             wire = rec.wire
             if wire is None or nxt.wire != wire or not isinstance(rec.body, dict) or not isinstance(nxt.body, dict):
-                out.append(Observed(step, turn, "unknown", detail="next request is of another API"))
+                out.append(Observed(step, turn, "unknown", detail="next request is of another API", note=rec.note))
                 continue
-            judge = self._judge(turns[turn], step, executions)
-            got = infer(_conversation(wire, rec.body), turns[turn], rec.response_id or "",
+            served = _as_served(turns[turn], rec.note)
+            judge = self._judge(served, step, executions)
+            got = infer(_conversation(wire, rec.body), served, rec.response_id or "",
                         _conversation(wire, nxt.body), ok_marker=self.ok_marker, judge=judge)
             out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
-                                request_changes(wire, rec.body, nxt.body, got.compact), got.known))
+                                request_changes(wire, rec.body, nxt.body, got.compact), got.known, rec.note))
         return out
 
     def _judge(self, turn: Turn, step: int, executions: list[Execution]) -> ResultJudge:
@@ -215,7 +219,7 @@ class Session:
         # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
-        turn = seq.turns[prev.turn]
+        turn = _as_served(seq.turns[prev.turn], prev.note)
         if turn.after and prev.wire == wire and isinstance(prev.body, dict):
             with self.lock:
                 executions = list(run.executions)
@@ -359,7 +363,8 @@ def create_app(session: Session) -> Starlette:
                                        stream=stream, body=body, headers=_headers(request), at=time.time()))
                 ended = gemini.script_ended(detail) if wire == "gemini" else script_ended(wire, detail)
                 return JSONResponse(ended, status_code=SCRIPT_ENDED_STATUS)
-            turn = at_request_limit(seq.turns[index], seq.max_tokens, wire, body)
+            turn, note = without_calls(at_request_limit(seq.turns[index], seq.max_tokens, wire, body), body,
+                                       seq.dialect)
             rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
             ctx = Context(rid, shape[1] if shape else str(body.get("model") or "stopbench"),
@@ -368,7 +373,7 @@ def create_app(session: Session) -> Starlette:
             out = gemini.render(turn, ctx, stream, shape[2]) if shape else render(wire, turn, ctx, stream)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time()))
+                                   at=time.time(), note=note))
             if out.body is not None:
                 return JSONResponse(out.body, status_code=out.status)
             return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
@@ -472,6 +477,11 @@ def create_app(session: Session) -> Starlette:
         routes.append(Route(prefix + "/models/{name:path}", gemini_endpoint, methods=["POST"]))
     routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
     return Starlette(routes=routes)
+
+
+def _as_served(turn: Turn, note: str) -> Turn:
+    """The turn as its request was answered: without the calls withheld (bench.serve.withhold)."""
+    return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if note == WITHHELD else turn
 
 
 def _conversation(wire: Wire, body: dict[str, Any]) -> Conversation:

@@ -18,10 +18,13 @@ def main() -> int:
         spec = json.load(fh)
     client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
     messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
+    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
+                        for t in spec["tools"]]
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": None, "error": None}
     try:
         for _ in range(10):
-            reply = client.chat.completions.create(model=spec["model"], messages=messages).choices[0].message
+            answer = client.chat.completions.create(model=spec["model"], messages=messages, tools=tools)
+            reply = answer.choices[0].message
             messages.append(reply.model_dump(exclude_none=True))
             if not reply.tool_calls:
                 result["final"] = reply.content

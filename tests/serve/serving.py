@@ -21,3 +21,11 @@ def make_sequence(turns: list[dict[str, Any]], dialect: str = "openai-chat", the
 def serving(sequence: Sequence, **options: Any) -> Iterator[BackgroundServer]:
     with BackgroundServer(Session(sequence, **options)) as srv:
         yield srv
+
+
+# a real client offers its tools with every request (a request offering none is answered in text)
+TOOL = {"name": "read_file", "description": "read a file", "parameters": {"type": "object", "properties": {}}}
+CHAT_TOOLS: list[Any] = [{"type": "function", "function": TOOL}]
+CLAUDE_TOOLS: list[Any] = [{"name": "read_file", "description": "read a file", "input_schema": TOOL["parameters"]}]
+RESPONSES_TOOLS: list[Any] = [{"type": "function", **TOOL}]
+GEMINI_TOOLS: list[Any] = [{"functionDeclarations": [TOOL]}]

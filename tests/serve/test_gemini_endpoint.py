@@ -17,7 +17,7 @@ from bench.catalogue import load_catalogue
 from bench.dialects import TABLES
 from bench.model import Sequence, Turn
 from bench.serve.render import tool_input
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import GEMINI_TOOLS, make_sequence, serving
 
 ROOT = Path(__file__).resolve().parents[2]
 GEMINI = [s for s in load_catalogue(ROOT / "sequences").sequences if s.dialect == "gemini"]
@@ -62,10 +62,15 @@ def expected(turn: Turn) -> dict[str, Any]:
             "finish": turn.finish_raw, "block": block}
 
 
+# the tools every request offers (a request offering none is answered in text)
+OFFERED = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[types.FunctionDeclaration(
+    name=t["name"], description=t["description"]) for t in GEMINI_TOOLS[0]["functionDeclarations"]])])
+
+
 def ask(c: genai.Client, stream: bool, contents: Any = "hi") -> list[types.GenerateContentResponse]:
     if stream:
-        return list(c.models.generate_content_stream(model=MODEL, contents=contents))
-    return [c.models.generate_content(model=MODEL, contents=contents)]
+        return list(c.models.generate_content_stream(model=MODEL, contents=contents, config=OFFERED))
+    return [c.models.generate_content(model=MODEL, contents=contents, config=OFFERED)]
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -112,7 +117,8 @@ def test_without_alt_sse_the_stream_is_one_json_array_of_the_pieces() -> None:
     seq = make_sequence([{"finish": "length", "finish_raw": "MAX_TOKENS", "content": LONG}], "gemini")
     with serving(seq) as srv:
         url = srv.base_url.removesuffix("/v1") + f"/v1beta/models/{MODEL}:streamGenerateContent"
-        r = httpx.post(url, json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}, timeout=10)
+        r = httpx.post(url, json={"contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+                                  "tools": GEMINI_TOOLS}, timeout=10)
     pieces = json.loads(r.text)
     assert r.headers["content-type"].startswith("application/json") and len(pieces) > 1
     assert "".join(p["candidates"][0]["content"]["parts"][0]["text"] for p in pieces) == LONG
@@ -145,7 +151,7 @@ def test_an_error_inside_a_stream_follows_the_output_and_the_client_raises_it() 
     received: list[str] = []
     with serving(seq) as srv, pytest.raises(errors.APIError) as info:
         c = client(srv.base_url)
-        for chunk in c.models.generate_content_stream(model=MODEL, contents="hi"):
+        for chunk in c.models.generate_content_stream(model=MODEL, contents="hi", config=OFFERED):
             received.append(chunk.text or "")
     assert "".join(received) == LONG
     assert (info.value.code, info.value.status) == (500, "INTERNAL")

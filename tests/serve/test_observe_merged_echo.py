@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from bench.serve.observe import Conversation, Item, infer
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, make_sequence, serving
 
 CALL = {"id": "call_1", "name": "read_file", "arguments": '{"path": "a.py"}'}
 
@@ -37,7 +37,8 @@ def test_chat_two_consecutive_assistant_messages_are_an_echo_then_a_continue_wit
     result = {"role": "tool", "tool_call_id": "call_1", "content": "STUB-OK print('a')"}
     with serving(seq, ok_marker="STUB-OK") as srv:
         for msgs in ([user], [user, text], [user, text, call, result]):
-            httpx.post(srv.base_url + "/chat/completions", json={"model": "m", "messages": msgs}).raise_for_status()
+            httpx.post(srv.base_url + "/chat/completions",
+                       json={"model": "m", "messages": msgs, "tools": CHAT_TOOLS}).raise_for_status()
         assert _observed(srv) == CONTINUE_THEN_CALL_THEN_STOP
 
 
@@ -54,7 +55,7 @@ def test_anthropic_echo_merged_by_the_client_into_the_previous_assistant_message
                 [user, {"role": "assistant", "content": [text_block, tool_use]}, result])
     with serving(seq, ok_marker="STUB-OK") as srv:
         for msgs in requests:
-            httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 50,
+            httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 50, "tools": CLAUDE_TOOLS,
                                                        "messages": msgs}).raise_for_status()
         assert _observed(srv) == CONTINUE_THEN_CALL_THEN_STOP
 
@@ -70,7 +71,7 @@ def test_anthropic_two_separate_assistant_messages_are_a_continue() -> None:
     result = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "content": "STUB-OK a"}]}
     with serving(seq, ok_marker="STUB-OK") as srv:
         for msgs in ([user], [user, text], [user, text, call, result]):
-            httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 50,
+            httpx.post(srv.url + "/v1/messages", json={"model": "m", "max_tokens": 50, "tools": CLAUDE_TOOLS,
                                                        "messages": msgs}).raise_for_status()
         assert _observed(srv) == CONTINUE_THEN_CALL_THEN_STOP
 
@@ -88,7 +89,7 @@ def test_responses_message_then_function_call_items_are_a_continue_with_the_call
     output = {"type": "function_call_output", "call_id": "call_1", "output": "STUB-OK a"}
     with serving(seq, ok_marker="STUB-OK") as srv:
         for items in ([user], [user, message], [user, message, call, output]):
-            httpx.post(srv.base_url + "/responses", json={"model": "m", "input": items,
+            httpx.post(srv.base_url + "/responses", json={"model": "m", "input": items, "tools": RESPONSES_TOOLS,
                                                           "instructions": "be brief"}).raise_for_status()
         assert _observed(srv) == CONTINUE_THEN_CALL_THEN_STOP
 

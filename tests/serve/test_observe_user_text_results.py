@@ -14,7 +14,7 @@ from typing import Any
 
 import httpx
 
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, make_sequence, serving
 
 MARK = "STUB-OK"
 READ = {"id": "call_1", "name": "read_file", "arguments": '{"path": "a.py"}'}
@@ -29,7 +29,8 @@ def _text(role: str, text: str) -> dict[str, Any]:
 
 def _post(srv: Any, messages: list[dict[str, Any]]) -> None:
     httpx.post(srv.base_url + "/chat/completions",
-               json={"model": "m", "messages": messages, "tool_choice": "required"}).raise_for_status()
+               json={"model": "m", "messages": messages, "tool_choice": "required",
+                     "tools": CHAT_TOOLS}).raise_for_status()
 
 
 def _observed(srv: Any) -> list[tuple[int, str, tuple[int, ...], tuple[int, ...]]]:

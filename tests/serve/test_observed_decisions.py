@@ -12,7 +12,7 @@ import openai
 
 from bench.model import Sequence
 from bench.serve.observe import Conversation, Item, infer, observed_cell
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, make_sequence, serving
 
 CALLS = [{"id": "call_1", "name": "read_file", "arguments": '{"path": "a.py"}'},
          {"id": "call_2", "name": "grep", "arguments": '{"pattern": "x"}'}]
@@ -30,7 +30,7 @@ def test_chat_client_continue_resend_remind_stop_are_inferred() -> None:
     msgs: list[Any] = [{"role": "system", "content": "be brief"}, {"role": "user", "content": "go"}]
     with serving(seq) as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0)
-        first = client.chat.completions.create(model="m", messages=msgs, stream=True)
+        first = client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS, stream=True)
         calls: dict[int, dict[str, str]] = {}
         for chunk in first:
             for d in chunk.choices[0].delta.tool_calls or [] if chunk.choices else []:
@@ -43,10 +43,11 @@ def test_chat_client_continue_resend_remind_stop_are_inferred() -> None:
         # call_1 runs, call_2 is answered with an error result
         msgs.append({"role": "tool", "tool_call_id": "call_1", "content": "print('a')"})
         msgs.append({"role": "tool", "tool_call_id": "call_2", "content": "Error: grep is not allowed"})
-        client.chat.completions.create(model="m", messages=msgs)  # turn 1: length -> resend it unchanged
-        client.chat.completions.create(model="m", messages=msgs)  # turn 2: length -> remind
+        # turn 1: length -> resend it unchanged
+        client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS)
+        client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS)  # turn 2: length -> remind
         msgs.append({"role": "user", "content": "Your reply was cut off; please continue."})
-        client.chat.completions.create(model="m", messages=msgs)  # turn 3: stop -> no more requests
+        client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS)  # turn 3: stop -> no more requests
         observed = srv.session.observed()
     assert [(o.step, o.turn, o.action) for o in observed] == [
         (1, 0, "continue"), (2, 1, "resend"), (3, 2, "remind"), (4, 3, "stop")]
@@ -65,14 +66,14 @@ def test_anthropic_is_error_flag_marks_a_failed_call_and_extra_text_is_a_remind(
     with serving(seq) as srv:
         client = anthropic.Anthropic(base_url=srv.url, api_key="k", max_retries=0)
         msgs: list[Any] = [{"role": "user", "content": "go"}]
-        with client.messages.stream(model="m", max_tokens=50, messages=msgs) as s:
+        with client.messages.stream(model="m", max_tokens=50, messages=msgs, tools=CLAUDE_TOOLS) as s:
             reply = s.get_final_message()
         msgs.append({"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in reply.content]})
         msgs.append({"role": "user", "content": [
             {"type": "tool_result", "tool_use_id": "call_1", "content": "ok"},
             {"type": "tool_result", "tool_use_id": "call_2", "content": "denied", "is_error": True},
             {"type": "text", "text": "Note: one tool was denied."}]})
-        client.messages.create(model="m", max_tokens=50, messages=msgs)
+        client.messages.create(model="m", max_tokens=50, messages=msgs, tools=CLAUDE_TOOLS)
         observed = srv.session.observed()
     assert [(o.action, o.run, o.failed, o.message) for o in observed] == [
         ("remind", (0,), (1,), "Note: one tool was denied."), ("stop", (), (), None)]
@@ -84,10 +85,10 @@ def test_responses_client_continue_is_inferred_from_function_call_outputs() -> N
     with serving(seq, ok_marker="STUB-OK") as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0)
         items: list[Any] = [{"role": "user", "content": "go"}]
-        first = client.responses.create(model="m", input=items, instructions="be brief")
+        first = client.responses.create(model="m", input=items, tools=RESPONSES_TOOLS, instructions="be brief")
         items += [o.model_dump(exclude_none=True) for o in first.output]
         items.append({"type": "function_call_output", "call_id": "call_1", "output": "STUB-OK a.py"})
-        client.responses.create(model="m", input=items, instructions="be brief")
+        client.responses.create(model="m", input=items, tools=RESPONSES_TOOLS, instructions="be brief")
         observed = srv.session.observed()
     assert [(o.action, o.run, o.failed) for o in observed] == [("continue", (0,), ()), ("stop", (), ())]
 
@@ -99,7 +100,8 @@ def test_ok_marker_decides_failed_when_the_wire_has_no_error_flag() -> None:
                   for c in CALLS]
     base: list[Any] = [{"role": "user", "content": "go"}]
     with serving(seq, ok_marker="STUB-OK") as srv:
-        post = lambda msgs: httpx.post(srv.base_url + "/chat/completions", json={"model": "m", "messages": msgs})  # noqa: E731
+        post = lambda msgs: httpx.post(srv.base_url + "/chat/completions",  # noqa: E731
+                                       json={"model": "m", "messages": msgs, "tools": CHAT_TOOLS})
         post(base)
         post([*base, {"role": "assistant", "content": None, "tool_calls": tool_calls},
               {"role": "tool", "tool_call_id": "call_1", "content": "STUB-OK contents"},
@@ -113,9 +115,9 @@ def test_a_request_past_the_end_still_tells_the_last_decision_and_the_cell_is_ru
     msgs: list[Any] = [{"role": "user", "content": "go"}]
     with serving(seq) as srv:
         client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0)
-        client.chat.completions.create(model="m", messages=msgs)  # type: ignore[arg-type]
+        client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS)  # type: ignore[arg-type]
         with contextlib.suppress(openai.APIStatusError):
-            client.chat.completions.create(model="m", messages=msgs)  # type: ignore[arg-type]
+            client.chat.completions.create(model="m", messages=msgs, tools=CHAT_TOOLS)  # type: ignore[arg-type]
         observed = srv.session.observed()
     assert [(o.turn, o.action) for o in observed] == [(0, "resend")]
     assert observed_cell(seq, "observed", observed, ok=None).outcome == "running"

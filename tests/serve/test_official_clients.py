@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from bench.model import Sequence, Turn
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, make_sequence, serving
 
 USER = [{"role": "user", "content": "read main.py"}]
 LONG = "This answer is long enough to arrive in several deltas of the stream, not in one."
@@ -51,11 +51,11 @@ def test_chat_client_assembles_the_served_turns(stream: bool) -> None:
         got = []
         for _ in seq.turns:
             if stream:
-                with client.chat.completions.stream(model="m", messages=USER,  # type: ignore[arg-type]
+                with client.chat.completions.stream(model="m", messages=USER, tools=CHAT_TOOLS,  # type: ignore[arg-type]
                                                     stream_options={"include_usage": True}) as s:
                     got.append(s.get_final_completion())
             else:
-                got.append(client.chat.completions.create(model="m", messages=USER))  # type: ignore[arg-type]
+                got.append(client.chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS))  # type: ignore[arg-type]
     for completion, turn in zip(got, seq.turns, strict=True):
         choice = completion.choices[0]
         assert choice.finish_reason == turn.finish_raw
@@ -70,7 +70,7 @@ def test_chat_client_assembles_the_served_turns(stream: bool) -> None:
 def test_chat_stream_sends_the_finish_reason_in_its_own_chunk_with_an_empty_delta() -> None:
     seq = chat_seq()
     with serving(seq) as srv:
-        chunks = list(oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+        chunks = list(oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS,  # type: ignore[arg-type]
                                                                 stream=True))
     with_finish = [c for c in chunks if c.choices and c.choices[0].finish_reason is not None]
     assert len(with_finish) == 1
@@ -85,11 +85,11 @@ def test_chat_turn_without_a_finish_reason_is_served_with_none(stream: bool) -> 
     with serving(seq) as srv:
         client = oai(srv.base_url)
         if stream:
-            chunks = list(client.chat.completions.create(model="m", messages=USER, stream=True))  # type: ignore[arg-type]
+            chunks = list(client.chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS, stream=True))  # type: ignore[arg-type]
             assert all(c.choices[0].finish_reason is None for c in chunks if c.choices)
             assert "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == "no finish"
         else:
-            done = client.chat.completions.create(model="m", messages=USER)  # type: ignore[arg-type]
+            done = client.chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS)  # type: ignore[arg-type]
             assert done.choices[0].finish_reason is None
             assert done.choices[0].message.content == "no finish"
 
@@ -98,7 +98,7 @@ def test_non_standard_finish_string_is_sent_verbatim() -> None:
     seq = make_sequence([{"finish": "unknown", "finish_raw": "tool_call", "content": None,
                           "tool_calls": [{"id": "c", "name": "f", "arguments": "{}"}]}], "openai-chat")
     with serving(seq) as srv:
-        raw = oai(srv.base_url).chat.completions.with_raw_response.create(model="m", messages=USER)  # type: ignore[arg-type]
+        raw = oai(srv.base_url).chat.completions.with_raw_response.create(model="m", messages=USER, tools=CHAT_TOOLS)  # type: ignore[arg-type]
     assert json.loads(raw.text)["choices"][0]["finish_reason"] == "tool_call"
 
 
@@ -107,7 +107,7 @@ def test_error_turn_with_a_status_is_that_http_status_and_body(stream: bool) -> 
     seq = make_sequence([{"finish": "error", "error": {"kind": "rate_limit", "code": "rate_limit_error",
                                                        "message": "slow down", "status": 429}}], "openai-chat")
     with serving(seq) as srv, pytest.raises(openai.RateLimitError) as info:
-        oai(srv.base_url).chat.completions.create(model="m", messages=USER, stream=stream)  # type: ignore[call-overload]
+        oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS, stream=stream)  # type: ignore[call-overload]
     assert info.value.status_code == 429
     assert "slow down" in str(info.value)
 
@@ -117,7 +117,7 @@ def test_error_turn_without_a_status_breaks_the_chat_stream_after_its_content() 
                           "error": {"kind": "server_error", "message": "stream cut"}}], "openai-chat")
     seen: list[str] = []
     with serving(seq) as srv, pytest.raises(openai.APIError, match="stream cut"):
-        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS,  # type: ignore[arg-type]
                                                                stream=True):
             seen.extend(c.delta.content or "" for c in chunk.choices)
     assert "".join(seen) == "partial answ"
@@ -129,7 +129,7 @@ def test_a_stream_cut_ends_the_chat_stream_cleanly_with_no_finish_and_no_error_e
     seen: list[str] = []
     finishes: list[str | None] = []
     with serving(seq) as srv:
-        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS,  # type: ignore[arg-type]
                                                                stream=True):
             seen.extend(c.delta.content or "" for c in chunk.choices)
             finishes.extend(c.finish_reason for c in chunk.choices)
@@ -157,10 +157,10 @@ def test_anthropic_client_assembles_the_served_turns(stream: bool) -> None:
         got = []
         for _ in seq.turns:
             if stream:
-                with client.messages.stream(model="m", max_tokens=100, messages=USER) as s:  # type: ignore[arg-type]
+                with client.messages.stream(model="m", max_tokens=100, messages=USER, tools=CLAUDE_TOOLS) as s:  # type: ignore[arg-type]
                     got.append(s.get_final_message())
             else:
-                got.append(client.messages.create(model="m", max_tokens=100, messages=USER))  # type: ignore[arg-type]
+                got.append(client.messages.create(model="m", max_tokens=100, messages=USER, tools=CLAUDE_TOOLS))  # type: ignore[arg-type]
     for message, turn in zip(got, seq.turns, strict=True):
         assert message.stop_reason == turn.finish_raw
         text = [b.text for b in message.content if b.type == "text"]
@@ -176,7 +176,7 @@ def test_anthropic_stream_sends_invalid_arguments_as_raw_partial_json() -> None:
     partial: list[str] = []
     stop = None
     with serving(seq) as srv:
-        for ev in claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER,  # type: ignore[arg-type]
+        for ev in claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER, tools=CLAUDE_TOOLS,  # type: ignore[arg-type]
                                                   stream=True):
             if ev.type == "content_block_delta" and ev.delta.type == "input_json_delta":
                 partial.append(ev.delta.partial_json)
@@ -191,7 +191,7 @@ def test_anthropic_json_sends_invalid_arguments_as_an_empty_input_object() -> No
                           "tool_calls": [{"id": "toolu_1", "name": "grep", "arguments": '{"pattern": "def ma'}]}],
                         "anthropic")
     with serving(seq) as srv:
-        message = claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER)  # type: ignore[arg-type]
+        message = claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER, tools=CLAUDE_TOOLS)  # type: ignore[arg-type]
     assert [(b.type, b.input) for b in message.content if b.type == "tool_use"] == [("tool_use", {})]
 
 
@@ -200,7 +200,7 @@ def test_anthropic_in_stream_error_raises_in_the_client() -> None:
                           "error": {"kind": "overloaded", "code": "overloaded_error", "message": "Overloaded"}}],
                         "anthropic")
     with (serving(seq) as srv, pytest.raises(anthropic.APIStatusError, match="Overloaded"),
-          claude(srv.url).messages.stream(model="m", max_tokens=5, messages=USER) as s):  # type: ignore[arg-type]
+          claude(srv.url).messages.stream(model="m", max_tokens=5, messages=USER, tools=CLAUDE_TOOLS) as s):  # type: ignore[arg-type]
         s.get_final_message()
 
 
@@ -208,7 +208,7 @@ def test_anthropic_turn_without_stop_reason_is_served_with_null() -> None:
     seq = make_sequence([{"finish": "unknown", "finish_raw": None, "content": "hm"}], "anthropic")
     with serving(seq) as srv:
         client = claude(srv.url)
-        with client.messages.stream(model="m", max_tokens=5, messages=USER) as s:  # type: ignore[arg-type]
+        with client.messages.stream(model="m", max_tokens=5, messages=USER, tools=CLAUDE_TOOLS) as s:  # type: ignore[arg-type]
             streamed = s.get_final_message()
     assert streamed.stop_reason is None
     assert [b.text for b in streamed.content if b.type == "text"] == ["hm"]
@@ -216,7 +216,7 @@ def test_anthropic_turn_without_stop_reason_is_served_with_null() -> None:
 
 def test_a_chat_sequence_served_on_anthropic_gets_anthropics_finish_string() -> None:
     with serving(chat_seq()) as srv:
-        message = claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER)  # type: ignore[arg-type]
+        message = claude(srv.url).messages.create(model="m", max_tokens=5, messages=USER, tools=CLAUDE_TOOLS)  # type: ignore[arg-type]
     assert message.stop_reason == "tool_use"  # canonical tool_calls in anthropic's table
 
 
@@ -241,12 +241,12 @@ def test_responses_client_assembles_the_served_turns(stream: bool) -> None:
                 # the SDK's stream helper only keeps response.completed; the real API ends an
                 # incomplete response with response.incomplete, so take whichever terminal event came
                 terminal = [ev.response for ev in client.responses.create(model="m", input="read main.py",
-                                                                         stream=True)
+                                                                         tools=RESPONSES_TOOLS, stream=True)
                             if ev.type in ("response.completed", "response.incomplete", "response.failed")]
                 assert len(terminal) == 1
                 got.append(terminal[0])
             else:
-                got.append(client.responses.create(model="m", input="read main.py"))
+                got.append(client.responses.create(model="m", input="read main.py", tools=RESPONSES_TOOLS))
     for response, turn in zip(got, seq.turns, strict=True):
         status, _, reason = (turn.finish_raw or "").partition("/")
         assert response.status == status
@@ -272,7 +272,7 @@ def test_responses_end_turn_flag_is_on_the_completed_response() -> None:
     seq = make_sequence([{"finish": "stop", "finish_raw": "completed", "content": "more", "end_turn": False}],
                         "openai-responses")
     with serving(seq) as srv:
-        raw = oai(srv.base_url).responses.with_raw_response.create(model="m", input="hi")
+        raw = oai(srv.base_url).responses.with_raw_response.create(model="m", input="hi", tools=RESPONSES_TOOLS)
     assert json.loads(raw.text)["end_turn"] is False
 
 
@@ -281,7 +281,7 @@ def test_a_stream_error_with_a_status_is_sent_inside_a_200_stream_with_the_statu
                           "error": {"kind": "stream_error", "message": "Token limit reached", "status": 400}}],
                         "openai-chat")
     with serving(seq) as srv, pytest.raises(openai.APIError) as info:
-        for _ in oai(srv.base_url).chat.completions.create(model="m", messages=USER, stream=True):  # type: ignore[arg-type]
+        for _ in oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS, stream=True):  # type: ignore[arg-type]
             pass
     assert not isinstance(info.value, openai.APIStatusError)  # raised while reading the stream, not at request
     assert info.value.body == {"message": "Token limit reached", "type": "stream_error", "param": None, "code": 400}
@@ -294,7 +294,7 @@ def test_a_connection_error_turn_cuts_the_stream_off_mid_body() -> None:
     seen: list[str] = []
     # openai 3.x wraps the transport's "incomplete chunked read" in APIConnectionError while iterating
     with serving(seq) as srv, pytest.raises(openai.APIConnectionError):
-        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER,  # type: ignore[arg-type]
+        for chunk in oai(srv.base_url).chat.completions.create(model="m", messages=USER, tools=CHAT_TOOLS,  # type: ignore[arg-type]
                                                                stream=True):
             seen.extend(c.delta.content or "" for c in chunk.choices)
     assert "".join(seen) == "partial"

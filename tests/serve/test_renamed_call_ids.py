@@ -9,7 +9,7 @@ from typing import Any
 
 import httpx
 
-from tests.serve.serving import make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, make_sequence, serving
 
 ROUND_1: dict[str, Any] = {"finish": "tool_calls", "tool_calls": [
     {"id": "call_a", "name": "read_file", "arguments": '{"path": "a.py"}'},
@@ -25,7 +25,8 @@ def chat_loop(url: str, *, swap: bool = False, change_args: bool = False) -> Non
     own = itertools.count(1)
     msgs: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
     while True:
-        reply = httpx.post(url + "/v1/chat/completions", json={"model": "m", "messages": msgs}, timeout=10)
+        reply = httpx.post(url + "/v1/chat/completions", json={"model": "m", "messages": msgs, "tools": CHAT_TOOLS},
+                           timeout=10)
         if reply.status_code != 200:
             break
         message = reply.json()["choices"][0]["message"]
@@ -48,8 +49,8 @@ def anthropic_loop(url: str) -> None:
     own = itertools.count(1)
     msgs: list[dict[str, Any]] = [{"role": "user", "content": "go"}]
     while True:
-        reply = httpx.post(url + "/v1/messages", json={"model": "m", "max_tokens": 100, "messages": msgs},
-                           timeout=10)
+        reply = httpx.post(url + "/v1/messages", timeout=10,
+                           json={"model": "m", "max_tokens": 100, "messages": msgs, "tools": CLAUDE_TOOLS})
         if reply.status_code != 200:
             return
         uses = [b for b in reply.json()["content"] if b["type"] == "tool_use"]

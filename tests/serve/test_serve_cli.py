@@ -12,6 +12,8 @@ from pathlib import Path
 
 import httpx
 
+from tests.serve.serving import CHAT_TOOLS
+
 SEQ = """\
 title: cli test
 kind: constructed
@@ -53,9 +55,9 @@ def test_serve_command_answers_and_reports_observed_steps_on_sigterm(tmp_path: P
                 assert time.monotonic() < deadline, "server did not come up"
                 time.sleep(0.1)
         msgs = [{"role": "user", "content": "go"}]
-        first = httpx.post(url, json={"model": "m", "messages": msgs}).json()
+        first = httpx.post(url, json={"model": "m", "messages": msgs, "tools": CHAT_TOOLS}).json()
         msgs += [first["choices"][0]["message"], {"role": "tool", "tool_call_id": "call_1", "content": "text"}]
-        second = httpx.post(url, json={"model": "m", "messages": msgs}).json()
+        second = httpx.post(url, json={"model": "m", "messages": msgs, "tools": CHAT_TOOLS}).json()
     finally:
         proc.send_signal(signal.SIGTERM)
         proc.wait(timeout=15)
