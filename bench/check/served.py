@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.explain import assert_meets_requirements
-from bench.check.program import DUMMY_KEY, PROMPT, default_model, program_env, steers, tool_schemas
+from bench.check.program import DUMMY_KEY, PROMPT, default_model, program_env, steers, tool_schemas, tools_url
 from bench.judge import judge
 from bench.model import Cell, Sequence, Violation
 from bench.replay import DEFAULT_SAFETY_CAP
@@ -36,6 +36,7 @@ class Served:
 
     def __init__(self, sequence: Sequence, server: BackgroundServer, name: str) -> None:
         self.server = server
+        self._mcp: Any = None
         self.session = server.session
         self.name = name
         self.api_key = DUMMY_KEY
@@ -67,10 +68,24 @@ class Served:
     def anthropic_base_url(self) -> str:
         return self.server.url
 
+    @property
+    def mcp_url(self) -> str:
+        """The sequence's tools over MCP streamable HTTP (``STOPBENCH_MCP_URL``): a server started on
+        first use, stopped with the block."""
+        if self._mcp is None:
+            from bench.check.mcp import BackgroundMCP
+            self._mcp = BackgroundMCP(tools_url(self.url)).start()
+        return str(self._mcp.url)
+
+    def close(self) -> None:
+        if self._mcp is not None:
+            self._mcp.stop()
+            self._mcp = None
+
     def env(self, result: Path | None = None) -> dict[str, str]:
         """This process's environment plus the variables ``stopbench check`` gives a program, for a
         loop the test starts as a subprocess (`result`: where it may write its result file)."""
-        return program_env(self.sequence, self.url, result or Path(os.devnull))
+        return program_env(self.sequence, self.url, result or Path(os.devnull), mcp_url=self.mcp_url)
 
     def observed(self) -> list[Observed]:
         return self.session.observed()
@@ -109,4 +124,8 @@ class Served:
 def served(sequence: Sequence, name: str = "loop@live") -> Iterator[Served]:
     """Serve `sequence` on a free loopback port for the duration of the block."""
     with BackgroundServer(Session(sequence)) as srv:
-        yield Served(sequence, srv, name)
+        s = Served(sequence, srv, name)
+        try:
+            yield s
+        finally:
+            s.close()

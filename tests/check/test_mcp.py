@@ -117,3 +117,20 @@ def test_a_loop_on_the_bench_mcp_tools_has_every_call_known_as_executed(transpor
     cell = json.loads((tmp_path / "live" / "mcp.json").read_text(encoding="utf-8"))["cells"][0]
     known = [d.get("known") for d in cell["decisions"]]
     assert known[:3] == [[[0, "executed"]]] * 3, known
+
+
+def test_the_pytest_plugins_env_has_the_mcp_url_of_the_served_sequence() -> None:
+    from mcp import Client
+
+    from bench.check.served import served
+    from tests.check.conftest import ANSWER, CALL, small_sequence
+
+    seq = small_sequence("call-then-answer", [CALL, ANSWER])
+    with served(seq) as s:
+        url = s.env()["STOPBENCH_MCP_URL"]
+
+        async def names() -> list[str]:
+            async with Client(url) as client:
+                return [t.name for t in (await client.list_tools()).tools]
+
+        assert anyio.run(names) == ["read_file"]
