@@ -27,7 +27,7 @@ import click
 from bench.catalogue import load_catalogue
 from bench.changes import changes_text
 from bench.check.explain import BLANK, known_text, tool_names, violation_words
-from bench.check.report import cell_text, read_live_cell
+from bench.check.report import LiveCell, cell_text, read_live_cell
 from bench.cli._common import (
     EXIT_BAD_INPUT,
     check_folder,
@@ -162,10 +162,9 @@ def observed_text(step: Step, detail: str) -> str:
     return f"{seen}; the server noted: {detail}" if detail else seen
 
 
-def show_live(seq: SequenceModel, reports_dir: Path, names: tuple[str, ...], echo: Callable[[str], None]) -> None:
-    """Each live cell of `seq` from ``reports_dir/live/<name>.json``, step by step."""
-    for name in names:
-        live = read_live_cell(reports_dir, name, seq)
+def show_live(seq: SequenceModel, cells: list[LiveCell], echo: Callable[[str], None]) -> None:
+    """Each live cell of `seq` (:func:`bench.check.report.read_live_cell`), step by step."""
+    for live in cells:
         cell = live.cell
         echo("")
         echo(f"{cell.predicate} ({live.path}: {shlex.join(live.command)}): "
@@ -217,6 +216,7 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
         click.echo(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)", err=True)
         sys.exit(EXIT_BAD_INPUT)
     seq = found
+    cells = [read_live_cell(reports_dir, name, seq) for name in live]  # every record read before anything is shown
     width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
     echo: Callable[[str], None] = click.echo
     echo(f"{seq.id}: {seq.title}")
@@ -228,7 +228,7 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
     for i, turn in enumerate(seq.turns):
         echo(f"  turn {i}: {describe_turn(turn)}")
     if live:
-        show_live(seq, reports_dir, live, echo)
+        show_live(seq, cells, echo)
         return
     golden = load_expected(expected_dir)
     row = next(replay_cells([seq], inputs.predicates, safety_cap))  # each predicate sees the sequence untouched

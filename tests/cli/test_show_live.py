@@ -60,6 +60,7 @@ def test_show_live_without_the_record_or_the_cell_is_one_line_and_exit_2(tmp_pat
     project = _project(tmp_path)
     missing = _show(project, "call-then-cut", "--live", "other")
     assert missing.exit_code == 2 and "no live record" in missing.stderr and "Traceback" not in missing.output
+    assert missing.stdout == ""  # nothing shown before the record is known to be there
     dump_sequence(small_sequence("never-run", [ANSWER]), project / "sequences" / "never-run.yaml")
     absent = _show(project, "never-run", "--live", "mine")
     assert absent.exit_code == 2 and "has no cell for never-run" in absent.stderr
