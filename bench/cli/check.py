@@ -270,7 +270,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             path = write_live(reports_dir, n, argv, runs[n])
             click.echo(f"wrote {path}", err=True)
     click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
-               err=as_json)
+               err=True)  # stdout is the verdict, the same on every run of a deterministic program
     sys.exit(EXIT_MISMATCH if any(r.failed for n in names for r in runs[n]) else EXIT_OK)
 
 
