@@ -197,6 +197,19 @@ def step_text(step: Step) -> str:
     return f"{d.action}{tools}{message}"
 
 
+def path_text(cell: Cell) -> str:
+    """The cell's actions in order, a run of one action written once with its count:
+    ``continue ×199 -> stop``."""
+    runs: list[tuple[str, int]] = []
+    for s in cell.steps:
+        action: str = s.decision.action
+        if runs and runs[-1][0] == action:
+            runs[-1] = (action, runs[-1][1] + 1)
+        else:
+            runs.append((action, 1))
+    return " -> ".join(a if k == 1 else f"{a} ×{k}" for a, k in runs)
+
+
 def explain(sequence: Sequence, cell: Cell) -> str | None:
     """Why `cell` fails `sequence` (its first broken requirement, or why it has no verdict), or None."""
     if cell.outcome == "crashed":
@@ -213,7 +226,7 @@ def explain(sequence: Sequence, cell: Cell) -> str | None:
         lines.append(f"  the loop: {step_text(step)}")
     ending = (f"stopped at step {cell.n_steps} (ok={cell.ok}, reason {cell.reason!r})" if cell.outcome == "stopped"
               else f"{cell.outcome} after {cell.n_steps} step(s)")
-    lines.append(f"  path: {' -> '.join(s.decision.action for s in cell.steps) or '(no request)'}; {ending}")
+    lines.append(f"  path: {path_text(cell) or '(no request)'}; {ending}")
     if len(cell.violations) > 1:
         lines.append("  also broken: " + "; ".join(f"{violation_words(x, sequence, cell)} ({x.requirement})"
                                                    for x in cell.violations[1:]))

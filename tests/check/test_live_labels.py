@@ -9,6 +9,8 @@ from bench.model import Cell, Decision, Step
 from bench.serve.observe import Observed
 from tests.check.conftest import ANSWER, small_sequence
 
+CALL_TURN = {"finish": "tool_calls", "content": None, "tool_calls": [{"id": "c", "name": "bash", "arguments": "{}"}]}
+
 
 def test_a_run_of_one_tool_is_written_once_with_its_count() -> None:
     assert tool_names(["bash"] * 200) == "[bash ×200]"
@@ -56,3 +58,14 @@ def test_a_blank_tool_name_is_visible_in_the_turn_an_explanation_shows() -> None
         {"id": "call_1", "name": "", "arguments": "{}"}]}]).turns[0]
     assert f"calls {BLANK}('{{}}')" in turn_text(turn, 0)
     assert f"tool_calls=[{BLANK}({{}})]" in describe_turn(turn)
+
+
+def test_an_explanation_writes_a_long_path_with_its_repeats_counted() -> None:
+    from bench.check.explain import explain
+    from bench.model import Violation
+    seq = small_sequence("loop", [CALL_TURN], then="repeat", require={"stops_within": 3})
+    steps = tuple(Step(i, 0, Decision("continue", "observed", run=(0,)), ("bash",)) for i in range(1, 201))
+    cell = Cell("loop", "mine@live", "capped", steps, tools_run=("bash",) * 200,
+                violations=(Violation("stops_within: 3", 200, "the loop never stopped (capped)"),))
+    why = explain(seq, cell)
+    assert why is not None and "  path: continue ×200; capped after 200 step(s)" in why, why
