@@ -74,6 +74,12 @@ TABLES: Mapping[Dialect, Mapping[str, Entry]] = MappingProxyType({
 
 DIALECTS: tuple[Dialect, ...] = tuple(TABLES)
 
+UNSPECIFIED: Mapping[Dialect, str] = MappingProxyType({"gemini": "OTHER"})
+"""The string of a dialect whose documented meaning is that the reason is unknown (Gemini's OTHER,
+'unknown reason'). The other dialects have none: their strings that map to ``unknown`` in
+:data:`TABLES` mean something specific (Anthropic's pause_turn: resume the turn), so an unknown
+finish is served to them as its raw string (bench/serve/render.py finish_for)."""
+
 
 def canonical(dialect: Dialect, raw: str | None) -> Finish:
     """The canonical finish of a raw string in a dialect; anything not in the table is ``unknown``."""

@@ -142,8 +142,8 @@ def served_stop_reason(turn: Turn, dialect: str) -> str | None:
     """The stop_reason Claude Code receives for `turn` (bench/serve/render.py finish_for, wire anthropic)."""
     if turn.refusal is not None and turn.error is None:
         return "refusal"
-    if dialect == "anthropic" or turn.finish_raw is None:
-        return turn.finish_raw
+    if dialect == "anthropic" or turn.finish_raw is None or turn.finish == "unknown":
+        return turn.finish_raw  # an unknown finish goes out as its raw string (never pause_turn)
     for raw, entry in TABLES["anthropic"].items():
         if entry.finish == turn.finish:
             return raw

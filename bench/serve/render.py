@@ -77,6 +77,10 @@ def finish_for(wire: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
         return turn.finish_raw
     if wire == "gemini" and turn.finish == "tool_calls":
         return "STOP"  # Gemini has no tool-call finish: calls arrive as parts with STOP (bench/serve/gemini.py)
+    if turn.finish == "unknown":
+        # never a string that means something else (Anthropic's pause_turn means resume): the wire's
+        # own 'reason unknown' string where it has one, else the raw string as it is
+        return dialects.UNSPECIFIED.get(wire, turn.finish_raw)
     mapped = dialects.default_raw(wire, turn.finish)
     # no string of this wire means this finish (unknown, or error on Chat/Anthropic): send the raw
     # string as it is; it maps to unknown on this wire, like a server's own invention would

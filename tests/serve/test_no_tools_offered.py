@@ -99,6 +99,6 @@ def test_a_call_with_a_blank_name_names_no_tool_and_is_served_as_recorded() -> N
     seq = make_sequence([{"finish": "tool_calls", "content": None, "tool_calls": [
         {"id": "call_1", "name": "", "arguments": "{}"}]}])
     with serving(seq) as srv:
-        text, calls, finish = ask(srv.url, "openai-chat", tools=False)
+        _, calls, finish = ask(srv.url, "openai-chat", tools=False)
         notes = [r.note for r in srv.session.records()]
     assert ([c["function"]["name"] for c in calls], finish, notes) == ([""], "tool_calls", [""])
