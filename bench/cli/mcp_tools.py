@@ -19,9 +19,13 @@ def mcp_tools_cmd(tools_url: str | None, port: int | None, host: str) -> None:
     list) and a running streamable-HTTP one in STOPBENCH_MCP_URL; this command is for running it by
     hand, beside `stopbench serve`.
     """
-    from bench.check.mcp import serve_http, serve_stdio, tools_url_from_env
+    from bench.check.mcp import TOOLS_URL_ENV, serve_http, serve_stdio
+    from bench.errors import UnusableInput
 
-    url = tools_url or tools_url_from_env({})
+    url = (tools_url or "").strip()
+    if not url:
+        raise UnusableInput(f"no tool endpoint: pass --tools-url or set {TOOLS_URL_ENV} (stopbench check sets it; "
+                            "beside stopbench serve it is http://127.0.0.1:PORT/_stopbench/tools)")
     if port is None:
         serve_stdio(url)
     else:

@@ -134,3 +134,14 @@ def test_the_pytest_plugins_env_has_the_mcp_url_of_the_served_sequence() -> None
                 return [t.name for t in (await client.list_tools()).tools]
 
         assert anyio.run(names) == ["read_file"]
+
+
+def test_mcp_tools_without_an_endpoint_is_one_line_and_exit_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    from click.testing import CliRunner
+
+    from bench.cli import cli
+
+    monkeypatch.delenv("STOPBENCH_TOOLS_URL", raising=False)
+    r = CliRunner().invoke(cli, ["mcp-tools"])
+    assert r.exit_code == 2
+    assert r.output.strip().startswith("no tool endpoint: pass --tools-url") and "Traceback" not in r.output
