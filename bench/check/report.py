@@ -87,6 +87,13 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     (:func:`bench.check.explain.violation_words`, the served turn named when `sequence` is given);
     a crashed cell says why."""
     text = live_label(cell, requests)
+    served = _notes(cell)
+    if served:
+        by_head: dict[str, list[int]] = {}
+        for step, note in served:
+            by_head.setdefault(note.split(":", 1)[0], []).append(step)
+        text += " (" + "; ".join(f"step{'s' if len(at) > 1 else ''} {', '.join(map(str, at))}: {head}"
+                                 for head, at in by_head.items()) + ")"
     if cell.outcome == "crashed" and cell.error:
         text += f" ({stable(cell.error)[:80]})"
     if cell.violations:
@@ -130,6 +137,17 @@ def table(names: Sequence[str], runs: Mapping[str, Sequence[LiveRun]]) -> str:
             row.append(difference(cells))
         lines.append("| " + " | ".join(row) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _notes(cell: Cell) -> list[tuple[int, str]]:
+    """(step, note) for each step the server served unasked (e.g. tool calls withheld)."""
+    return [(s.step, note) for s in cell.steps if (note := getattr(s, "note", ""))]
+
+
+def note_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
+    """One line per step the server served otherwise than the sequence says, and why."""
+    return [f"{column(name)} {r.cell.sequence}: step {step}: {stable(note)}" for r in runs for step, note in
+            _notes(r.cell)]
 
 
 def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:

@@ -166,7 +166,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     sequence, a command that cannot be started).
     """
     from bench.catalogue import load_catalogue
-    from bench.check.report import column, not_run_line, table, violation_lines, write_live
+    from bench.check.report import column, not_run_line, note_lines, table, violation_lines, write_live
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
     from bench.processes import Terminated, sigterm_as_interrupt
 
@@ -254,6 +254,11 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         if problems:
             click.echo("\nrequirements broken:")
             for line in problems:
+                click.echo(f"  {line}")
+        unasked = [line for n in names for line in note_lines(n, runs[n])]
+        if unasked:
+            click.echo("\nserved otherwise than the sequence says (what a real provider does there):")
+            for line in unasked:
                 click.echo(f"  {line}")
         click.echo("")
         for n in names:

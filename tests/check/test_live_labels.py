@@ -69,3 +69,15 @@ def test_an_explanation_writes_a_long_path_with_its_repeats_counted() -> None:
                 violations=(Violation("stops_within: 3", 200, "the loop never stopped (capped)"),))
     why = explain(seq, cell)
     assert why is not None and "  path: continue ×200; capped after 200 step(s)" in why, why
+
+
+def test_a_step_the_server_served_unasked_shows_in_the_row_and_below_the_table() -> None:
+    from bench.check.report import note_lines
+    seq = small_sequence("reflect", [CALL_TURN, ANSWER])
+    note = "tool calls withheld: the request offered no tools"
+    steps = (Step(1, 0, Decision("continue", "observed", run=(0,)), ("bash",)),
+             Step(2, 1, Decision("stop", "observed", reason="done", ok=True), note=note))
+    run = LiveRun(seq, Cell("reflect", "mine@live", "stopped", steps, "done", True, ("bash",)), None, 0, (), 0.0)
+    row = table(["mine"], {"mine": [run]}).splitlines()[-1]
+    assert row == "| reflect | stop:done@2 ok [bash] (step 2: tool calls withheld) |"
+    assert note_lines("mine", [run]) == [f"mine@live reflect: step 2: {note}"]
