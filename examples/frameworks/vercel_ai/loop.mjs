@@ -4,7 +4,9 @@
 //
 // Model: openai(id), the provider's default factory, speaks the Responses API; on a Chat Completions
 // sequence (STOPBENCH_DIALECT=openai-chat) the program takes openai.chat(id), the provider's documented
-// Chat factory, so that one loop is tried on both of the provider's OpenAI wires.
+// Chat factory, and on an Anthropic sequence anthropic(id) from @ai-sdk/anthropic, so that one loop is
+// tried on each wire. The Anthropic provider reads ANTHROPIC_BASE_URL as the prefix of /messages (its
+// default is https://api.anthropic.com/v1): framework.json's env adds the /v1 the bench's URL lacks.
 // Tools: the bench's, over MCP with the SDK's own MCP client (https://ai-sdk.dev/docs/ai-sdk-core/mcp-tools):
 // STOPBENCH_MCP_URL (streamable HTTP, the transport the docs recommend) or the stdio server of
 // STOPBENCH_MCP_COMMAND; without either, function tools built from STOPBENCH_TOOLS that POST to
@@ -13,6 +15,7 @@
 // step's finishReason), else ok=false with the error's class name; it exits 0 either way.
 import { writeFileSync } from 'node:fs';
 import { ToolLoopAgent, jsonSchema, tool } from 'ai';
+import { anthropic } from '@ai-sdk/anthropic';
 import { openai } from '@ai-sdk/openai';
 import { createMCPClient } from '@ai-sdk/mcp';
 import { StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
@@ -21,6 +24,7 @@ const env = process.env;
 
 function model() {
   const id = env.STOPBENCH_MODEL || 'gpt-4o';
+  if (env.STOPBENCH_DIALECT === 'anthropic') return anthropic(id);
   return env.STOPBENCH_DIALECT === 'openai-chat' ? openai.chat(id) : openai(id);
 }
 
