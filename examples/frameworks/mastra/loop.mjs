@@ -6,7 +6,9 @@
 // Model: "openai/<id>", the model router's OpenAI provider, speaks the Responses API (it reads
 // OPENAI_BASE_URL and OPENAI_API_KEY); on a Chat Completions sequence (STOPBENCH_DIALECT=openai-chat)
 // the program takes the documented form for an OpenAI-compatible endpoint, {id, url}, which speaks
-// Chat Completions, so that one loop is tried on both OpenAI wires.
+// Chat Completions, and on an Anthropic sequence "anthropic/<id>", so that one loop is tried on each wire.
+// The router's Anthropic provider reads ANTHROPIC_BASE_URL as the prefix of /messages (its default is
+// https://api.anthropic.com/v1): framework.json's env adds the /v1 the bench's URL lacks.
 // Tools: the bench's, over MCP with @mastra/mcp's MCPClient: STOPBENCH_MCP_URL (streamable HTTP) or the
 // stdio server of STOPBENCH_MCP_COMMAND; passed as runtime toolsets (listToolsets(), the MCP page's form
 // for a per-request server), which keep the server's tool names (listTools() renames them
@@ -23,6 +25,7 @@ const env = process.env;
 
 function model() {
   const id = env.STOPBENCH_MODEL || 'gpt-4o';
+  if (env.STOPBENCH_DIALECT === 'anthropic') return `anthropic/${id}`;
   if (env.STOPBENCH_DIALECT === 'openai-chat') {
     return { id: `custom/${id}`, url: env.OPENAI_BASE_URL, apiKey: env.OPENAI_API_KEY };
   }
