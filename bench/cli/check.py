@@ -132,6 +132,10 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--error-marker", default=None, metavar="TEXT",
               help="Text your loop puts in the result of a call it refused or that failed: a result with it "
                    "is a failed call. Without either marker a result starting with 'error' is read as failed.")
+@click.option("--bench-tools", is_flag=True,
+              help="COMMAND runs the bench's tools (STOPBENCH_MCP_COMMAND, STOPBENCH_MCP_URL or "
+                   "STOPBENCH_TOOLS_URL), which answer as the sequence scripts: the sequences that script "
+                   "their tool results (result:) are run too.")
 @sequences_option
 @reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
@@ -146,9 +150,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="With --fuzz: folder for the failing sequence [default: <sequences>/found].")
 def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
               name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
-              ok_marker: str | None, error_marker: str | None, sequences_dir: Path, reports_dir: Path,
-              no_report: bool, as_json: bool, fuzz_n: int | None, seed: int, shrink_time: float,
-              save_dir: Path | None) -> None:
+              ok_marker: str | None, error_marker: str | None, bench_tools: bool, sequences_dir: Path,
+              reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None, seed: int,
+              shrink_time: float, save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
     For every sequence the replay server serves it on a loopback port and COMMAND runs once with
@@ -203,10 +207,10 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         click.echo(f"no sequence under {sequences_dir} matches the filters", err=True)
         sys.exit(EXIT_BAD_INPUT)
     other_dialects = len(select(cat.sequences, ids, tags, ())) - len(seqs) if dialects else 0
-    scripted = [s.id for s in seqs if scripts_tool_results(s)]
+    scripted = [] if bench_tools else [s.id for s in seqs if scripts_tool_results(s)]
     if scripted:
         click.echo(f"not run: {len(scripted)} sequence(s) script their tool results (result:), which a live "
-                   f"loop's own tools do not return: {', '.join(scripted)}", err=True)
+                   f"loop's own tools do not return (--bench-tools runs them): {', '.join(scripted)}", err=True)
         seqs = [s for s in seqs if s.id not in scripted]
     if not seqs:
         click.echo("nothing to run: every chosen sequence scripts its tool results", err=True)

@@ -339,3 +339,18 @@ def test_google_genai_configured_from_the_environment_alone_reaches_the_server(t
     run = run_program(seq, [sys.executable, str(program)], name="genai@live", timeout=30)
     assert run.cell.outcome == "stopped", (run.cell.error, run.stderr)
     assert run.result is not None and run.result.final == "Done."
+
+
+def test_with_bench_tools_a_sequence_that_scripts_its_tool_results_is_run(catalogue: Path) -> None:
+    """A program on the bench's tools gets the scripted result from the tool endpoint, so the
+    sequence's requirements hold for it: --bench-tools runs such sequences."""
+    call = {"id": "call_1", "name": "check_build", "arguments": "{}", "result": "42% built"}
+    scripted = small_sequence("polling", [{"finish": "tool_calls", "content": None, "tool_calls": [call]}, ANSWER],
+                              require={"ok": True})
+    dump_sequence(scripted, catalogue / "polling.yaml")
+    r = check("--sequences", str(catalogue), "--no-report", "--json", "-s", "polling", "--bench-tools",
+              "--", *fake("endpoint"))
+    assert r.exit_code == 0, r.output
+    cell = json.loads(r.stdout.splitlines()[0])
+    assert cell["sequence"] == "polling" and cell["tools_run"] == ["check_build"]
+    assert cell["decisions"][0]["known"] == [[0, "executed"]]
