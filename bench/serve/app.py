@@ -36,6 +36,7 @@ from bench.serve import gemini, gemini_read
 from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 from bench.serve.results import ResultJudge
+from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call
 from bench.serve.withhold import WITHHELD, without_calls
 
@@ -70,11 +71,19 @@ class Record:
     at: float = 0.0
     note: str = ""
     """What the server did unasked when it answered (bench.serve.withhold)."""
+    seen: Any = None
+    """The conversation the request carries when it differs from its body: a request that follows
+    a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
+
+    @property
+    def conversation_body(self) -> Any:
+        """The body as the whole conversation it carries (what the observation reads)."""
+        return self.body if self.seen is None else self.seen
 
     def as_json(self) -> dict[str, Any]:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
-                "headers": self.headers, "body": self.body, "note": self.note}
+                "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None}
 
 
 @dataclass(slots=True)
@@ -140,15 +149,16 @@ class Session:
                 out.append(Observed(step, turn, "stop", note=rec.note))
                 continue
             wire = rec.wire
-            if wire is None or nxt.wire != wire or not isinstance(rec.body, dict) or not isinstance(nxt.body, dict):
+            before, after = rec.conversation_body, nxt.conversation_body
+            if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
                 out.append(Observed(step, turn, "unknown", detail="next request is of another API", note=rec.note))
                 continue
             served = _as_served(turns[turn], rec.note)
             judge = self._judge(served, step, executions)
-            got = infer(_conversation(wire, rec.body), served, rec.response_id or "",
-                        _conversation(wire, nxt.body), ok_marker=self.ok_marker, judge=judge)
+            got = infer(_conversation(wire, before), served, rec.response_id or "",
+                        _conversation(wire, after), ok_marker=self.ok_marker, judge=judge)
             out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
-                                request_changes(wire, rec.body, nxt.body, got.compact), got.known, rec.note))
+                                request_changes(wire, before, after, got.compact), got.known, rec.note))
         return out
 
     def _judge(self, turn: Turn, step: int, executions: list[Execution]) -> ResultJudge:
@@ -173,6 +183,21 @@ class Session:
             done = Execution(n, name, arguments, run.answered, content, failed)
             run.executions.append(done)
             return status, done
+
+    def follow(self, wire: Wire, body: dict[str, Any]) -> dict[str, Any] | Refusal:
+        """The conversation a request carries, rebuilt when it follows one of this run's replies by
+        reference; a :class:`~bench.serve.threads.Refusal` for a reference the run cannot follow."""
+        def replied(ref: str) -> tuple[dict[str, Any], Turn] | None:
+            with self.lock:
+                run = self.run
+                rec = next((r for r in run.records if r.kind == "model" and r.wire == wire and r.response_id == ref
+                            and r.turn is not None and r.status == 200), None)
+            if rec is None or rec.turn is None or not isinstance(rec.conversation_body, dict):
+                return None
+            turn = _as_served(run.sequence.turns[rec.turn], rec.note)
+            return None if turn.error is not None else (rec.conversation_body, turn)
+
+        return follow(wire, body, replied)
 
     def executions(self, run: Run | None = None) -> list[Execution]:
         """The tool endpoint's executions of a run (the current one by default)."""
@@ -220,11 +245,12 @@ class Session:
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
         turn = _as_served(seq.turns[prev.turn], prev.note)
-        if turn.after and prev.wire == wire and isinstance(prev.body, dict):
+        before = prev.conversation_body
+        if turn.after and prev.wire == wire and isinstance(before, dict):
             with self.lock:
                 executions = list(run.executions)
             # the previous request was number - 1: executions recorded after it ran in its round
-            got = infer(_conversation(wire, prev.body), turn, prev.response_id or "", _conversation(wire, body),
+            got = infer(_conversation(wire, before), turn, prev.response_id or "", _conversation(wire, body),
                         ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
             if got.action == "continue" or got.action == "resend" or got.action == "remind":
                 action = got.action
@@ -350,20 +376,27 @@ def create_app(session: Session) -> Starlette:
                                        headers=_headers(request), at=time.time()))
                 return JSONResponse(_error_body(wire, _err("not_found_error", f"this server serves only the "
                                                           f"{session.dialect} API")), status_code=404)
+            followed = session.follow(wire, body)
+            if isinstance(followed, Refusal):
+                session._record(Record(0, "refused", request.method, path, followed.status, wire=wire, body=body,
+                                       headers=_headers(request), at=time.time()))
+                return JSONResponse(followed.body, status_code=followed.status)
+            seen = None if followed is body else followed
             stream = body.get("stream") is True
             shape = gemini_read.request_shape(path, request.query_params.get("alt")) if wire == "gemini" else None
             if shape is not None:
                 stream = shape[0]
-            run, number, index = session._take_turn(wire, body)
+            run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:
                 detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
                           "and then: end")
                 session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
-                                       stream=stream, body=body, headers=_headers(request), at=time.time()))
+                                       stream=stream, body=body, headers=_headers(request), at=time.time(),
+                                       seen=seen))
                 ended = gemini.script_ended(detail) if wire == "gemini" else script_ended(wire, detail)
                 return JSONResponse(ended, status_code=SCRIPT_ENDED_STATUS)
-            turn, note = without_calls(at_request_limit(seq.turns[index], seq.max_tokens, wire, body), body,
+            turn, note = without_calls(at_request_limit(seq.turns[index], seq.max_tokens, wire, body), followed,
                                        seq.dialect)
             rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
@@ -373,7 +406,7 @@ def create_app(session: Session) -> Starlette:
             out = gemini.render(turn, ctx, stream, shape[2]) if shape else render(wire, turn, ctx, stream)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time(), note=note))
+                                   at=time.time(), note=note, seen=seen))
             if out.body is not None:
                 return JSONResponse(out.body, status_code=out.status)
             return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
