@@ -5,22 +5,25 @@
 // defaults (LangGraph's recursionLimit 25 graph steps; ChatOpenAI's own retries).
 //
 // Model: ChatOpenAI speaks Chat Completions by default; on a Responses sequence
-// (STOPBENCH_DIALECT=openai-responses) the program sets its documented useResponsesApi, so that one loop
-// is tried on both OpenAI wires. The OpenAI client reads OPENAI_BASE_URL and OPENAI_API_KEY.
+// (STOPBENCH_DIALECT=openai-responses) the program sets its documented useResponsesApi, and on an
+// Anthropic sequence it takes ChatAnthropic, so that one loop is tried on each wire. The clients read
+// OPENAI_BASE_URL / OPENAI_API_KEY and ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY.
 // Tools: the bench's, over MCP with @langchain/mcp-adapters: STOPBENCH_MCP_URL (streamable HTTP) or the
 // stdio server of STOPBENCH_MCP_COMMAND; without either, function tools built from STOPBENCH_TOOLS
 // (tool()) that POST to $STOPBENCH_TOOLS_URL/<name>.
 // It writes {"ok", "reason", "final"} to STOPBENCH_RESULT: ok when invoke() returned (reason: the last
-// message's finish_reason, or its Responses status), else ok=false with the error's class name; it
-// exits 0 either way.
+// message's finish_reason, its Responses status or its Anthropic stop_reason), else ok=false with the
+// error's class name; it exits 0 either way.
 import { writeFileSync } from 'node:fs';
 import { createAgent, tool } from 'langchain';
+import { ChatAnthropic } from '@langchain/anthropic';
 import { ChatOpenAI } from '@langchain/openai';
 import { MultiServerMCPClient } from '@langchain/mcp-adapters';
 
 const env = process.env;
 
 function model() {
+  if (env.STOPBENCH_DIALECT === 'anthropic') return new ChatAnthropic({ model: env.STOPBENCH_MODEL || 'claude-sonnet-4-5' });
   return new ChatOpenAI({
     model: env.STOPBENCH_MODEL || 'gpt-4o',
     useResponsesApi: env.STOPBENCH_DIALECT === 'openai-responses',
@@ -78,7 +81,7 @@ try {
   const result = await agent.invoke({ messages: [{ role: 'user', content: env.STOPBENCH_PROMPT ?? 'Say hello.' }] });
   const last = result.messages.at(-1);
   const meta = last?.response_metadata ?? {};
-  outcome = { ok: true, reason: String(meta.finish_reason ?? meta.status ?? 'completed'), final: text(last) };
+  outcome = { ok: true, reason: String(meta.finish_reason ?? meta.status ?? meta.stop_reason ?? 'completed'), final: text(last) };
 } catch (error) {
   outcome = { ok: false, reason: error?.constructor?.name ?? 'Error', final: String(error?.message ?? error) };
 } finally {
