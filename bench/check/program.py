@@ -49,15 +49,24 @@ def _json_type(value: Any) -> str:
     return "string"
 
 
+def _property(value: Any) -> dict[str, Any]:
+    """A property's schema after its value: its JSON type, and for an array its elements' (the first
+    element's type; any, ``{}``, for an empty one): the OpenAI API refuses an array without ``items``."""
+    schema: dict[str, Any] = {"type": _json_type(value)}
+    if isinstance(value, list):
+        schema["items"] = {"type": _json_type(value[0])} if value else {}
+    return schema
+
+
 def tool_schemas(sequence: Sequence) -> list[dict[str, Any]]:
     """The tools a sequence calls, as ``{"name", "description", "parameters"}`` with a JSON schema.
 
     Required keys are the conformance stubs' (:func:`bench.conform.runner.tool_specs`: the keys
     every well-formed call of the tool carries, or one ``arg`` when no call carries a JSON
     object); every other key seen in some call is an optional property. A property's type is the
-    JSON type of its first value in the sequence.
+    JSON type of its first value in the sequence (an array's ``items`` too: :func:`_property`).
     """
-    types: dict[str, dict[str, str]] = {}
+    types: dict[str, dict[str, dict[str, Any]]] = {}
     for turn in sequence.turns:
         for call in turn.tool_calls:
             if not call.name:
@@ -69,16 +78,15 @@ def tool_schemas(sequence: Sequence) -> list[dict[str, Any]]:
                 continue
             if isinstance(value, dict):
                 for key, v in value.items():
-                    props.setdefault(str(key), _json_type(v))
+                    props.setdefault(str(key), _property(v))
     out: list[dict[str, Any]] = []
     for spec in tool_specs(sequence):
         name, required = spec["name"], list(spec["required"])
         props = dict(types.get(name, {}))
         for key in required:
-            props.setdefault(key, "string")
+            props.setdefault(key, {"type": "string"})
         out.append({"name": name, "description": f"the {name} tool (stopbench: run it as your loop would)",
-                    "parameters": {"type": "object",
-                                   "properties": {k: {"type": t} for k, t in sorted(props.items())},
+                    "parameters": {"type": "object", "properties": dict(sorted(props.items())),
                                    "required": required}})
     return out
 

@@ -354,3 +354,16 @@ def test_with_bench_tools_a_sequence_that_scripts_its_tool_results_is_run(catalo
     cell = json.loads(r.stdout.splitlines()[0])
     assert cell["sequence"] == "polling" and cell["tools_run"] == ["check_build"]
     assert cell["decisions"][0]["known"] == [[0, "executed"]]
+
+
+def test_an_array_parameter_has_items_typed_after_its_first_values_elements() -> None:
+    """The OpenAI API refuses a function whose array parameter has no `items`, and Mastra cannot
+    convert such a schema: every array property says what its elements are."""
+    from bench.check.program import tool_schemas
+
+    call = {"id": "c", "name": "shell", "arguments": '{"command": ["ls", "-la"], "env": [], "opts": [{"a": 1}]}'}
+    seq = small_sequence("arrays", [{"finish": "tool_calls", "content": None, "tool_calls": [call]}, ANSWER])
+    props = tool_schemas(seq)[0]["parameters"]["properties"]
+    assert props["command"] == {"type": "array", "items": {"type": "string"}}
+    assert props["opts"] == {"type": "array", "items": {"type": "object"}}
+    assert props["env"] == {"type": "array", "items": {}}
