@@ -32,7 +32,7 @@ from starlette.types import Receive, Scope, Send
 
 from bench.model import Action, Sequence, Turn, TurnError
 from bench.replay import following
-from bench.serve import gemini, gemini_read
+from bench.serve import bad_requests, gemini, gemini_read
 from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 from bench.serve.results import ResultJudge
@@ -133,33 +133,58 @@ class Session:
             return list(self.run.records)
 
     def observed(self, run: Run | None = None) -> list[Observed]:
-        """The steps of a run (the current one by default) as inferred from its requests."""
+        """The steps of a run (the current one by default) as inferred from its requests.
+
+        Never raises: a step whose next request cannot be read is ``unknown`` with the reason. A
+        request refused as one the provider would refuse is noted on the step it came after."""
         with self.lock:
             run = run or self.run
-            records = [r for r in run.records if r.kind in ("model", "past_end")]
+            every = list(run.records)
             executions = list(run.executions)
+        records = [r for r in every if r.kind in ("model", "past_end")]
+        refused: dict[int, list[str]] = {}
+        seen = 0
+        for r in every:
+            if r.kind in ("model", "past_end"):
+                seen += 1
+            elif r.kind == "refused" and r.note:
+                refused.setdefault(max(seen, 1), []).append(f"a request was {r.note}")
         turns = run.sequence.turns
         out: list[Observed] = []
         for k, rec in enumerate(records):
             if rec.kind != "model" or rec.turn is None:
                 break
-            nxt = records[k + 1] if k + 1 < len(records) else None
-            step, turn = k + 1, rec.turn
-            if nxt is None:
-                out.append(Observed(step, turn, "stop", note=rec.note))
-                continue
-            wire = rec.wire
-            before, after = rec.conversation_body, nxt.conversation_body
-            if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
-                out.append(Observed(step, turn, "unknown", detail="next request is of another API", note=rec.note))
-                continue
-            served = _as_served(turns[turn], rec.note)
-            judge = self._judge(served, step, executions)
-            got = infer(_conversation(wire, before), served, rec.response_id or "",
-                        _conversation(wire, after), ok_marker=self.ok_marker, judge=judge)
-            out.append(Observed(step, turn, got.action, got.run, got.failed, got.message, got.detail,
-                                request_changes(wire, before, after, got.compact), got.known, rec.note))
+            step = k + 1
+            note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
+            try:
+                out.append(replace(self._step(rec, records[k + 1] if k + 1 < len(records) else None, step,
+                                              turns[rec.turn], executions), note=note))
+            except Exception as exc:  # a request no reader expected: the step is unknown, the run goes on
+                out.append(Observed(step, rec.turn, "unknown", note=note,
+                                    detail=f"the next request could not be read ({type(exc).__name__}: {exc})"))
         return out
+
+    def _step(self, rec: Record, nxt: Record | None, step: int, turn: Turn,
+              executions: list[Execution]) -> Observed:
+        """What the client did after `rec` was answered with `turn`, read from its next request `nxt`."""
+        index = rec.turn if rec.turn is not None else 0
+        if nxt is None:
+            return Observed(step, index, "stop")
+        wire = rec.wire
+        before, after = rec.conversation_body, nxt.conversation_body
+        if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
+            return Observed(step, index, "unknown", detail="next request is of another API")
+        served = _as_served(turn, rec.note)
+        got = infer(_conversation(wire, before), served, rec.response_id or "", _conversation(wire, after),
+                    ok_marker=self.ok_marker, judge=self._judge(served, step, executions))
+        return Observed(step, index, got.action, got.run, got.failed, got.message, got.detail,
+                        request_changes(wire, before, after, got.compact), got.known)
+
+    def notes(self, run: Run | None = None) -> list[str]:
+        """The run's notes on requests the server refused as the provider would (bad JSON, a field
+        of the wrong type), in order."""
+        with self.lock:
+            return [f"request {r.n + 1}: {r.note}" for r in (run or self.run).records if r.kind == "refused" and r.note]
 
     def _judge(self, turn: Turn, step: int, executions: list[Execution]) -> ResultJudge:
         return ResultJudge(turn, step=step, executions=executions, ok_marker=self.ok_marker,
@@ -215,7 +240,8 @@ class Session:
         return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
                  "running": self.ended_running(run),
                  "steps": [o.as_json() for o in self.observed(run)],
-                 "executions": [e.as_json() for e in self.executions(run)]} for run in self.runs]
+                 "executions": [e.as_json() for e in self.executions(run)],
+                 "notes": self.notes(run)} for run in self.runs]
 
     # ------------------------------------------------------------ bookkeeping for the app
 
@@ -250,9 +276,12 @@ class Session:
             with self.lock:
                 executions = list(run.executions)
             # the previous request was number - 1: executions recorded after it ran in its round
-            got = infer(_conversation(wire, before), turn, prev.response_id or "", _conversation(wire, body),
-                        ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
-            if got.action == "continue" or got.action == "resend" or got.action == "remind":
+            try:
+                got = infer(_conversation(wire, before), turn, prev.response_id or "", _conversation(wire, body),
+                            ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
+            except Exception:  # a request no reader expected: answered as one the server cannot tell
+                got = None
+            if got is not None and got.action in ("continue", "resend", "remind"):
                 action = got.action
         return run, number, following(seq, prev.turn, action)
 
@@ -362,15 +391,20 @@ def create_app(session: Session) -> Starlette:
                                        headers=_headers(request), at=time.time()))
                 return JSONResponse(_error_body(wire, _err("invalid_request_error", exc.message)),
                                     status_code=exc.status)
+            def refuse(message: str, body: Any = None) -> Response:
+                """A request the provider would refuse: 400 with its error body, noted in the run."""
+                session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
+                                       headers=_headers(request), at=time.time(), note=f"refused: {message}"))
+                return JSONResponse(_error_body(wire, _err("invalid_request_error", message)), status_code=400)
+
             try:
-                body = json.loads(raw)
-            except ValueError:
-                body = None
+                body = bad_requests.parse(raw)
+            except bad_requests.BadRequest as exc:
+                return refuse(str(exc))
             if not isinstance(body, dict):
-                session._record(Record(0, "refused", request.method, path, 400, wire=wire,
-                                       headers=_headers(request), at=time.time()))
-                return JSONResponse(_error_body(wire, _err("invalid_request_error", "body is not a JSON object")),
-                                    status_code=400)
+                return refuse("the body is not a JSON object")
+            if (why := bad_requests.problem(wire, body, lambda b: _conversation(wire, b))) is not None:
+                return refuse(why, body)
             if session.dialect is not None and wire != session.dialect:
                 session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
@@ -479,11 +513,11 @@ def create_app(session: Session) -> Starlette:
     async def run_tool(request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            args = json.loads(await _read_body(request, session.max_body, session.read_timeout) or b"{}")
+            args = bad_requests.parse(await _read_body(request, session.max_body, session.read_timeout) or b"{}")
         except _BodyError as exc:
             return JSONResponse({"content": exc.message, "is_error": True}, status_code=exc.status)
-        except ValueError as exc:
-            return JSONResponse({"content": f"the body is not JSON: {exc}", "is_error": True}, status_code=400)
+        except bad_requests.BadRequest as exc:
+            return JSONResponse({"content": str(exc), "is_error": True}, status_code=400)
         if not isinstance(args, dict):
             return JSONResponse({"content": "expected a JSON object (the call's arguments)", "is_error": True},
                                 status_code=400)

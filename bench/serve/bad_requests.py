@@ -1,0 +1,89 @@
+"""Requests a provider would refuse, refused the same way: they are the client's problem, not the bench's.
+
+A body that is not JSON a provider accepts (``NaN`` and ``Infinity`` are not JSON; a body nested
+deeper than :data:`MAX_DEPTH`), or a request whose conversation field has the wrong type
+(``{"messages": 5}``), gets HTTP 400 with the provider's error body, consumes no turn and is noted
+in the run; nothing the server reads later (the observation, the records, ``--observed``) can
+then fail on it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+MAX_DEPTH = 64
+"""How deeply a request body may nest arrays and objects (a model request's deepest part, a tool's
+JSON schema, is a few levels; the parsers of the bench's readers recurse)."""
+
+# the field that carries the conversation on each wire, and the JSON types it may have
+_CONVERSATION: dict[str, tuple[str, tuple[type, ...], bool]] = {
+    "openai-chat": ("messages", (list,), True),
+    "anthropic": ("messages", (list,), True),
+    "openai-responses": ("input", (list, str), False),
+    "gemini": ("contents", (list, str), True),
+}
+_TYPE_NAMES: dict[type, str] = {list: "an array", str: "a string"}
+
+
+class BadRequest(ValueError):
+    """A request body a provider would refuse with 400; the message is one line."""
+
+
+def _no_constant(name: str) -> Any:
+    raise BadRequest(f"the body is not valid JSON: {name} is not a JSON value")
+
+
+def parse(raw: bytes) -> Any:
+    """The JSON value of a request body. Raises :class:`BadRequest` for invalid JSON (``NaN`` and
+    ``Infinity`` included) and for a body nested deeper than :data:`MAX_DEPTH`."""
+    try:
+        value = json.loads(raw, parse_constant=_no_constant)
+    except RecursionError:
+        raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels") from None
+    except UnicodeDecodeError:
+        raise BadRequest("the body is not UTF-8") from None
+    except ValueError as exc:
+        if isinstance(exc, BadRequest):
+            raise
+        raise BadRequest(f"the body is not valid JSON: {exc}") from None
+    if depth(value) > MAX_DEPTH:
+        raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def depth(value: Any) -> int:
+    """How deeply `value` nests arrays and objects (a scalar is 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        level += 1
+        deepest = max(deepest, level)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level) for child in children)
+    return deepest
+
+
+def problem(wire: str, body: dict[str, Any], read: Callable[[dict[str, Any]], object]) -> str | None:
+    """Why a provider would refuse `body` on `wire` (one line), or None: its conversation field
+    missing or of the wrong type, or a conversation `read` (the server's reduction of it) cannot read."""
+    key, types, required = _CONVERSATION[wire]
+    if key not in body:
+        return f"{key}: a required field is missing" if required else None
+    if not isinstance(body[key], types):
+        wanted = " or ".join(_TYPE_NAMES[t] for t in types)
+        return f"{key}: expected {wanted}, got {json.dumps(body[key])[:40]}"
+    try:
+        read(body)
+    except Exception as exc:  # any part of the conversation of an unexpected type
+        return f"{key}: a part of it cannot be read ({type(exc).__name__}: {exc})"[:200]
+    return None
