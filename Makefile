@@ -166,3 +166,24 @@ scorecard-all: $(STAMP)
 
 scorecard-%: $(STAMP)
 	$(MAKE) --no-print-directory scorecard FRAMEWORK=$*
+
+## make scorecard-ci: what .ci/run re-runs live: SCORECARD_CI (two frameworks cheap to install and run) on a fixed
+## sample each (SAMPLE_<name>: met and broken cells of every wire it speaks), every cell compared whole with the
+## committed record (`stopbench scorecard verify`); fails on a cell that moved. `make scorecard-ci-installs` (network
+## bound: .ci/run starts it while the tests run) installs them first.
+SCORECARD_CI := autogen anthropic_tool_runner
+SAMPLE_autogen := chat-tool-rounds chat-length-text-cut chat-dropped-calls-x3 chat-error-500-repeat \
+  anthropic-tool-use-rounds anthropic-max-tokens-partial-tool-use
+SAMPLE_anthropic_tool_runner := anthropic-tool-use-rounds rec-anthropic-four-parallel-tool-use \
+  anthropic-dropped-tool-use anthropic-max-tokens-partial-tool-use anthropic-pause-turn anthropic-refusal
+.PHONY: scorecard-ci scorecard-ci-installs
+scorecard-ci-installs: $(STAMP)
+	for f in $(SCORECARD_CI); do $(BIN)/stopbench scorecard install $$f --framework-dir $(FRAMEWORK_DIR) || exit 1; done
+
+scorecard-ci: scorecard-ci-installs
+	status=0; for f in $(SCORECARD_CI); do \
+	  $(MAKE) --no-print-directory scorecard-verify-$$f || status=1; done; exit $$status
+
+scorecard-verify-%: $(STAMP)
+	$(BIN)/stopbench scorecard verify $* $(SAMPLE_$*:%=-s %) --framework-dir $(FRAMEWORK_DIR) \
+	  -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT)

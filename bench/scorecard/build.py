@@ -82,7 +82,8 @@ class ScorecardRow:
     notes: str
     run: int
     met: int
-    not_run: int
+    catalogue: int
+    """Sequences in the catalogue the record was made on (those of the framework's wires ran)."""
     classes: tuple[BrokenClass, ...]
     make: str
     check: str
@@ -113,7 +114,8 @@ def row_of(record: Mapping[str, Any]) -> ScorecardRow:
                     for k, ex in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0])))
     return ScorecardRow(name=str(record["name"]), title=str(fw["title"]), version=str(fw["version"]),
                         language=str(fw["language"]), dialects=tuple(fw["dialects"]), docs=str(fw["docs"]),
-                        notes=str(fw.get("notes", "")), run=len(cells), met=met, not_run=len(record.get("not_run", [])),
+                        notes=str(fw.get("notes", "")), run=len(cells), met=met,
+                        catalogue=int(record.get("catalogue", {}).get("sequences", 0)),
                         classes=classes, make=str(record["reproduce"]["make"]),
                         check=str(record["reproduce"]["check"]))
 
@@ -164,8 +166,8 @@ def summary_table(rows: Iterable[ScorecardRow]) -> str:
 def framework_section(r: ScorecardRow) -> str:
     """One framework's part of the scorecard: its classes and example rows."""
     out = [f'<a id="{r.name}"></a>', f"## {_md(r.title)} {_md(r.version)}", "",
-           f"{r.met} of {r.run} sequences meet every requirement ({r.language}; wires: {', '.join(r.dialects)}; "
-           f"{r.not_run} of its wires' sequences script their tool results and are not run live). "
+           f"{r.met} of {r.run} sequences meet every requirement ({r.language}; the {r.run} of the catalogue's "
+           f"{r.catalogue} on its wires: {', '.join(r.dialects)}). "
            f"Program written after [its docs]({r.docs}). {_md(r.notes)}", "",
            f"Reproduce: `{r.make}`, or `{r.check}`", ""]
     if not r.classes:
@@ -201,7 +203,7 @@ def scorecard_data(rows: Iterable[ScorecardRow]) -> list[dict[str, Any]]:
     """The rows as plain JSON values (what the HTML page gets)."""
     return [{"name": r.name, "title": r.title, "version": r.version, "language": r.language,
              "dialects": list(r.dialects), "docs": r.docs, "notes": r.notes, "run": r.run, "met": r.met,
-             "not_run": r.not_run, "make": r.make, "check": r.check,
+             "catalogue": r.catalogue, "make": r.make, "check": r.check,
              "classes": [{"key": c.key, "words": c.words, "sequences": c.sequences,
                           "examples": [{"sequence": e.sequence, "cell": e.cell, "detail": e.detail}
                                        for e in c.examples]} for c in r.classes]} for r in rows]

@@ -3,10 +3,12 @@
 The check runs in the framework's folder with the framework's own interpreter (:mod:`.install`),
 on the sequences of the dialects it speaks, two at a time by default. The record is the check's
 live record (``name``, ``column``, ``command``, ``cells``: ``bench.check.report.write_live``) plus
-``framework`` (the folder's ``framework.json`` fields), ``not_run`` (sequences of its dialects that
-script their tool results, which ``check`` does not run live) and ``reproduce`` (the make target and
-the check command line). Paths under ``FRAMEWORK_DIR`` are written as ``$FRAMEWORK_DIR/...`` and the
-record has no times, so a deterministic program gives the same bytes on every machine.
+``framework`` (the folder's ``framework.json`` fields), ``catalogue`` (how many sequences the
+catalogue holds: the record runs those of the framework's wires) and ``reproduce`` (the make target
+and the check command line). The check runs with ``--bench-tools``: a framework program takes the
+bench's tools (MCP or the tool endpoint), so the sequences that script their tool results run too.
+Paths under ``FRAMEWORK_DIR`` are written as ``$FRAMEWORK_DIR/...`` and the record has no times, so
+a deterministic program gives the same bytes on every machine.
 """
 
 from __future__ import annotations
@@ -51,7 +53,8 @@ def check_argv(fw: Framework, framework_dir: Path, project: Path, *, jobs: int, 
         argv += ["--dialect", d]
     for i in ids:
         argv += ["-s", i]
-    argv += ["-j", str(jobs), "--timeout", f"{timeout:g}", "--", *program_argv(fw, framework_dir, python)]
+    argv += ["--bench-tools", "-j", str(jobs), "--timeout", f"{timeout:g}", "--",
+             *program_argv(fw, framework_dir, python)]
     return argv
 
 
@@ -63,15 +66,13 @@ def portable(argv: Sequence[str], fw: Framework, framework_dir: Path, python: st
              a.replace(where, f"{PLACEHOLDER}/{fw.name}", 1) if a.startswith(where) else a) for a in argv]
 
 
-def not_run(fw: Framework, project: Path) -> list[str]:
-    """Sequences of the framework's dialects that ``check`` does not run live (they script their tool results)."""
+def catalogue_size(project: Path) -> int:
+    """How many sequences the project's catalogue holds."""
     from bench.catalogue import load_catalogue
-    from bench.check.runner import scripts_tool_results
-    cat = load_catalogue(project / "sequences")
-    return [s.id for s in cat.sequences if s.dialect in fw.dialects and scripts_tool_results(s)]
+    return len(load_catalogue(project / "sequences").sequences)
 
 
-def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path, skipped: list[str],
+def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path, catalogue: int,
                 project: Path, python: str = sys.executable) -> dict[str, Any]:
     """The framework record from the check's live record `live` and the check line `argv` that made it
     (run from the framework's folder, written relative to `project`)."""
@@ -80,7 +81,7 @@ def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framew
     shown = [*shown[:cut], "--no-report", *shown[cut:]]
     folder = Path(os.path.relpath(fw.folder.resolve(), project.resolve())).as_posix()
     return {**live, "command": portable(live["command"], fw, framework_dir, python),
-            "version": RECORD_VERSION, "framework": fw.metadata(), "not_run": skipped,
+            "version": RECORD_VERSION, "framework": fw.metadata(), "catalogue": {"sequences": catalogue},
             "reproduce": {"make": f"make scorecard-{fw.name}",
                           "check": f"cd {shlex.quote(folder)} && {shell_line(shown)}"}}
 
@@ -111,7 +112,7 @@ def run_record(fw: Framework, framework_dir: Path, project: Path, *, jobs: int =
         if status not in (0, 1) or not live_path.is_file():
             raise UnusableInput(f"stopbench check on {fw.name} gave no record (exit {status})")
         live = json.loads(live_path.read_text(encoding="utf-8"))
-    record = make_record(live, fw, argv, framework_dir, not_run(fw, project), project)
+    record = make_record(live, fw, argv, framework_dir, catalogue_size(project), project)
     path = out or project / RECORDS / f"{fw.name}.json"
     write_atomically(path, record_text(record))
     return path, status

@@ -71,7 +71,7 @@ def cell(sequence: str, violations: list[tuple[str, str]] = (), outcome: str = "
 
 def record(name: str, cells: list[dict[str, Any]], version: str = "1.0") -> dict[str, Any]:
     return {"name": name, "column": f"{name}@live", "command": ["$FRAMEWORK_DIR/x/bin/python", "loop.py"],
-            "cells": cells, "version": 1, "not_run": [],
+            "cells": cells, "version": 1, "catalogue": {"sequences": 4},
             "framework": {"name": name, "title": name.title(), "language": "python", "version": version,
                           "install": [f"{name}=={version}"], "command": ["python", "loop.py"],
                           "dialects": ["openai-chat"], "docs": "https://example.invalid", "notes": "", "env": {}},

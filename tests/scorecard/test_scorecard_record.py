@@ -33,7 +33,7 @@ def test_record_of_the_fake_framework(fake_framework: tuple[Path, Path], catalog
     assert rec["framework"]["version"] == "1.0" and rec["reproduce"]["make"] == "make scorecard-fake"
     assert rec["command"][-2:] == ["$FRAMEWORK_DIR/fake/bin/python", "loop.py"]
     assert '"$FRAMEWORK_DIR"/fake/bin/python loop.py' in rec["reproduce"]["check"]
-    assert "--no-report --" in rec["reproduce"]["check"]
+    assert "--bench-tools -j 2 --timeout 60 --no-report --" in rec["reproduce"]["check"]
     assert str(fwdir) not in text and str(project) not in text
     assert CliRunner().invoke(cli, args).exit_code == 0  # the same program gives the same bytes
     assert (project / "records" / "fake.json").read_text(encoding="utf-8") == text
