@@ -18,6 +18,7 @@ PORT`` serves streamable HTTP in the foreground.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -129,6 +130,45 @@ def tools_url_from_env(environ: dict[str, str] | None = None) -> str:
     return url
 
 
+DISCOVERY_GRACE_S = 0.1
+"""How long the stdio server waits, after a ``server/discover`` opening, for an ``initialize`` the
+client had already sent (it gave up waiting for discovery)."""
+
+
+def _method(item: Any) -> str | None:
+    return getattr(getattr(item, "message", None), "method", None)
+
+
+async def _drop_stale_discovery(source: Any, sink: Any) -> None:
+    """Forward `source` to `sink`, dropping an opening ``server/discover`` that an ``initialize``
+    follows at once.
+
+    Clients of the 2026 protocol probe ``server/discover`` with a short timeout (the AI SDK: 1 s)
+    and fall back to the ``initialize`` handshake on the same pipe. A stdio server that starts later
+    than that finds both queued; the SDK's dual-era loop lets the first request choose the era, so
+    it would serve the stale probe and refuse the handshake the client now waits for. The client
+    gave up on the probe: its ``initialize`` is served instead, and the probe is never answered.
+    """
+    import anyio
+
+    async with sink:
+        try:
+            first = await source.receive()
+        except (anyio.EndOfStream, anyio.ClosedResourceError):
+            return
+        pending = [first]
+        if _method(first) == "server/discover":
+            with anyio.move_on_after(DISCOVERY_GRACE_S):
+                with contextlib.suppress(anyio.EndOfStream, anyio.ClosedResourceError):
+                    pending.append(await source.receive())
+            if len(pending) == 2 and _method(pending[1]) == "initialize":
+                pending = pending[1:]
+        for item in pending:
+            await sink.send(item)
+        async for item in source:
+            await sink.send(item)
+
+
 def serve_stdio(tools_url: str) -> None:
     """Serve MCP on stdin/stdout until the client closes stdin."""
     import anyio
@@ -138,7 +178,10 @@ def serve_stdio(tools_url: str) -> None:
 
     async def main() -> None:
         async with stdio_server() as (read, write):
-            await server.run(read, write, server.create_initialization_options())
+            sink, source = anyio.create_memory_object_stream[Any](0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_drop_stale_discovery, read, sink)
+                await server.run(source, write, server.create_initialization_options())
 
     anyio.run(main)
 

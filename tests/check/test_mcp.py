@@ -145,3 +145,55 @@ def test_mcp_tools_without_an_endpoint_is_one_line_and_exit_2(monkeypatch: pytes
     r = CliRunner().invoke(cli, ["mcp-tools"])
     assert r.exit_code == 2
     assert r.output.strip().startswith("no tool endpoint: pass --tools-url") and "Traceback" not in r.output
+
+
+def _rpc_lines(argv: list[str], lines: list[dict[str, Any]], want_id: int, timeout: float = 30.0) -> dict[str, Any]:
+    """Write `lines` to the stdio server at once; the response with id `want_id`."""
+    import subprocess
+    import time as _time
+
+    proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            text=True, cwd="/")
+    try:
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write("".join(json.dumps(m) + "\n" for m in lines))
+        proc.stdin.flush()
+        deadline = _time.monotonic() + timeout
+        while _time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line:
+                break
+            msg = json.loads(line)
+            if msg.get("id") == want_id:
+                return dict(msg)
+        raise AssertionError("no response")
+    finally:
+        proc.kill()
+        proc.wait()
+
+
+MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+               "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
+               "io.modelcontextprotocol/clientCapabilities": {}}
+INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                         "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def test_a_client_that_gave_up_on_discovery_gets_its_initialize_answered() -> None:
+    """The AI SDK probes `server/discover` with a 1 s timeout, then sends `initialize` on the same
+    pipe. A server that starts slower than that (a loaded machine) finds both queued: the client has
+    fallen back, so the handshake is served (the SDK's dual-era server let the stale probe open a
+    2026 connection and refused the initialize, and the program crashed before any model request)."""
+    with ToolEndpointStub() as stub:
+        discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}
+        reply = _rpc_lines(stdio_command(stub.url), [discover, INITIALIZE], want_id=1)
+    assert "result" in reply, reply
+    assert reply["result"]["serverInfo"]["name"] == "stopbench-tools"
+
+
+def test_a_client_still_waiting_on_discovery_is_answered() -> None:
+    with ToolEndpointStub() as stub:
+        discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}
+        reply = _rpc_lines(stdio_command(stub.url), [discover], want_id=0)
+    assert "result" in reply, reply
