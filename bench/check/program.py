@@ -144,6 +144,26 @@ def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, s
     return env
 
 
+CLOCK_DIR = Path(__file__).resolve().parents[2] / "conformance" / "clock"
+"""The virtual clock of ``stopbench conform`` (:mod:`bench.conform.clock`), in a source checkout."""
+
+
+def virtual_clock_env(base: Mapping[str, str]) -> dict[str, str]:
+    """`base` plus what puts a program's Python and Node processes on the virtual clock: the clock's
+    sitecustomize first on PYTHONPATH, its preload in NODE_OPTIONS (a sleep of a second or more
+    returns at once while the process's clock moves on by the whole sleep, so a framework's retry
+    back-off takes no real time and its elapsed-time budgets see what a real run would). Native
+    binaries sleep for real. Raises FileNotFoundError without the clock's files (an installed wheel)."""
+    site, preload = CLOCK_DIR / "python", CLOCK_DIR / "virtual_clock.mjs"
+    for needed in (site / "sitecustomize.py", preload):
+        if not needed.is_file():
+            raise FileNotFoundError(2, "the virtual clock needs a source checkout of stopbench", str(needed))
+    env = dict(base)
+    env["PYTHONPATH"] = os.pathsep.join(x for x in (str(site), env.get("PYTHONPATH", "")) if x)
+    env["NODE_OPTIONS"] = " ".join(x for x in (env.get("NODE_OPTIONS", ""), f"--import {preload}") if x)
+    return env
+
+
 @dataclass(frozen=True, slots=True)
 class ProgramResult:
     """How the program says its loop ended: success or not, a reason, the final text."""

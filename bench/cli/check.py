@@ -132,6 +132,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--error-marker", default=None, metavar="TEXT",
               help="Text your loop puts in the result of a call it refused or that failed: a result with it "
                    "is a failed call. Without either marker a result starting with 'error' is read as failed.")
+@click.option("--virtual-clock", is_flag=True,
+              help="Run the program's Python and Node processes on conform's virtual clock: a sleep of a "
+                   "second or more (a retry back-off) returns at once while their clock moves on by it.")
 @click.option("--bench-tools", is_flag=True,
               help="COMMAND runs the bench's tools (STOPBENCH_MCP_COMMAND, STOPBENCH_MCP_URL or "
                    "STOPBENCH_TOOLS_URL), which answer as the sequence scripts: the sequences that script "
@@ -150,9 +153,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="With --fuzz: folder for the failing sequence [default: <sequences>/found].")
 def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
               name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
-              ok_marker: str | None, error_marker: str | None, bench_tools: bool, sequences_dir: Path,
-              reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None, seed: int,
-              shrink_time: float, save_dir: Path | None) -> None:
+              ok_marker: str | None, error_marker: str | None, virtual_clock: bool, bench_tools: bool,
+              sequences_dir: Path, reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None,
+              seed: int, shrink_time: float, save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
     For every sequence the replay server serves it on a loopback port and COMMAND runs once with
@@ -216,6 +219,14 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         click.echo("nothing to run: every chosen sequence scripts its tool results", err=True)
         sys.exit(EXIT_BAD_INPUT)
 
+    run_env = dict(os.environ)
+    if virtual_clock:
+        from bench.check.program import virtual_clock_env
+        try:
+            run_env = virtual_clock_env(run_env)
+        except FileNotFoundError as exc:
+            click.echo(f"--virtual-clock: {exc.strerror}: {exc.filename} is missing", err=True)
+            sys.exit(EXIT_BAD_INPUT)
     started = time.monotonic()
     runs: dict[str, list[LiveRun]] = {}
     total = len(seqs) * len(loops)
@@ -232,7 +243,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         try:  # SIGTERM (CI's timeout) as Ctrl-C: every program and all it started ended, no temporary folder left
             with sigterm_as_interrupt():
                 runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
-                                          safety_cap=safety_cap, cwd=Path.cwd(), env=dict(os.environ),
+                                          safety_cap=safety_cap, cwd=Path.cwd(), env=run_env,
                                           progress=None if as_json else progress(loop_name),
                                           ok_marker=ok_marker, error_marker=error_marker)
         except OSError as exc:

@@ -367,3 +367,19 @@ def test_an_array_parameter_has_items_typed_after_its_first_values_elements() ->
     assert props["command"] == {"type": "array", "items": {"type": "string"}}
     assert props["opts"] == {"type": "array", "items": {"type": "object"}}
     assert props["env"] == {"type": "array", "items": {}}
+
+
+def test_on_the_virtual_clock_a_back_off_takes_no_real_time(catalogue: Path) -> None:
+    """A loop that backs off 30 s before asking (a framework's retry) finishes within a 10 s limit on
+    the virtual clock, and its own clock says the 30 s passed; on the real clock it is still waiting."""
+    code = ("import os, sys, time, json, urllib.request; t = time.monotonic(); time.sleep(30); "
+            "urllib.request.urlopen(urllib.request.Request(os.environ['OPENAI_BASE_URL'] + '/chat/completions', "
+            "data=b'{\"model\": \"m\", \"messages\": [{\"role\": \"user\", \"content\": \"hi\"}]}', "
+            "headers={'content-type': 'application/json'})).read(); "
+            "json.dump({'ok': time.monotonic() - t >= 30, 'reason': 'slept'}, "
+            "open(os.environ['STOPBENCH_RESULT'], 'w'))")
+    args = ("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--timeout", "10")
+    virtual = check(*args, "--virtual-clock", "--", sys.executable, "-c", code)
+    assert "| answer-once | stop:slept@1 ok [] |" in virtual.stdout, virtual.output
+    real = check(*args, "--timeout", "2", "--", sys.executable, "-c", code)
+    assert "crashed" in real.stdout
