@@ -66,7 +66,9 @@ def test_an_edited_record_makes_the_committed_scorecard_stale(tmp_path: Path) ->
     assert _build_check(records, docs) == 0
     path = sorted(records.glob("*.json"))[0]
     data = json.loads(path.read_text(encoding="utf-8"))
-    data["cells"][0]["violations"].append({"requirement": "ok: false", "step": 1, "detail": "edited"})
+    met = [c for c in data["cells"] if not c["violations"] and c["outcome"] != "crashed"]
+    edited = met[0] if met else data["cells"][0]
+    edited["violations"].append({"requirement": "edited_requirement", "step": 1, "detail": "edited"})
     path.write_text(json.dumps(data), encoding="utf-8")
     assert _build_check(records, docs) == 1
 
