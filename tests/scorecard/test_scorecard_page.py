@@ -20,3 +20,12 @@ def test_section_lists_each_framework_with_classes_and_examples() -> None:
 
 def test_no_record_no_section() -> None:
     assert scorecard_section([]) == ""
+
+
+def test_the_page_carries_the_section_after_the_summary() -> None:
+    from bench.page import build_page
+    from tests.page.test_page_data import SEQS, TOY, results
+    rows = scorecard_data(build_scorecard([record("alpha", [cell("s1")])]))
+    html = build_page(results(), SEQS, [TOY], scorecard=rows)
+    assert html.index('id="summary"') < html.index('id="scorecard"') < html.index("</main>")
+    assert 'id="scorecard"' not in build_page(results(), SEQS, [TOY])
