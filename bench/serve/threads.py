@@ -21,10 +21,13 @@ history, as it does against the real API. Anthropic: 404 ``not_found_error`` wit
 ``details.error_code`` ``thread_not_found`` (the SDK then replays the full history under a new
 thread: lib/threads/_thread_state.py ``recovers_from``, ``_REPLAY_ERROR_CODES``). Responses: 400
 ``invalid_request_error``, code ``previous_response_not_found``, param ``previous_response_id``.
+A Responses ``conversation`` (items stored in a conversation object) is never followed: the server
+keeps no conversations, so it answers 404 ``conversation_not_found``, as for an unknown id.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -103,12 +106,26 @@ def rebuild(wire: str, body: dict[str, Any], base: dict[str, Any], reply: Turn) 
     return out
 
 
+def stored_conversation(wire: str, body: dict[str, Any]) -> str | None:
+    """The id of a server-side conversation a Responses request adds to (``conversation``: an id or
+    ``{"id": ...}``), or None. The replay server keeps none, so every such id is one it never gave."""
+    if wire != "openai-responses" or "conversation" not in body or body["conversation"] is None:
+        return None
+    value = body["conversation"]
+    ref = value.get("id") if isinstance(value, dict) else value
+    return ref if isinstance(ref, str) else json.dumps(ref)
+
+
 def follow(wire: str, body: dict[str, Any],
            replied: Callable[[str], tuple[dict[str, Any], Turn] | None]) -> dict[str, Any] | Refusal:
     """The conversation `body` carries: itself when it sends its whole history, rebuilt when it
     follows a reply by reference, or a :class:`Refusal` when `replied` (the server's lookup: the
     rebuilt request and the served turn of a reply id, None for an id it never gave) does not
     know the reply."""
+    if (conv := stored_conversation(wire, body)) is not None:
+        return Refusal(404, {"error": {"message": f"Conversation with id '{conv}' not found.",
+                                       "type": "invalid_request_error", "param": "conversation",
+                                       "code": "conversation_not_found"}})
     ref = reference(wire, body)
     if ref is None:
         return body

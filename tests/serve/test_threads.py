@@ -105,3 +105,15 @@ def test_a_previous_response_id_the_server_never_gave_is_refused_with_openais_er
     assert got.status_code == 400
     assert got.json()["error"]["code"] == "previous_response_not_found"
     assert answered == 0
+
+
+def test_a_responses_conversation_is_one_the_server_never_gave() -> None:
+    seq = make_sequence([ANSWER], "openai-responses")
+    with serving(seq) as srv:
+        client = openai.OpenAI(base_url=srv.base_url, api_key="k", max_retries=0, timeout=10)
+        try:
+            client.responses.create(model="m", input="go", conversation="conv_elsewhere")
+        except openai.NotFoundError as exc:
+            error = exc
+        answered = srv.session.run.answered
+    assert error.code == "conversation_not_found" and answered == 0
