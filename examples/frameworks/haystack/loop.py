@@ -2,11 +2,13 @@
 one, for ``stopbench check``.
 
 The tools are the sequence's, from mcp-haystack's ``MCPToolset`` over the MCP stdio server whose argv is
-STOPBENCH_MCP_COMMAND (a JSON list). The agent is built once (Chat Completions on the official ``openai``
-client: OPENAI_BASE_URL, OPENAI_API_KEY; model STOPBENCH_MODEL) and run once on STOPBENCH_PROMPT.
-How the run ended goes to STOPBENCH_RESULT: ``{"ok", "reason", "final"}`` with the last message's
-finish_reason as Haystack keeps it in its meta; an exception is ok=false with its class name. No
-retries or guards beyond the framework's defaults (max_agent_steps 100).
+STOPBENCH_MCP_COMMAND (a JSON list). The agent is built once (Chat Completions on the official
+``openai`` client: OPENAI_BASE_URL, OPENAI_API_KEY; on an Anthropic sequence anthropic-haystack's
+``AnthropicChatGenerator`` on the official ``anthropic`` client: ANTHROPIC_BASE_URL; model
+STOPBENCH_MODEL) and run once on STOPBENCH_PROMPT. How the run ended goes to STOPBENCH_RESULT: ``{"ok",
+"reason", "final"}`` with the last message's finish_reason as Haystack keeps it in its meta; an
+exception is ok=false with its class name. No retries or guards beyond the framework's defaults
+(max_agent_steps 100).
 """
 
 import json
@@ -15,6 +17,7 @@ import os
 from haystack.components.agents import Agent
 from haystack.components.generators.chat import OpenAIChatGenerator
 from haystack.dataclasses import ChatMessage
+from haystack_integrations.components.generators.anthropic import AnthropicChatGenerator
 from haystack_integrations.tools.mcp import MCPToolset, StdioServerInfo
 
 
@@ -22,7 +25,12 @@ def main() -> dict:
     argv = json.loads(os.environ["STOPBENCH_MCP_COMMAND"])
     try:
         toolset = MCPToolset(server_info=StdioServerInfo(command=argv[0], args=argv[1:]))
-        agent = Agent(chat_generator=OpenAIChatGenerator(model=os.environ.get("STOPBENCH_MODEL", "gpt-4o")),
+        model = os.environ.get("STOPBENCH_MODEL", "gpt-4o")
+        if os.environ.get("STOPBENCH_DIALECT") == "anthropic":
+            generator = AnthropicChatGenerator(model=model)
+        else:
+            generator = OpenAIChatGenerator(model=model)
+        agent = Agent(chat_generator=generator,
                       tools=toolset, system_prompt="Use the tools to complete the task.")
         result = agent.run(messages=[ChatMessage.from_user(os.environ.get("STOPBENCH_PROMPT", "Say hello."))])
     except Exception as exc:  # the framework raised: that is how the run ended

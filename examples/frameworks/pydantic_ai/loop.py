@@ -5,7 +5,8 @@ STOPBENCH_PROMPT. Its tools are the sequence's, served by the MCP stdio server w
 STOPBENCH_MCP_COMMAND (a JSON list). ``openai:`` is Pydantic AI's default OpenAI model, which speaks
 the Responses API on the official ``openai`` client (OPENAI_BASE_URL, OPENAI_API_KEY); on a Chat
 Completions sequence (STOPBENCH_DIALECT openai-chat) the program names the documented ``openai-chat:``
-model instead, so both wires are tested.
+model instead, and on an Anthropic sequence ``anthropic:`` (the official ``anthropic`` client:
+ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY), so every wire it has a model for is tested.
 How the run ended goes to STOPBENCH_RESULT: ``{"ok", "reason", "final"}`` with the last response's
 finish reason as Pydantic AI reports it; an exception is ok=false with its class name. No retries or
 guards beyond the framework's defaults.
@@ -23,7 +24,8 @@ from pydantic_ai.mcp import MCPToolset
 async def main() -> dict:
     argv = json.loads(os.environ["STOPBENCH_MCP_COMMAND"])
     tools = MCPToolset(StdioTransport(command=argv[0], args=argv[1:]))
-    kind = "openai-chat" if os.environ.get("STOPBENCH_DIALECT") == "openai-chat" else "openai"
+    dialect = os.environ.get("STOPBENCH_DIALECT", "")
+    kind = {"openai-chat": "openai-chat", "anthropic": "anthropic"}.get(dialect, "openai")
     agent = Agent(f"{kind}:{os.environ.get('STOPBENCH_MODEL', 'gpt-4o')}", toolsets=[tools],
                   instructions="Use the tools to complete the task.")
     try:
