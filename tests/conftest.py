@@ -1,4 +1,4 @@
-"""Hypothesis profiles for the whole suite.
+"""Hypothesis profiles for the whole suite, and the `slow` marker.
 
 ``ci`` (the default, and what ``make test`` sets): derandomized, no example database, a bounded
 number of examples, no deadline, so the property suite is the same on every run and stays well
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -29,3 +30,48 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
+
+
+# ---------------------------------------------------------------- the `slow` marker
+
+SLOW: dict[str, str] = {
+    "tests/corpus/test_decode.py::test_shards_cut_at_any_offsets_read_every_line_exactly_once":
+        "decodes one 1.5 MB file cut into about 2,000 shards, each reading a whole block",
+    "tests/corpus/test_aggregate.py::test_merging_shards_in_any_order_gives_the_same_tables":
+        "aggregates a generated corpus shard by shard in many orders",
+    "tests/corpus/test_corpus_command.py::test_a_local_dask_cluster_of_two_workers_gives_the_local_report_bit_for_bit":
+        "starts a local dask cluster",
+    "tests/test_mutation.py": "the mutation sweep of the curated mutants, a replay of the catalogue per mutant",
+    "tests/check/test_pytest_plugin.py::test_the_example_test_of_a_loop_on_the_openai_client_passes":
+        "runs pytest in a subprocess on a loop over the catalogue",
+    "tests/check/test_live_fuzz.py::test_the_in_process_helper_finds_the_naive_loop_and_passes_the_reference_loop":
+        "fuzzes two live loops",
+    "tests/scorecard/test_scorecard_record.py": "records a fake framework with stopbench check",
+    "tests/unit/test_yaml_read.py::test_every_shipped_yaml_file_reads_as_pyyaml_safe_load_reads_it":
+        "reads every shipped YAML file twice, with both readers",
+    "tests/conform/test_parallel_runs.py": "drives loops in subprocesses, a timed-out run waiting for its timeout",
+    "tests/conform/test_interpreter_drivers.py::test_a_loop_without_a_cap_ends_capped_like_its_port_at_the_safety_cap":
+        "a driven loop making 200 requests",
+    "tests/conform/test_virtual_clock.py": "loops sleeping on the real clock, to compare with the virtual one",
+    "tests/conform/test_timings.py::test_runs_start_longest_first_by_the_last_timings": "drives loops in subprocesses",
+    "tests/conform/test_reuse.py": "drives loops in subprocesses, a full drive then CI runs",
+}
+"""Tests of ten seconds or more (measured with --durations on two loaded cores), each with why: marked
+`slow`, so ``pytest -m "not slow"`` is a quick pass while working; `make test` and CI run everything.
+A key is a test file or a test's node id (parameters left out); one that names nothing is an error."""
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of :data:`SLOW`; a key whose file was collected but that matches no test is stale."""
+    matched: set[str] = set()
+    files: set[str] = set()
+    for item in items:
+        path, _, name = item.nodeid.partition("::")
+        files.add(path)
+        for key in (path, f"{path}::{name.split('[')[0]}"):
+            if key in SLOW:
+                item.add_marker(pytest.mark.slow)
+                matched.add(key)
+    stale = sorted(k for k in SLOW if k.split("::")[0] in files and k not in matched)
+    if stale and not config.getoption("keyword") and not config.getoption("markexpr"):
+        raise pytest.UsageError(f"tests/conftest.py SLOW names tests that do not exist: {', '.join(stale)}")

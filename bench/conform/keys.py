@@ -73,8 +73,8 @@ def digest(data: Any) -> str:
 
 
 def files_digest(files: Iterable[Path], root: Path) -> str:
-    """A short hash of files' contents, each named by its path from `root` (a missing file counts as
-    missing, so deleting one changes the digest)."""
+    """A short hash of files' contents, each named by its path from `root` (so the same files give the
+    same digest wherever the folder is; a missing file counts as missing, so deleting one changes it)."""
     h = hashlib.sha256()
     for path in sorted({p.resolve() for p in files}):
         try:
@@ -160,7 +160,7 @@ class KeySources:
     def port(self, driver: Driver) -> str:
         port_file = self.predicates_dir / f"{driver.predicate}.py"
         shared = [path for path, cols in shared_users(self.predicates_dir).items() if driver.predicate in cols]
-        return files_digest([port_file, *shared], self.root)
+        return files_digest([port_file, *shared], self.predicates_dir)
 
     def parts(self, driver: Driver) -> dict[str, str]:
         """The loop-wide parts of `driver`'s keys: pin, driver, port, server."""

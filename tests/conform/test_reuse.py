@@ -4,6 +4,7 @@ whose key moved plus a rotating sample, reusing the rest (bench/conform/reuse.py
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from bench.predicate import Predicate
 ROOT = Path(__file__).resolve().parents[2]
 A, B = (Driver(name, f"{name}port", "tests/conform/echo_driver.py", "openai-chat", "nothing to install",
                interpreter=sys.executable) for name in ("a", "b"))
-TOOLS = [f"t{i}" for i in range(5)]
+TOOLS = [f"t{i}" for i in range(4)]
 
 SEQ = """title: answers {tool}
 kind: constructed
@@ -54,22 +55,22 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def conform(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
+def conform(folder: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
     monkeypatch.setattr(conform_cli, "DRIVERS", {"a": A, "b": B})
     result = CliRunner().invoke(cli, ["conform", "a", "b", *args, "--jobs", "4",
-                                      "--conform-dir", str(tmp_path / "loops"),
-                                      "--sequences", str(tmp_path / "sequences"),
-                                      "--predicates", str(tmp_path / "predicates"),
-                                      "--reports", str(tmp_path / "reports")])
+                                      "--conform-dir", str(folder / "loops"),
+                                      "--sequences", str(folder / "sequences"),
+                                      "--predicates", str(folder / "predicates"),
+                                      "--reports", str(folder / "reports")])
     assert result.exit_code == 0, result.output
     return result
 
 
-def driven(tmp_path: Path) -> set[tuple[str, str]]:
+def driven(folder: Path) -> set[tuple[str, str]]:
     """The (loop, sequence) pairs the echo driver ran since the last call (its logs, then cleared)."""
     out: set[tuple[str, str]] = set()
     for loop in ("a", "b"):
-        log = tmp_path / "loops" / loop / "runs"
+        log = folder / "loops" / loop / "runs"
         if log.exists():
             lines = log.read_text(encoding="utf-8").split()
             assert len(lines) == len(set(lines)), "a pair driven twice"
@@ -78,8 +79,8 @@ def driven(tmp_path: Path) -> set[tuple[str, str]]:
     return out
 
 
-def rows(tmp_path: Path, loop: str) -> dict[str, dict[str, object]]:
-    record = read_record(tmp_path / "reports", loop)
+def rows(folder: Path, loop: str) -> dict[str, dict[str, object]]:
+    record = read_record(folder / "reports", loop)
     assert record is not None
     return record["sequences"]
 
@@ -87,50 +88,72 @@ def rows(tmp_path: Path, loop: str) -> dict[str, dict[str, object]]:
 ALL = {(loop, f"calls-{t}") for loop in ("a", "b") for t in TOOLS}
 
 
-def test_ci_drives_only_the_pairs_whose_key_moved_and_the_sample_and_reuses_the_rest(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    project(tmp_path)
-    # a full drive keys every row and marks none reused
-    conform(tmp_path, monkeypatch)
-    assert driven(tmp_path) == ALL
-    keys = {(loop, s): row["key"] for loop in ("a", "b") for s, row in rows(tmp_path, loop).items()}
-    assert len(set(keys.values())) == len(ALL) and not any("reused" in r for r in rows(tmp_path, "a").values())
-    # an unchanged tree with no sample: nothing driven, every row reused with its key, exit 0
-    out = conform(tmp_path, monkeypatch, "--reuse-unchanged", "--sample", "0").output
-    assert driven(tmp_path) == set()
-    assert "10 pair(s): 0 driven (none), 10 reused with their key unchanged" in out
-    assert all(row["reused"] is True and row["key"] == keys[("a", s)] for s, row in rows(tmp_path, "a").items())
-    md = (tmp_path / "reports" / "conformance.md").read_text(encoding="utf-8")
+@pytest.fixture(scope="module")
+def fully_driven(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A project every pair of which a full drive (no --reuse-unchanged) drove once, shared by the tests."""
+    folder = project(tmp_path_factory.mktemp("keyed"))
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        conform(folder, monkeypatch)
+    assert driven(folder) == ALL
+    return folder
+
+
+@pytest.fixture
+def keyed(fully_driven: Path, tmp_path: Path) -> Path:
+    """A copy of the fully driven project, for one test to change."""
+    return Path(shutil.copytree(fully_driven, tmp_path / "project"))
+
+
+def keys_of(folder: Path) -> dict[tuple[str, str], str]:
+    return {(loop, s): str(row["key"]) for loop in ("a", "b") for s, row in rows(folder, loop).items()}
+
+
+def test_a_full_drive_keys_every_row_and_marks_none_reused(keyed: Path) -> None:
+    keys = keys_of(keyed)
+    assert set(keys) == ALL and len(set(keys.values())) == len(ALL)
+    assert not any("reused" in r for loop in ("a", "b") for r in rows(keyed, loop).values())
+
+
+def test_an_unchanged_tree_drives_only_the_rotating_sample_and_reuses_the_rest(
+        keyed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    keys = keys_of(keyed)
+    # no sample: nothing driven, every row reused with its key, exit 0
+    out = conform(keyed, monkeypatch, "--reuse-unchanged", "--sample", "0").output
+    assert driven(keyed) == set()
+    assert f"{len(ALL)} pair(s): 0 driven (none), {len(ALL)} reused with their key unchanged" in out
+    assert all(row["reused"] is True and row["key"] == keys[("a", s)] for s, row in rows(keyed, "a").items())
+    md = (keyed / "reports" / "conformance.md").read_text(encoding="utf-8")
     assert f"same (reused: key {keys[('b', 'calls-t3')]})" in md
-    # an unchanged tree: only the rotating sample is driven, and its rows are no longer marked reused
-    out = conform(tmp_path, monkeypatch, "--reuse-unchanged", "--sample", "3", "--sample-seed", "8").output
-    sample = set(rotating_sample(keys, 3, 8).pairs)
-    assert len(sample) == 3 and driven(tmp_path) == sample
-    assert "3 driven (3 sample)" in out and "sample slice 1 of 4" in out
-    assert {(loop, s) for loop in ("a", "b") for s, r in rows(tmp_path, loop).items() if "reused" not in r} == sample
-    # a changed port file: its loop's pairs only, said why
-    port = tmp_path / "predicates" / "aport.py"
+    # the sample only, and its rows are no longer marked reused
+    out = conform(keyed, monkeypatch, "--reuse-unchanged", "--sample", "3", "--sample-seed", "9").output
+    sample = set(rotating_sample(keys, 3, 9).pairs)
+    assert len(sample) == 3 and driven(keyed) == sample
+    assert "3 driven (3 sample)" in out and "sample slice 1 of 3" in out
+    assert {(loop, s) for loop in ("a", "b") for s, r in rows(keyed, loop).items() if "reused" not in r} == sample
+
+
+def test_a_changed_port_file_drives_its_loop_s_pairs_only(keyed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    port = keyed / "predicates" / "aport.py"
     port.write_text(port.read_text(encoding="utf-8") + "# a comment moves the port file's key\n", encoding="utf-8")
-    out = conform(tmp_path, monkeypatch, "--reuse-unchanged", "--sample", "0").output
-    assert driven(tmp_path) == {p for p in ALL if p[0] == "a"}
-    assert "5 driven (5 key changed)" in out and "[driven: key changed (port)]" in out
-    # a row without a key (a record written before keys) is driven again
-    record_file = tmp_path / "reports" / "conformance" / "b.json"
+    out = conform(keyed, monkeypatch, "--reuse-unchanged", "--sample", "0").output
+    assert driven(keyed) == {p for p in ALL if p[0] == "a"}
+    assert f"{len(TOOLS)} driven ({len(TOOLS)} key changed)" in out and "[driven: key changed (port)]" in out
+
+
+def test_a_row_without_a_key_is_driven_again(keyed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record_file = keyed / "reports" / "conformance" / "b.json"
     record = json.loads(record_file.read_text(encoding="utf-8"))
     del record["sequences"]["calls-t1"]["key"]
     record_file.write_text(json.dumps(record), encoding="utf-8")
-    conform(tmp_path, monkeypatch, "--reuse-unchanged", "--sample", "0")
-    assert driven(tmp_path) == {("b", "calls-t1")}
+    out = conform(keyed, monkeypatch, "--reuse-unchanged", "--sample", "0").output
+    assert driven(keyed) == {("b", "calls-t1")} and "1 driven (1 no key)" in out
 
 
-def test_a_changed_sequence_file_drives_its_pairs_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    project(tmp_path)
-    conform(tmp_path, monkeypatch)
-    driven(tmp_path)
-    seq = tmp_path / "sequences" / "calls-t2.yaml"
+def test_a_changed_sequence_file_drives_its_pairs_only(keyed: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    seq = keyed / "sequences" / "calls-t2.yaml"
     seq.write_text(seq.read_text(encoding="utf-8").replace("title: answers", "title: says"), encoding="utf-8")
-    conform(tmp_path, monkeypatch, "--reuse-unchanged", "--sample", "0")
-    assert driven(tmp_path) == {("a", "calls-t2"), ("b", "calls-t2")}
+    conform(keyed, monkeypatch, "--reuse-unchanged", "--sample", "0")
+    assert driven(keyed) == {("a", "calls-t2"), ("b", "calls-t2")}
 
 
 def test_every_pair_is_in_exactly_one_slice_of_the_rotating_sample() -> None:
