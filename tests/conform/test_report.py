@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -20,9 +21,9 @@ from bench.conform.report import (
     unexplained,
     write_record,
 )
-from bench.conform.runner import Driver, run_conformance
+from bench.conform.runner import ConformResult, Driver, compare_cells, run_conformance
 from bench.model import Decision, RequestChanges, Turn
-from bench.predicate import State
+from bench.predicate import Predicate, State
 from bench.replay import replay
 from bench.report import label
 from tests.serve.serving import make_sequence
@@ -51,6 +52,25 @@ TWO = make_sequence([{"finish": "tool_calls", "content": None,
 ONE = make_sequence([{"finish": "stop", "content": "only"}], sid="one-step")
 
 
+@pytest.fixture(scope="module")
+def driven_once() -> list[ConformResult]:
+    """The fake loop driven once on TWO and ONE, shared by the tests that only compare it with ports."""
+    return run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, timeout=60)
+
+
+def against(results: list[ConformResult], port: Predicate, only: tuple[str, ...] = ()) -> list[ConformResult]:
+    """`results` compared with `port` as run_conformance compares them (the port's replayed cell, the
+    first difference); with `only`, the results of those sequences."""
+    seqs = {s.id: s for s in (TWO, ONE)}
+    out = []
+    for res in results:
+        if only and res.sequence not in only:
+            continue
+        cell = replay(seqs[res.sequence], port)
+        out.append(dataclasses.replace(res, port=cell, difference=compare_cells(cell, res.observed)))
+    return out
+
+
 def test_each_loop_has_its_port_column_its_original_column_and_a_status() -> None:
     results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
     md = conformance_markdown(["two-steps", "one-step"], [FAKE], {"fake": make_record(FAKE, results, {})},
@@ -65,8 +85,9 @@ def test_each_loop_has_its_port_column_its_original_column_and_a_status() -> Non
     assert cells[3] == "same"
 
 
-def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_the_run() -> None:
-    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_the_run(
+        driven_once: list[ConformResult]) -> None:
+    [res] = against(driven_once, stops_at_once, ("two-steps",))
     md = conformance_markdown(["two-steps"], [FAKE], {"fake": make_record(FAKE, [res], {})}, {"fake": {}})
     row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
     assert "differs: step 1: port stop [first]" in row and "observed continue" in row
@@ -76,8 +97,9 @@ def test_a_difference_shows_the_first_differing_step_with_both_sides_and_fails_t
     assert [c.strip() for c in summary.strip("|").split("|")][4:] == ["0", "0", "1", "0", "0", "0", "0", "0"]
 
 
-def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason() -> None:
-    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason(
+        driven_once: list[ConformResult]) -> None:
+    [res] = against(driven_once, stops_at_once, ("two-steps",))
     why = {"two-steps": "the original runs the tools first: loop.py L10-12"}
     assert unexplained([res], why) == []
     md = conformance_markdown(["two-steps"], [FAKE], {"fake": make_record(FAKE, [res], {})}, {"fake": why})
@@ -86,8 +108,8 @@ def test_a_difference_the_port_explains_is_reported_as_explained_with_its_reason
     assert "loop.py L10-12" in md.split("## Differences", 1)[1]
 
 
-def test_an_explanation_for_another_sequence_explains_nothing_and_is_listed() -> None:
-    results = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+def test_an_explanation_for_another_sequence_explains_nothing_and_is_listed(driven_once: list[ConformResult]) -> None:
+    results = against(driven_once, stops_at_once)
     [two] = [r for r in results if r.sequence == "two-steps"]
     assert unexplained(results, {"one-step": "about another sequence"}) == [two]
     md = conformance_markdown(["two-steps", "one-step"], [FAKE], {"fake": make_record(FAKE, results, {})},
@@ -103,8 +125,8 @@ def test_a_failed_driver_is_never_explained() -> None:
     assert status_of(rec["sequences"]["one-step"], {"one-step": "whatever"}, "one-step") == "differs"
 
 
-def test_sequences_and_loops_that_were_not_run_say_why() -> None:
-    results = run_conformance(FAKE, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+def test_sequences_and_loops_that_were_not_run_say_why(driven_once: list[ConformResult]) -> None:
+    results = against(driven_once, like_fake, ("one-step",))
     rec = make_record(FAKE, results, {"two-steps": "no Gemini endpoint"})
     md = conformance_markdown(["two-steps", "one-step"], [FAKE, OTHER], {"fake": rec, "other": None},
                               {"fake": {}, "other": {}}, {"other": "not installed: no Python at /x"})
@@ -115,10 +137,11 @@ def test_sequences_and_loops_that_were_not_run_say_why() -> None:
     assert "pip install other==1.0" in summary and "not run (not installed: no Python at /x)" in summary
 
 
-def test_a_partial_run_keeps_the_recorded_rows_of_the_other_sequences(tmp_path: Path) -> None:
-    first = run_conformance(FAKE, [TWO, ONE], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+def test_a_partial_run_keeps_the_recorded_rows_of_the_other_sequences(
+        tmp_path: Path, driven_once: list[ConformResult]) -> None:
+    first = against(driven_once, stops_at_once)
     write_record(tmp_path, make_record(FAKE, first, {}))
-    again = run_conformance(FAKE, [ONE], sys.executable, root=ROOT, port=like_fake, timeout=60)
+    again = against(driven_once, like_fake, ("one-step",))
     rec = make_record(FAKE, again, {}, read_record(tmp_path, "fake"), keep=["two-steps"])
     assert rec["sequences"]["two-steps"] == make_record(FAKE, first, {})["sequences"]["two-steps"]
     assert "difference" not in rec["sequences"]["one-step"]
@@ -133,8 +156,9 @@ def test_the_report_is_the_same_text_for_the_same_records(tmp_path: Path) -> Non
     assert conformance_markdown(*args) == conformance_markdown(*args)
 
 
-def test_a_record_keeps_the_original_loops_observed_steps_and_reads_back(tmp_path: Path) -> None:
-    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=stops_at_once, timeout=60)
+def test_a_record_keeps_the_original_loops_observed_steps_and_reads_back(
+        tmp_path: Path, driven_once: list[ConformResult]) -> None:
+    [res] = against(driven_once, stops_at_once, ("two-steps",))
     write_record(tmp_path, make_record(FAKE, [res], {}))
     rec = read_record(tmp_path, "fake")
     assert rec is not None
@@ -219,8 +243,8 @@ def boosts_max_tokens(turn: Turn, state: State) -> Decision:
     return Continue("calls", changes=RequestChanges(max_tokens=9999))
 
 
-def test_a_request_change_the_original_does_not_make_is_a_difference() -> None:
-    [res] = run_conformance(FAKE, [TWO], sys.executable, root=ROOT, port=boosts_max_tokens, timeout=60)
+def test_a_request_change_the_original_does_not_make_is_a_difference(driven_once: list[ConformResult]) -> None:
+    [res] = against(driven_once, boosts_max_tokens, ("two-steps",))
     assert res.difference is not None
     assert res.difference.startswith("step 1: port continue +max_tokens=9999 [calls]")
     assert "observed continue run=" in res.difference
