@@ -178,9 +178,9 @@ def _chat_json(turn: Turn, ctx: Context) -> dict[str, Any]:
     body: dict[str, Any] = {
         "id": ctx.response_id, "object": "chat.completion", "created": 0, "model": ctx.model,
         "choices": [{"index": 0, "message": message, "finish_reason": ctx.finish_raw, "logprobs": None}],
+        # always sent, as the API does (zeros when the turn recorded none): clients read it unguarded
+        "usage": _chat_usage(turn),
     }
-    if turn.usage is not None:
-        body["usage"] = _chat_usage(turn)
     return body
 
 
