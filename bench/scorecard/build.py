@@ -25,7 +25,7 @@ CLASS_WORDS: dict[str, str] = {
     "ok: false": "reported success on a reply that is not an answer (cut off, filtered, failed, or with no call "
                  "where one was announced)",
     "ok: true": "did not end with success on a sequence that ends in an answer",
-    "stops_within": "did not stop within the requests the sequence allows (never, or too late)",
+    "stops_within": "did not stop within the requests the sequence allows",
     "no_dropped_calls": "dropped tool calls of a reply: neither ran them nor answered them with an error",
     "no_truncated_runs": "ran a tool call taken from a cut-off (length) reply",
     "answer_after_tools": "reported success on a reply that carries tool calls, whose results the model never saw",
@@ -34,7 +34,11 @@ CLASS_WORDS: dict[str, str] = {
     "progress": "ran the same calls again with the same results, changing nothing",
     "crashed": "no verdict: the program died, hung past the time limit, or wrote a bad result file",
 }
-"""Each class of broken requirement in plain words (the README defines the requirements)."""
+"""A requirement kind in plain words, for a record that keeps no words of its own (``words``: what each cell
+did, naming the served turn, written when the record is made)."""
+
+PARAMETRIC = frozenset({"stops_within"})
+"""Kinds whose recorded words carry the sequence's parameter ("within 10 requests"): classed by the kind's words."""
 
 EXAMPLES = 3
 """Example sequences kept per class."""
@@ -43,7 +47,7 @@ LABEL_LIMIT = 160
 DETAIL_LIMIT = 200
 
 
-def class_of(requirement: str) -> str:
+def kind_of(requirement: str) -> str:
     """A violation's class: its requirement without the parameter (``stops_within: 4`` ->
     ``stops_within``), but ``ok: true`` and ``ok: false`` apart (they say opposite things)."""
     kind = requirement.split(":", 1)[0].strip()
@@ -63,6 +67,8 @@ class Example:
 
 @dataclass(frozen=True, slots=True)
 class BrokenClass:
+    """What cells did, in plain words (the class), the requirement kinds that says they broke, and how many."""
+
     key: str
     words: str
     sequences: int
@@ -97,21 +103,28 @@ def row_of(record: Mapping[str, Any]) -> ScorecardRow:
     """The scorecard row of one record (raises KeyError, TypeError or ValueError on a malformed one)."""
     fw = record["framework"]
     cells: list[Cell] = [cell_from_json(c) for c in record["cells"]]
+    recorded_words: dict[str, list[str]] = record.get("words", {})
     by_class: dict[str, list[Example]] = {}
+    kinds: dict[str, set[str]] = {}
     met = 0
     for cell in cells:
-        keys: dict[str, str] = {}
+        said: dict[str, str] = {}
         if cell.outcome == "crashed":
-            keys["crashed"] = cell.error or ""
-        for v in cell.violations:
-            keys.setdefault(class_of(v.requirement), v.detail)
-        if not keys:
+            said[CLASS_WORDS["crashed"]] = cell.error or ""
+            kinds.setdefault(CLASS_WORDS["crashed"], set()).add("crashed")
+        words = recorded_words.get(cell.sequence, [])
+        for i, v in enumerate(cell.violations):
+            kind = kind_of(v.requirement)
+            what = words[i] if i < len(words) and kind not in PARAMETRIC else CLASS_WORDS.get(kind, kind)
+            said.setdefault(what, v.detail)
+            kinds.setdefault(what, set()).add(kind)
+        if not said:
             met += 1
-        for key, detail in keys.items():
-            by_class.setdefault(key, []).append(
+        for what, detail in said.items():
+            by_class.setdefault(what, []).append(
                 Example(cell.sequence, _clip(label(cell), LABEL_LIMIT), _clip(" ".join(detail.split()), DETAIL_LIMIT)))
-    classes = tuple(BrokenClass(k, CLASS_WORDS.get(k, k), len(ex), tuple(ex[:EXAMPLES]))
-                    for k, ex in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0])))
+    classes = tuple(BrokenClass(", ".join(sorted(kinds[w])), w, len(ex), tuple(ex[:EXAMPLES]))
+                    for w, ex in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0])))
     return ScorecardRow(name=str(record["name"]), title=str(fw["title"]), version=str(fw["version"]),
                         language=str(fw["language"]), dialects=tuple(fw["dialects"]), docs=str(fw["docs"]),
                         notes=str(fw.get("notes", "")), run=len(cells), met=met,
@@ -150,7 +163,7 @@ def _md(text: str) -> str:
 
 
 def _main_classes(row: ScorecardRow, n: int = 3) -> str:
-    return ", ".join(f"{c.key} ({c.sequences})" for c in row.classes[:n]) or "none"
+    return "; ".join(f"{c.words} ({c.sequences})" for c in row.classes[:n]) or "none"
 
 
 def summary_table(rows: Iterable[ScorecardRow]) -> str:
@@ -173,14 +186,14 @@ def framework_section(r: ScorecardRow) -> str:
     if not r.classes:
         out += ["Nothing broken.", ""]
         return "\n".join(out)
-    out += ["| broken | what it means | sequences | examples |", "| --- | --- | --- | --- |"]
+    out += ["| what it did | requirement broken | sequences | examples |", "| --- | --- | --- | --- |"]
     for c in r.classes:
-        out.append(f"| `{c.key}` | {_md(c.words)} | {c.sequences} | "
+        out.append(f"| {_md(c.words)} | `{c.key}` | {c.sequences} | "
                    f"{', '.join(f'`{e.sequence}`' for e in c.examples)} |")
-    out += ["", "| sequence | the framework's cell | broken | what happened |", "| --- | --- | --- | --- |"]
+    out += ["", "| sequence | the framework's cell | what it did | at which step |", "| --- | --- | --- | --- |"]
     for c in r.classes:
         for e in c.examples:
-            out.append(f"| `{e.sequence}` | `{_md(e.cell)}` | `{c.key}` | {_md(e.detail)} |")
+            out.append(f"| `{e.sequence}` | `{_md(e.cell)}` | {_md(c.words)} | {_md(e.detail)} |")
     out.append("")
     return "\n".join(out)
 

@@ -72,6 +72,22 @@ def catalogue_size(project: Path) -> int:
     return len(load_catalogue(project / "sequences").sequences)
 
 
+def violation_words(cells: Sequence[dict[str, Any]], project: Path) -> dict[str, list[str]]:
+    """``{sequence: [what the cell did, per violation, in plain words]}`` for the cells that break
+    requirements (:func:`bench.check.explain.violation_words`, which names the served turn: "reported
+    success on a cut-off reply"). Kept in the record, so the scorecard needs no catalogue."""
+    from bench.catalogue import load_catalogue
+    from bench.check.explain import violation_words as words_of
+    from bench.check.report import _cell as cell_from_json
+    by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
+    out: dict[str, list[str]] = {}
+    for c in cells:
+        cell = cell_from_json(c)
+        if cell.violations:
+            out[cell.sequence] = [words_of(v, by_id.get(cell.sequence), cell) for v in cell.violations]
+    return out
+
+
 def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path, catalogue: int,
                 project: Path, python: str = sys.executable) -> dict[str, Any]:
     """The framework record from the check's live record `live` and the check line `argv` that made it
@@ -82,6 +98,7 @@ def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framew
     folder = Path(os.path.relpath(fw.folder.resolve(), project.resolve())).as_posix()
     return {**live, "command": portable(live["command"], fw, framework_dir, python),
             "version": RECORD_VERSION, "framework": fw.metadata(), "catalogue": {"sequences": catalogue},
+            "words": violation_words(live["cells"], project),
             "reproduce": {"make": f"make scorecard-{fw.name}",
                           "check": f"cd {shlex.quote(folder)} && {shell_line(shown)}"}}
 

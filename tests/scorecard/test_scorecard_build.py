@@ -23,10 +23,24 @@ def test_counts_met_and_classes_per_framework() -> None:
     assert [r.name for r in rows] == ["alpha", "zeta"]
     alpha, zeta = rows
     assert (alpha.run, alpha.met, zeta.run, zeta.met) == (3, 0, 2, 1)
-    # classes by sequences broken, then name; the parameter is not part of the class
+    # classes by sequences broken, then words; the parameter is not part of the class
     assert [(c.key, c.sequences) for c in alpha.classes] == [("stops_within", 2), ("crashed", 1), ("progress", 1)]
     assert [e.sequence for e in alpha.classes[0].examples] == ["a", "b"]
     assert zeta.classes[0].key == "ok: false" and "not an answer" in zeta.classes[0].words
+
+
+def test_a_class_is_the_requirement_and_what_the_cell_did() -> None:
+    rec = record("a", [cell("s1", [("ok: false", "d")]), cell("s2", [("ok: false", "d")]),
+                       cell("s3", [("ok: false", "d")])])
+    rec["cells"][2]["violations"].append({"requirement": "answer_on: [2]", "step": 1, "detail": "d"})
+    rec["words"] = {"s1": ["reported success on a cut-off reply"], "s2": ["reported success on a filtered reply"],
+                    "s3": ["reported success on a cut-off reply", "reported success on a cut-off reply"]}
+    [row] = build_scorecard([rec])
+    assert [(c.key, c.words, c.sequences) for c in row.classes] == [
+        ("answer_on, ok: false", "reported success on a cut-off reply", 2),
+        ("ok: false", "reported success on a filtered reply", 1)]
+    assert "reported success on a cut-off reply (2); reported success on a filtered reply (1)" in \
+        scorecard_markdown([row])
 
 
 def test_markdown_is_deterministic_and_ordered() -> None:

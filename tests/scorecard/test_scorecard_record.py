@@ -31,6 +31,7 @@ def test_record_of_the_fake_framework(fake_framework: tuple[Path, Path], catalog
     met = {c["sequence"]: not c["violations"] and c["outcome"] != "crashed" for c in rec["cells"]}
     assert met == {"answer-once": True, "call-then-answer": True, "truncated": False}
     assert rec["framework"]["version"] == "1.0" and rec["reproduce"]["make"] == "make scorecard-fake"
+    assert rec["words"] == {"truncated": ["reported success on a cut-off reply"]}
     assert rec["command"][-2:] == ["$FRAMEWORK_DIR/fake/bin/python", "loop.py"]
     assert '"$FRAMEWORK_DIR"/fake/bin/python loop.py' in rec["reproduce"]["check"]
     assert "--bench-tools -j 2 --timeout 60 --no-report --" in rec["reproduce"]["check"]
