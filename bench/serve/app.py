@@ -35,7 +35,7 @@ from bench.replay import following
 from bench.serve import bad_requests, gemini, gemini_read
 from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
-from bench.serve.results import ResultJudge
+from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call
 from bench.serve.withhold import WITHHELD, without_calls
@@ -169,7 +169,12 @@ class Session:
         """What the client did after `rec` was answered with `turn`, read from its next request `nxt`."""
         index = rec.turn if rec.turn is not None else 0
         if nxt is None:
-            return Observed(step, index, "stop")
+            ran = ran_in_round(_as_served(turn, rec.note), step, executions)
+            if not ran:
+                return Observed(step, index, "stop")
+            run, failed, known = _ran(ran)
+            return Observed(step, index, "stop", run, failed,
+                            detail="calls run on the tool endpoint after the last request", known=known)
         wire = rec.wire
         before, after = rec.conversation_body, nxt.conversation_body
         if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
@@ -549,6 +554,12 @@ def create_app(session: Session) -> Starlette:
 def _as_served(turn: Turn, note: str) -> Turn:
     """The turn as its request was answered: without the calls withheld (bench.serve.withhold)."""
     return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if note == WITHHELD else turn
+
+
+def _ran(ran: dict[int, Execution]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Known], ...]]:
+    """Run, failed and how each was known, for calls answered by executions (bench.serve.results)."""
+    return (tuple(k for k, e in sorted(ran.items()) if not e.is_error),
+            tuple(k for k, e in sorted(ran.items()) if e.is_error), tuple((k, "executed") for k in sorted(ran)))
 
 
 def _conversation(wire: Wire, body: dict[str, Any]) -> Conversation:

@@ -523,8 +523,8 @@ def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, r
     out: list[Step] = []
     for s in steps:
         calls = sequence.turns[s.turn].tool_calls
-        if s.action == "stop":
-            d = Decision("stop", OBSERVED_RULE, reason=reason or OBSERVED_RULE, ok=ok)
+        if s.action == "stop":  # calls it ran before stopping (on the tool endpoint) are its run and failed
+            d = Decision("stop", OBSERVED_RULE, reason=reason or OBSERVED_RULE, ok=ok, run=s.run, failed=s.failed)
         else:
             d = Decision(s.action, OBSERVED_RULE, run=s.run, failed=s.failed,  # type: ignore[arg-type]
                          message=s.message, changes=s.changes)

@@ -74,3 +74,27 @@ class ResultJudge:
         if self.error_marker:
             return False, "marker"
         return self.wording(text), "wording"
+
+
+def ran_in_round(turn: Turn, step: int, executions: Sequence[Execution]) -> dict[int, Execution]:
+    """The calls of `turn` (by index) that ran on the tool endpoint during its round, read from the
+    executions alone: for a round no request followed (the loop ran the calls, then stopped
+    without asking the model again: the Vercel AI SDK and Mastra run a step's calls before
+    checking their step limit), or one whose request cannot be followed. An execution recorded
+    with ``answered == step`` answers the call with its name and exact arguments, else the first
+    still open call of its name (a framework may add defaulted arguments); each execution answers
+    at most one call."""
+    here = [e for e in executions if e.answered == step]
+    found: dict[int, Execution] = {}
+    claimed: set[int] = set()
+    for exact in (True, False):
+        for k, call in enumerate(turn.tool_calls):
+            if k in found:
+                continue
+            args = parsed_arguments(call)
+            e = next((e for e in here if e.n not in claimed and e.name == call.name
+                      and (not exact or (args is not None and e.arguments == args))), None)
+            if e is not None:
+                found[k] = e
+                claimed.add(e.n)
+    return found
