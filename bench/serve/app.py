@@ -35,6 +35,7 @@ from bench.replay import following
 from bench.serve import bad_requests, gemini, gemini_read
 from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
+from bench.serve.repeats import repeat_number, with_fresh_ids
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call
@@ -71,6 +72,9 @@ class Record:
     at: float = 0.0
     note: str = ""
     """What the server did unasked when it answered (bench.serve.withhold)."""
+    repeat: int = 0
+    """Which repeat of a ``then: repeat`` turn answered it: its call ids carry ``-r<repeat>``
+    (bench.serve.repeats)."""
     seen: Any = None
     """The conversation the request carries when it differs from its body: a request that follows
     a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
@@ -83,7 +87,8 @@ class Record:
     def as_json(self) -> dict[str, Any]:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
-                "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None}
+                "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None,
+                "repeat": self.repeat}
 
 
 @dataclass(slots=True)
@@ -106,12 +111,14 @@ class Session:
 
     def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
-                 error_marker: str | None = None, max_body: int = DEFAULT_MAX_BODY,
+                 error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
         self.dialect = dialect
         self.catalogue = dict(catalogue or {})
         self.ok_marker = ok_marker
         self.error_marker = error_marker
+        self.fresh_repeat_ids = fresh_repeat_ids
+        """Serve each repeat of a ``then: repeat`` turn with fresh call ids (bench.serve.repeats)."""
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
@@ -169,7 +176,7 @@ class Session:
         """What the client did after `rec` was answered with `turn`, read from its next request `nxt`."""
         index = rec.turn if rec.turn is not None else 0
         if nxt is None:
-            ran = ran_in_round(_as_served(turn, rec.note), step, executions)
+            ran = ran_in_round(_as_served(turn, rec), step, executions)
             if not ran:
                 return Observed(step, index, "stop")
             run, failed, known = _ran(ran)
@@ -179,11 +186,18 @@ class Session:
         before, after = rec.conversation_body, nxt.conversation_body
         if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
             return Observed(step, index, "unknown", detail="next request is of another API")
-        served = _as_served(turn, rec.note)
+        served = _as_served(turn, rec)
         got = infer(_conversation(wire, before), served, rec.response_id or "", _conversation(wire, after),
                     ok_marker=self.ok_marker, judge=self._judge(served, step, executions))
-        return Observed(step, index, got.action, got.run, got.failed, got.message, got.detail,
-                        request_changes(wire, before, after, got.compact), got.known)
+        run, failed, known, detail = got.run, got.failed, got.known, got.detail
+        if got.action == "unknown" and not run and not failed:
+            # the history cannot be followed, but the tool endpoint saw what ran in this round
+            ran = ran_in_round(served, step, executions)
+            if ran:
+                run, failed, known = _ran(ran)
+                detail = f"{detail}; calls run on the tool endpoint in this round"
+        return Observed(step, index, got.action, run, failed, got.message, detail,
+                        request_changes(wire, before, after, got.compact), known)
 
     def notes(self, run: Run | None = None) -> list[str]:
         """The run's notes on requests the server refused as the provider would (bad JSON, a field
@@ -224,7 +238,7 @@ class Session:
                             and r.turn is not None and r.status == 200), None)
             if rec is None or rec.turn is None or not isinstance(rec.conversation_body, dict):
                 return None
-            turn = _as_served(run.sequence.turns[rec.turn], rec.note)
+            turn = _as_served(run.sequence.turns[rec.turn], rec)
             return None if turn.error is not None else (rec.conversation_body, turn)
 
         return follow(wire, body, replied)
@@ -249,6 +263,15 @@ class Session:
                  "notes": self.notes(run)} for run in self.runs]
 
     # ------------------------------------------------------------ bookkeeping for the app
+
+    def _repeat(self, run: Run, index: int) -> int:
+        """The repeat number of turn `index` served once more in `run` (bench.serve.repeats); 0
+        unless the session serves fresh ids on repeats."""
+        if not self.fresh_repeat_ids:
+            return 0
+        with self.lock:
+            before = sum(1 for r in run.records if r.kind == "model" and r.turn == index)
+        return repeat_number(run.sequence, index, before)
 
     def _record(self, rec: Record) -> None:
         with self.lock:
@@ -275,7 +298,7 @@ class Session:
         # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
-        turn = _as_served(seq.turns[prev.turn], prev.note)
+        turn = _as_served(seq.turns[prev.turn], prev)
         before = prev.conversation_body
         if turn.after and prev.wire == wire and isinstance(before, dict):
             with self.lock:
@@ -435,8 +458,9 @@ def create_app(session: Session) -> Starlette:
                                        seen=seen))
                 ended = gemini.script_ended(detail) if wire == "gemini" else script_ended(wire, detail)
                 return JSONResponse(ended, status_code=SCRIPT_ENDED_STATUS)
-            turn, note = without_calls(at_request_limit(seq.turns[index], seq.max_tokens, wire, body), followed,
-                                       seq.dialect)
+            repeat = session._repeat(run, index)
+            turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
+                                                      repeat), followed, seq.dialect)
             rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
             ctx = Context(rid, shape[1] if shape else str(body.get("model") or "stopbench"),
@@ -445,7 +469,7 @@ def create_app(session: Session) -> Starlette:
             out = gemini.render(turn, ctx, stream, shape[2]) if shape else render(wire, turn, ctx, stream)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time(), note=note, seen=seen))
+                                   at=time.time(), note=note, seen=seen, repeat=repeat))
             if out.body is not None:
                 return JSONResponse(out.body, status_code=out.status)
             return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
@@ -551,9 +575,11 @@ def create_app(session: Session) -> Starlette:
     return Starlette(routes=routes)
 
 
-def _as_served(turn: Turn, note: str) -> Turn:
-    """The turn as its request was answered: without the calls withheld (bench.serve.withhold)."""
-    return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if note == WITHHELD else turn
+def _as_served(turn: Turn, rec: Record) -> Turn:
+    """The turn as request `rec` was answered: with the ids of its repeat (bench.serve.repeats) and
+    without the calls withheld (bench.serve.withhold)."""
+    turn = with_fresh_ids(turn, rec.repeat)
+    return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if rec.note == WITHHELD else turn
 
 
 def _ran(ran: dict[int, Execution]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Known], ...]]:

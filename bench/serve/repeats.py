@@ -1,0 +1,40 @@
+"""Fresh call ids for a turn served again under ``then: repeat`` (``Session(fresh_repeat_ids=True)``).
+
+A real provider gives every response new call ids. A sequence that repeats its last turn stands for
+a model that keeps answering the same way, not for one that reuses ids: served the same id on every
+repeat, a client that keys its history by call id (Mastra) merges the rounds into one. With fresh
+ids on, the k-th repeat of the last turn (k = 1, 2, ...) serves each non-blank id with the suffix
+``-r<k>``. A sequence tagged :data:`ID_TAG` is about call ids (ids reused across rounds, ids
+numbered per round): its ids are served as written on every repeat.
+
+Off by default: a port's replay sees the sequence's ids as written, repeats included, and some
+ports model what their loop does with an id seen before (Claude Code's duplicate-id, the OpenAI
+Agents SDK's reused-id error, Hermes' sanitizer, observed against the server serving the ids as
+written), so conformance must serve them so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bench.model import Sequence, Turn
+
+ID_TAG = "tool-call-id"
+"""The tag of the sequences whose point is their call ids: served as written."""
+
+
+def repeat_number(sequence: Sequence, index: int, served_before: int) -> int:
+    """Which repeat of turn `index` a request is answered with: 0 for the turn's first serve, for a
+    turn that is not the repeated last turn of a ``then: repeat`` sequence, or for a sequence about
+    call ids; else `served_before` (how often this run served the turn already)."""
+    if sequence.then != "repeat" or index != len(sequence.turns) - 1 or ID_TAG in sequence.tags:
+        return 0
+    return served_before
+
+
+def with_fresh_ids(turn: Turn, repeat: int) -> Turn:
+    """`turn` with the ids of repeat number `repeat` (the turn itself for 0; blank ids stay blank)."""
+    if repeat == 0 or not turn.tool_calls:
+        return turn
+    return replace(turn, tool_calls=tuple(replace(c, id=f"{c.id}-r{repeat}") if c.id else c
+                                          for c in turn.tool_calls))
