@@ -11,6 +11,19 @@ import json
 from bench.model import Cell, Sequence, Step, Turn, Violation
 
 
+def served_turn(sequence: Sequence, step: Step) -> Turn:
+    """The turn `step`'s request was answered with: the sequence's turn, or, on a step the server
+    noted as withheld (the request offered no tools, :mod:`bench.serve.withhold`), that turn without
+    its calls, as the loop got it. Replay steps never carry the note."""
+    # imported here, not at the top: bench.serve imports bench.replay, which imports this module
+    from bench.serve.withhold import WITHHELD, without_calls
+
+    turn = sequence.turns[step.turn]
+    if WITHHELD not in step.note.split("; "):
+        return turn
+    return without_calls(turn, {}, sequence.dialect)[0]
+
+
 def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
     """Every requirement of `sequence` that `cell` breaks (nothing for a crashed cell)."""
     req = sequence.require
@@ -37,19 +50,19 @@ def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
             found.append(Violation("no_dropped_calls", dropped[0], dropped[1]))
     if req.no_truncated_runs:
         for s in cell.steps:
-            if sequence.turns[s.turn].finish == "length" and s.tools_run:
+            if served_turn(sequence, s).finish == "length" and s.tools_run:
                 found.append(Violation("no_truncated_runs", s.step,
                                        f"ran {', '.join(s.tools_run)} from a truncated (length) turn"))
                 break
     if req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps:
         final = cell.steps[-1]
-        if sequence.turns[final.turn].tool_calls:
+        if served_turn(sequence, final).tool_calls:
             found.append(Violation("answer_after_tools", final.step,
                                    f"reported success on turn {final.turn}, which carries tool calls "
                                    "whose results the model never saw"))
     if req.no_malformed_runs:
         for s in cell.steps:
-            calls = sequence.turns[s.turn].tool_calls
+            calls = served_turn(sequence, s).tool_calls
             bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
             if bad:
                 found.append(Violation("no_malformed_runs", s.step,
@@ -91,7 +104,7 @@ def first_plain_repeat(sequence: Sequence, cell: Cell, rounds: int) -> tuple[int
         d = s.decision
         if d.action == "resend":
             continue
-        turn = sequence.turns[s.turn]
+        turn = served_turn(sequence, s)
         plain_round = d.action == "continue" and d.changes is None and bool(s.tools_run)
         if not plain_round:
             streak, previous = 0, None
@@ -116,7 +129,7 @@ def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | Non
     """
     for s in cell.steps:
         d = s.decision
-        turn = sequence.turns[s.turn]
+        turn = served_turn(sequence, s)
         if d.action == "stop" and d.ok is False:
             continue
         if d.action == "resend" and (turn.error is not None or turn.finish in ("error", "length")
