@@ -41,6 +41,9 @@ smolagents' ToolCallingAgent does with "Observation:"): with an ``ok_marker``, a
 lines start with it carries stub results, never a reminder; each ``<ok_marker> <name>`` line
 answers the next call of that name not answered yet (the stubs answer "<ok_marker> <name>";
 there is no call id in such text). A failed call cannot be told in user text: it has no marker.
+When the program ran the bench's tools, a user item that carries execution tokens
+(``STOPBENCH-OK <name> #<n>``) answers the calls of those executions instead, known ``executed``
+(:meth:`bench.serve.results.ResultJudge.in_text`), marker or not.
 """
 
 from __future__ import annotations
@@ -400,6 +403,11 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             bad, how = judge(n, item.text, item.is_error)
             (failed if bad else run).append(n)
             known.append((n, how))
+        elif item.kind == "user" and (ran := judge.in_text(item.text, {*run, *failed})):
+            # results sent as user text, known by their execution tokens (the program ran the bench's tools)
+            for j, e in ran:
+                (failed if e.is_error else run).append(j)
+                known.append((j, "executed"))
         elif item.kind == "user" and (names := _stub_results(item.text, ok_marker)) is not None:
             answered: list[int] = []
             for name in names:

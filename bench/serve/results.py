@@ -17,11 +17,11 @@ by the first of these that applies, and says which one did (the cell shows it pe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from typing import Literal, TypeAlias
 
 from bench.model import Turn
-from bench.serve.tools import Execution, execution_by_token, parsed_arguments
+from bench.serve.tools import Execution, execution_by_token, executions_by_token, parsed_arguments
 
 Known: TypeAlias = Literal["executed", "flag", "marker", "wording"]
 KNOWN: tuple[Known, ...] = ("executed", "flag", "marker", "wording")
@@ -51,6 +51,25 @@ class ResultJudge:
         self.all = list(executions)
         self.here = [e for e in self.all if step is not None and e.answered == step]
         self.claimed: set[int] = set()
+        self.answered: set[int] = set()
+        """Calls answered by :meth:`in_text` (results in text of another kind)."""
+
+    def in_text(self, text: str, done: Collection[int] = ()) -> list[tuple[int, Execution]]:
+        """The calls of the turn (by index) that a text of another kind than a tool result answers
+        by execution tokens (a client that sends results as user text, as smolagents does), each
+        with its execution, claimed: a token's execution answers the first call with its name not
+        in `done` nor answered so, the one with its exact arguments first."""
+        out: list[tuple[int, Execution]] = []
+        for e in executions_by_token(text, [e for e in self.all if e.n not in self.claimed]):
+            open_calls = [k for k, c in enumerate(self.turn.tool_calls)
+                          if c.name == e.name and k not in done and k not in self.answered]
+            exact = [k for k in open_calls if parsed_arguments(self.turn.tool_calls[k]) == e.arguments]
+            chosen = exact or open_calls
+            if chosen:
+                self.claimed.add(e.n)
+                self.answered.add(chosen[0])
+                out.append((chosen[0], e))
+        return out
 
     def __call__(self, k: int, text: str, flag: bool | None) -> tuple[bool, Known]:
         """(failed, how it was known) for a result answering call `k` of the turn."""

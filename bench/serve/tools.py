@@ -73,9 +73,16 @@ def scripted_call(turn: Turn | None, name: str, arguments: Any) -> ToolCall | No
 
 def execution_by_token(text: str, executions: list[Execution]) -> Execution | None:
     """The execution whose token (``STOPBENCH-OK <name> #<n>``) a tool result's text carries."""
+    found = executions_by_token(text, executions)
+    return found[0] if found else None
+
+
+def executions_by_token(text: str, executions: list[Execution]) -> list[Execution]:
+    """Every execution whose token the text carries, in the order of the text, each once."""
     by_n = {e.n: e for e in executions}
+    out: list[Execution] = []
     for m in _TOKEN.finditer(text):
         e = by_n.get(int(m.group(2)))
-        if e is not None and e.name == m.group(1):
-            return e
-    return None
+        if e is not None and e.name == m.group(1) and e not in out:
+            out.append(e)
+    return out
