@@ -1,8 +1,9 @@
 """``python -m bench.loops reference|naive``: run a loop as a program under ``stopbench check``.
 
 It reads the STOPBENCH_* variables (bench/check/program.py), talks to the server through the
-official client for the sequence's API (Gemini sequences on Chat Completions: the loops
-are written over the ``openai`` and ``anthropic`` clients only), runs stub tools that only say they ran, and writes STOPBENCH_RESULT.
+official client for the sequence's API (Gemini sequences on Chat Completions: the loops are
+written over the ``openai`` and ``anthropic`` clients only), runs stub tools that only say they
+ran, and writes STOPBENCH_RESULT.
 """
 
 from __future__ import annotations
