@@ -124,16 +124,29 @@ def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frame
 @_records
 @click.option("--docs", "docs_path", type=click.Path(path_type=Path), default=Path("docs/frameworks.md"),
               show_default=True, help="The docs page whose scorecard block is rewritten.")
+@click.option("--readme", "readme_path", type=click.Path(path_type=Path), default=Path("README.md"),
+              show_default=True, help="The README whose scorecard block (between its markers) is rewritten; "
+                                      "a README without the markers is left alone.")
 @click.option("--check", "check_only", is_flag=True,
-              help="Write nothing; exit 1 when the scorecard or the docs block is not what the records say.")
-def build_cmd(records_dir: Path, docs_path: Path, check_only: bool) -> None:
-    """Build reports/frameworks/scorecard.md and the docs block from the records alone."""
+              help="Write nothing; exit 1 when the scorecard, the docs block or the README block is not what "
+                   "the records say.")
+def build_cmd(records_dir: Path, docs_path: Path, readme_path: Path, check_only: bool) -> None:
+    """Build reports/frameworks/scorecard.md, the docs block and the README block from the records alone."""
     from bench.files import write_all_or_nothing
-    from bench.scorecard.build import build_scorecard, load_records, scorecard_markdown, with_block
+    from bench.scorecard.build import (
+        README_BEGIN,
+        build_scorecard,
+        load_records,
+        scorecard_markdown,
+        with_block,
+        with_readme_block,
+    )
     rows = build_scorecard(load_records(records_dir))
     want = {records_dir / "scorecard.md": scorecard_markdown(rows)}
     if docs_path.is_file():
         want[docs_path] = with_block(docs_path.read_text(encoding="utf-8"), rows)
+    if readme_path.is_file() and README_BEGIN in (readme := readme_path.read_text(encoding="utf-8")):
+        want[readme_path] = with_readme_block(readme, rows)
     if check_only:
         stale = [str(p) for p, text in want.items() if not p.is_file() or p.read_text(encoding="utf-8") != text]
         for p in stale:

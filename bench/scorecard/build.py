@@ -223,16 +223,40 @@ def scorecard_data(rows: Iterable[ScorecardRow]) -> list[dict[str, Any]]:
 
 
 BEGIN, END = "<!-- scorecard:begin (stopbench scorecard build) -->", "<!-- scorecard:end -->"
+README_BEGIN = "<!-- scorecard:readme:begin (stopbench scorecard build) -->"
+README_END = "<!-- scorecard:readme:end -->"
+
+
+def _with_between(doc: str, begin: str, end: str, body: str, what: str) -> str:
+    if begin not in doc or end not in doc:
+        raise UnusableInput(f"{what}: the markers {begin} and {end} are missing")
+    head, rest = doc.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{begin}\n{body}{end}{tail}"
 
 
 def with_block(doc: str, rows: list[ScorecardRow]) -> str:
     """`doc` (``docs/frameworks.md``) with the block between its markers replaced by the summary table
     (links pointing into ``reports/frameworks/scorecard.md``). Raises :class:`UnusableInput` when a
     marker is missing."""
-    if BEGIN not in doc or END not in doc:
-        raise UnusableInput(f"docs/frameworks.md: the markers {BEGIN} and {END} are missing")
-    head, rest = doc.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
     table = summary_table(rows).replace("](#", "](../reports/frameworks/scorecard.md#") if rows else \
         "No framework recorded yet.\n"
-    return f"{head}{BEGIN}\n{table}{END}{tail}"
+    return _with_between(doc, BEGIN, END, table, "docs/frameworks.md")
+
+
+def readme_table(rows: Iterable[ScorecardRow]) -> str:
+    """The README's short form: a row per framework and version, how many sequences it meets, and
+    what it got wrong most often (the full scorecard is linked from each name)."""
+    lines = ["| framework | version | meets every requirement | what it got wrong most often |",
+             "| --- | --- | --- | --- |"]
+    for r in rows:
+        lines.append(f"| [{_md(r.title)}](reports/frameworks/scorecard.md#{r.name}) | {_md(r.version)} | "
+                     f"{r.met} of {r.run} | {_md(_main_classes(r, 1))} |")
+    return "\n".join(lines) + "\n"
+
+
+def with_readme_block(doc: str, rows: list[ScorecardRow]) -> str:
+    """`doc` (``README.md``) with its scorecard block replaced by :func:`readme_table`. Raises
+    :class:`UnusableInput` when a marker is missing."""
+    return _with_between(doc, README_BEGIN, README_END, readme_table(rows) if rows else
+                         "No framework recorded yet.\n", "README.md")

@@ -9,7 +9,17 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from bench.cli import cli
-from bench.scorecard.build import BEGIN, END, build_scorecard, load_records, scorecard_markdown, with_block
+from bench.scorecard.build import (
+    BEGIN,
+    END,
+    README_BEGIN,
+    README_END,
+    build_scorecard,
+    load_records,
+    scorecard_markdown,
+    with_block,
+    with_readme_block,
+)
 from tests.scorecard.conftest import cell, record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,31 +70,50 @@ def test_docs_block_replaced_between_markers() -> None:
     assert with_block(out, rows) == out
 
 
-def _build_check(records: Path, docs: Path) -> int:
+def _build_check(records: Path, docs: Path, readme: Path) -> int:
     return CliRunner().invoke(cli, ["scorecard", "build", "--check", "--records", str(records),
-                                    "--docs", str(docs)]).exit_code
+                                    "--docs", str(docs), "--readme", str(readme)]).exit_code
 
 
 def test_committed_scorecard_is_what_the_committed_records_say() -> None:
-    assert _build_check(ROOT / "reports" / "frameworks", ROOT / "docs" / "frameworks.md") == 0
+    assert _build_check(ROOT / "reports" / "frameworks", ROOT / "docs" / "frameworks.md", ROOT / "README.md") == 0
+
+
+def test_readme_leads_with_the_scorecard() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert README_BEGIN in readme and README_END in readme
+    assert readme.index(README_BEGIN) < readme.index("\n## "), "the scorecard comes before the first section"
+    rows = build_scorecard(load_records(ROOT / "reports" / "frameworks"))
+    assert len(rows) >= 15
+    for r in rows:
+        assert f"](reports/frameworks/scorecard.md#{r.name}) | {r.version} | {r.met} of {r.run} |" in readme
+
+
+def test_readme_block_replaced_between_markers() -> None:
+    rows = build_scorecard([record("a", [cell("s1")])])
+    doc = f"# x\nintro\n{README_BEGIN}\nold\n{README_END}\n## after\n"
+    out = with_readme_block(doc, rows)
+    assert "old" not in out and "| 1 of 1 |" in out and out.endswith(f"{README_END}\n## after\n")
+    assert with_readme_block(out, rows) == out
 
 
 def test_an_edited_record_makes_the_committed_scorecard_stale(tmp_path: Path) -> None:
-    records, docs = tmp_path / "frameworks", tmp_path / "frameworks.md"
+    records, docs, readme = tmp_path / "frameworks", tmp_path / "frameworks.md", tmp_path / "README.md"
     shutil.copytree(ROOT / "reports" / "frameworks", records)
     shutil.copy(ROOT / "docs" / "frameworks.md", docs)
+    shutil.copy(ROOT / "README.md", readme)
     if not load_records(records):  # nothing recorded yet: one record, and the scorecard built from it
         (records / "a.json").write_text(json.dumps(record("a", [cell("s1")])), encoding="utf-8")
         assert CliRunner().invoke(cli, ["scorecard", "build", "--records", str(records), "--docs",
-                                        str(docs)]).exit_code == 0
-    assert _build_check(records, docs) == 0
+                                        str(docs), "--readme", str(readme)]).exit_code == 0
+    assert _build_check(records, docs, readme) == 0
     path = sorted(records.glob("*.json"))[0]
     data = json.loads(path.read_text(encoding="utf-8"))
     met = [c for c in data["cells"] if not c["violations"] and c["outcome"] != "crashed"]
     edited = met[0] if met else data["cells"][0]
     edited["violations"].append({"requirement": "edited_requirement", "step": 1, "detail": "edited"})
     path.write_text(json.dumps(data), encoding="utf-8")
-    assert _build_check(records, docs) == 1
+    assert _build_check(records, docs, readme) == 1
 
 
 def test_a_malformed_record_is_one_line_exit_2(tmp_path: Path) -> None:
