@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bench.importers import import_capture
-from bench.model import Turn
+from bench.model import Turn, Usage
 from bench.serve.render import Context, render
 from tests.importers.conftest import capture
 
@@ -28,7 +28,9 @@ CASES = [
 
 
 def _essentials(t: Turn) -> tuple[object, ...]:
-    return (t.finish, t.finish_raw, t.content or None, t.tool_calls, t.usage)
+    # a turn that recorded no usage is served with zeros (the APIs always send usage, and clients read it
+    # unguarded: tests/serve/test_usage_always_sent.py), so it imports back as zero usage
+    return (t.finish, t.finish_raw, t.content or None, t.tool_calls, t.usage or Usage())
 
 
 @pytest.mark.parametrize("rel", CASES)
