@@ -21,24 +21,24 @@ test: $(STAMP) lint typecheck
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check bench tests predicates
+	$(BIN)/ruff check bench tests predicates devtools
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
 
 ## make perf: the replay benchmark (prints figures; not a pass/fail test)
 perf: $(STAMP)
-	$(BIN)/python -m bench.perf
+	$(BIN)/python -m devtools.perf
 
 ## make fuzz: the long local hypothesis profile
 fuzz: $(STAMP)
 	HYPOTHESIS_PROFILE=long $(BIN)/python -m pytest -q tests/properties
 
 ## make mutate: the mutation check (every port's mutants against the golden files); prints caught/made and
-## survivors, fails on a survivor bench/mutate.py's NOTES does not explain
+## survivors, fails on a survivor devtools/mutate.py's NOTES does not explain
 .PHONY: mutate
 mutate: $(STAMP)
-	$(BIN)/python -m bench.mutate
+	$(BIN)/python -m devtools.mutate
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -15,10 +15,8 @@ golden files, reports) is reached through the ``stopbench`` command or the submo
 it. ``mypy --strict`` checks the shipped predicates against these types (``make typecheck``).
 """
 
-from bench.delivery import ErrorMode, error_mode
-from bench.dialects import TABLES
-from bench.discovery import shared_rules
-from bench.model import (
+from bench.engine.discovery import shared_rules
+from bench.engine.model import (
     ALL,
     ERROR_KINDS,
     Cell,
@@ -40,8 +38,10 @@ from bench.model import (
     Violation,
     next_turn,
 )
-from bench.predicate import Cap, Predicate, State, predicate
-from bench.replay import replay
+from bench.engine.predicate import Cap, Predicate, State, predicate
+from bench.engine.replay import replay
+from bench.wires.delivery import ErrorMode, error_mode
+from bench.wires.dialects import TABLES
 
 __all__ = [
     "ALL",

@@ -38,9 +38,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from bench.catalogue import Catalogue
+    from bench.catalogue.load import Catalogue
     from bench.check.served import Served
-    from bench.model import Cell, Sequence
+    from bench.engine.model import Cell, Sequence
 
 INI = "stopbench_sequences"
 MARKER = "stopbench_catalogue"
@@ -75,7 +75,7 @@ def catalogue_folder(config: pytest.Config) -> Path:
 def _catalogue(config: pytest.Config) -> Catalogue:
     cached: Catalogue | None = getattr(config, "_stopbench_catalogue", None)
     if cached is None:
-        from bench.catalogue import load_catalogue
+        from bench.catalogue.load import load_catalogue
         folder = catalogue_folder(config)
         if not folder.is_dir():
             pytest.fail(f"{INI} = {folder}: no such folder", pytrace=False)
@@ -111,7 +111,7 @@ def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str)
     """A sequence parameter's test id: its id, or a sequence file's stem."""
     if argname != "stopbench_sequence":
         return None
-    from bench.model import Sequence
+    from bench.engine.model import Sequence
     if isinstance(val, Sequence):
         return val.id
     if isinstance(val, Path) or (isinstance(val, str) and val.endswith((".yaml", ".yml"))):
@@ -121,8 +121,8 @@ def pytest_make_parametrize_id(config: pytest.Config, val: object, argname: str)
 
 def resolve(config: pytest.Config, what: Any) -> Sequence:
     """A Sequence from a Sequence, a path to a sequence file, or a catalogue id."""
-    from bench.catalogue import load_sequence
-    from bench.model import Sequence
+    from bench.catalogue.load import load_sequence
+    from bench.engine.model import Sequence
 
     if isinstance(what, Sequence):
         return what

@@ -4,7 +4,7 @@ Pin: vercel/ai, npm `ai@7.0.173` with `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthrop
 they resolve to (`@ai-sdk/provider-utils`, `@ai-sdk/provider`), licence Apache-2.0. Read from the
 TypeScript sources the packages ship (`<package>/src/...`; line numbers below are those files').
 
-Not a column itself: a shared rules module (bench.discovery), loaded by the two column files with
+Not a column itself: a shared rules module (bench.engine.discovery), loaded by the two column files with
 ``shared_rules(__file__, "_vercel_ai")``; they differ only in the stop condition. The mutation
 check mutates this file and judges each mutant against both columns.
 
@@ -106,7 +106,7 @@ def _binds(arguments: str) -> bool:
 
     Blank arguments are validated as {} (L252-256). AMBIGUOUS, the port cannot see the schema: like
     the other ports it takes a JSON object as binding and anything else (cut JSON, a JSON string)
-    as failing (bench/conform/runner.py tool_specs' convention). On Anthropic the server sends
+    as failing (bench/serve/tools.py tool_specs' convention). On Anthropic the server sends
     such arguments as {} (render.py tool_input), which the stub's required keys reject as well."""
     if not arguments.strip():
         return True

@@ -74,7 +74,7 @@ short once, then without streaming; an error event with nothing received goes ou
 streaming (``j1e``: max_tokens 64000, observed), after thinking only it fails unless the event is a
 server error (two more tries), after output a bad request fails and a server error keeps the partial
 reply (``keepPartial``: the port goes on with the turn); a reply with no block and no stop reason is tried
-again without streaming. The kinds stand for what the server sends (bench/delivery.py error_mode). A
+again without streaming. The kinds stand for what the server sends (bench/wires/delivery.py error_mode). A
 run that fails ends with a synthetic "API Error" message, exit 1, and a result line with ``is_error``
 true and ``terminal_reason`` ``api_error``: reason ``api_error``.
 
@@ -403,7 +403,7 @@ def decide(turn: Turn, state: State) -> Decision:
         # earlier turn already used is dropped; with none left the next request ends in "(no content)"
         return Remind("duplicate-id", message="(no content)")
     if turn.tool_calls:
-        # every named call is a stub tool of the driver (bench/conform/runner.py tool_specs)
+        # every named call is a stub tool of the driver (bench/serve/tools.py tool_specs)
         # an empty id fails too (observed: rec-gemini-compat-empty-tool-id, rec-openai-legacy-function-call)
         failed = tuple(n for n in fresh if not turn.tool_calls[n].name.strip() or not turn.tool_calls[n].id
                        or _bad_input(turn.tool_calls[n].arguments))

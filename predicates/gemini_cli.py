@@ -65,7 +65,7 @@ Dialects: Gemini CLI speaks only the Gemini API. A sequence of another dialect i
 (bench/serve/render.py ``finish_for``): a tool-call finish as ``STOP`` with the calls as parts,
 any other finish as the first Gemini string of the same canonical finish in bench's TABLES, none
 as none. How an error reaches the client follows the server's rendering of its kind and status
-(bench/delivery.py ``error_mode``; the in-stream code is the status, or the kind's usual one,
+(bench/wires/delivery.py ``error_mode``; the in-stream code is the status, or the kind's usual one,
 bench/serve/gemini.py ``KIND_STATUS``).
 """
 

@@ -54,7 +54,7 @@ _RETRY_STATUS = (408, 409, 429)  # openai/_base_client.py _should_retry; anthrop
 CONFORMANCE_EXPLAINED = {
     "chat-tool-call-blank-name-x3": (
         "Every call of this sequence has a blank name, so the driver registers no stub tool at all "
-        "(bench/conform/runner.py tool_specs skips blank names), and create_agent without tools builds no "
+        "(bench/serve/tools.py tool_specs skips blank names), and create_agent without tools builds no "
         "ToolNode and no model->tools edge (factory.py L1141-1150, L1747): the graph ends after the first "
         "model call (observed: one request, final ''). With a tool registered, as in any real agent, the "
         "original does what the port says: driven by hand against the same sequence with one stub tool "
@@ -87,7 +87,7 @@ def _parse(arguments: str, wire: str) -> str:
     'empty' is a call whose arguments become {}: it runs, and binds only a tool without required
     parameters. AMBIGUOUS, the port cannot see the tool's schema: like the other ports it takes
     empty arguments as a tool without parameters ('call') and {} from anything else as a tool that
-    has some (failed), the convention of bench/conform/runner.py tool_specs.
+    has some (failed), the convention of bench/serve/tools.py tool_specs.
     Chat (core openai_tools.py L58-78, base.py L241-249): empty -> {}; unparsable -> an
     InvalidToolCall; parsed -> `args = value or {}`, and a truthy value that is not an object fails
     AIMessage validation (tool_calls[i].args must be a dict): a pydantic ValidationError out of the

@@ -164,7 +164,7 @@ def _refused(name: str, arguments: str) -> bool:
     array, null) fails it (L304-316 throws, caught at agent-loop.ts L661-666). Text that is not
     JSON becomes what partial-JSON repair makes of it: a cut-off object keeps its complete members
     and runs; text it cannot read becomes {}, which misses the tool's required key and fails (the
-    bench's stub tools require the keys their calls carry, bench/conform/runner.py tool_specs;
+    bench's stub tools require the keys their calls carry, bench/serve/tools.py tool_specs;
     AMBIGUOUS: the port cannot see a real tool's schema). Found by driving 0.84.1 on
     responses-tool-args-python-dict (Python-quoted arguments: failed, not run).
     """

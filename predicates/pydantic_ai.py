@@ -95,7 +95,7 @@ def _binds(arguments: str) -> bool:
 
     Empty arguments are validated as '{}'. AMBIGUOUS, the port cannot see the tool's schema: like
     the other ports it takes a JSON object as binding and anything else (cut JSON, a JSON string)
-    as failing the validation (bench/conform/runner.py tool_specs' convention).
+    as failing the validation (bench/serve/tools.py tool_specs' convention).
     """
     if not arguments.strip():
         return True

@@ -5,7 +5,7 @@ from __future__ import annotations
 import signal
 from pathlib import Path
 
-from bench.model import Requirement, Sequence, ToolCall, Turn
+from bench.engine.model import Requirement, Sequence, ToolCall, Turn
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.gate import GateReport, gate
+from bench.golden.gate import GateReport, gate
 from tests.helpers import ROOT
 
 SEQUENCES, PREDICATES, EXPECTED = ROOT / "sequences", ROOT / "predicates", ROOT / "expected"

@@ -1,5 +1,5 @@
 """The golden gate bites: a curated set of mutants, at least one per port and operator kind, each
-caught by the shipped catalogue against the shipped golden files (bench.mutate).
+caught by the shipped catalogue against the shipped golden files (devtools.mutate).
 
 The full sweep (every mutant of every port) is ``make mutate``; this is the part CI runs on every
 test run. A mutant is chosen by its port, kind, the text of its source line and its change, so the
@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import load_catalogue
-from bench.golden import load_golden
-from bench.model import Sequence
-from bench.mutate import KINDS, Mutant, check, mutants, targets
+from bench.catalogue.load import load_catalogue
+from bench.engine.model import Sequence
+from bench.golden.expected import load_golden
+from devtools.mutate import KINDS, Mutant, check, mutants, targets
 from tests.helpers import ROOT
 
-# (port, kind, a piece of the mutated source line, the change as bench.mutate prints it)
+# (port, kind, a piece of the mutated source line, the change as devtools.mutate prints it)
 CURATED: list[tuple[str, str, str, str]] = [
     ("hermes", "constant", "MAX_COMPRESSION_ATTEMPTS = 3", "3 -> 2"),
     ("hermes", "constant", "MAX_ITERATIONS = 90", "90 -> 89"),
@@ -174,7 +174,7 @@ def test_a_mutant_that_hangs_is_caught_not_waited_for(
 
 def test_make_mutate_with_an_unusable_sequence_file_says_so_and_exits_2(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from bench.mutate import main
+    from devtools.mutate import main
 
     (tmp_path / "x.yaml").write_text("title: x\nkind: nope\n", encoding="utf-8")
     assert main(["--sequences", str(tmp_path), "--predicates", str(ROOT / "predicates"),

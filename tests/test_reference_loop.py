@@ -11,11 +11,11 @@ from dataclasses import replace
 
 import pytest
 
-from bench.catalogue import load_catalogue
-from bench.discovery import load_file
-from bench.model import Cell, Requirement, ToolCall, Turn, TurnError, Usage
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import load_file
+from bench.engine.model import Cell, Requirement, ToolCall, Turn, TurnError, Usage
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
 
 CATALOGUE = load_catalogue(ROOT / "sequences")

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from bench.catalogue import load_catalogue
-from bench.discovery import discover
-from bench.model import Cell
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import discover
+from bench.engine.model import Cell
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from tests.helpers import ROOT
 
 # (sequence, predicate) -> (steps, tools run, stopped on the cap?, reason, ok)

@@ -5,8 +5,9 @@
 :func:`run_program`.
 """
 
-from bench.check.program import PROMPT, ProgramResult, program_env, read_result, tool_schemas
+from bench.check.program import PROMPT, ProgramResult, program_env, read_result
 from bench.check.runner import DEFAULT_TIMEOUT, LiveRun, run_all, run_program
+from bench.serve.tools import tool_schemas
 
 __all__ = ["DEFAULT_TIMEOUT", "PROMPT", "LiveRun", "ProgramResult", "program_env", "read_result", "run_all",
            "run_program", "tool_schemas"]

@@ -3,7 +3,7 @@ server served there, and what the loop did with it.
 
 :data:`REQUIREMENTS` is the one table of requirement kinds in words: what each asks of a loop
 (the README's definitions are generated from it, and a test holds both to the fields of
-:class:`bench.model.Requirement`) and the phrase that says a cell broke it
+:class:`bench.engine.model.Requirement`) and the phrase that says a cell broke it
 (:func:`violation_words`: "reported success on a cut-off reply", not ``ok: false``).
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 
-from bench.model import Cell, Sequence, Step, Turn, Violation
+from bench.engine.model import Cell, Sequence, Step, Turn, Violation
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Live fuzzing: generated sequences (:mod:`bench.strategies`) served to a real program, judged by
+"""Live fuzzing: generated sequences (:mod:`bench.fuzz.strategies`) served to a real program, judged by
 the reference loop's properties, a failure shrunk (within a time budget) and kept as a sequence file.
 
 The properties are those of ``stopbench fuzz`` for the reference loop, read off an observed cell:
@@ -6,7 +6,7 @@ The properties are those of ``stopbench fuzz`` for the reference loop, read off 
 * ``no-false-ok``: no success reported on a truncated, filtered or errored turn, nor on a turn
   carrying tool calls (the server sees no request after it, so their results never reached the
   model);
-* ``keeps-calls``: no tool call thrown away (:func:`bench.judge.first_dropped_calls`);
+* ``keeps-calls``: no tool call thrown away (:func:`bench.engine.judge.first_dropped_calls`);
 * ``within-cap``: the program stops by itself: not ``capped`` at the safety cap, and not hung past
   the time limit (``crashed``).
 
@@ -36,10 +36,10 @@ from hypothesis.errors import NoSuchExample, Unsatisfiable
 if TYPE_CHECKING:
     from bench.check.served import Served
 
-from bench import strategies as bs
-from bench.judge import first_dropped_calls
-from bench.model import Cell, Dialect, Requirement, Sequence, Then, Turn
-from bench.sequence_io import dump_sequence, sequence_to_yaml
+from bench.catalogue.document import dump_sequence, sequence_to_yaml
+from bench.engine.judge import first_dropped_calls
+from bench.engine.model import Cell, Dialect, Requirement, Sequence, Then, Turn
+from bench.fuzz import strategies as bs
 
 LIVE_DIALECTS: tuple[Dialect, ...] = ("openai-chat", "anthropic", "openai-responses")
 """Dialects fuzzed by default: a checked program is given the OpenAI and Anthropic base URLs only."""

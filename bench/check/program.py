@@ -13,10 +13,9 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from bench.conform.runner import tool_specs
-from bench.model import Sequence
+from bench.engine.model import Sequence
+from bench.serve.tools import tool_schemas
 
 PROMPT = "stopbench check: do the task with the tools you have, then answer in one sentence."
 """The task every program is given (STOPBENCH_PROMPT); the served turns do not depend on it."""
@@ -33,62 +32,6 @@ DUMMY_KEY = "sk-stopbench-not-a-real-key"
 def default_model(dialect: str) -> str:
     """The realistic default model name for a sequence of `dialect` (:data:`DEFAULT_MODELS`)."""
     return DEFAULT_MODELS.get(dialect, DEFAULT_MODELS["openai-chat"])
-
-
-def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return "string"
-
-
-def _property(value: Any) -> dict[str, Any]:
-    """A property's schema after its value: its JSON type, and for an array its elements' (the first
-    element's type; any, ``{}``, for an empty one): the OpenAI API refuses an array without ``items``."""
-    schema: dict[str, Any] = {"type": _json_type(value)}
-    if isinstance(value, list):
-        schema["items"] = {"type": _json_type(value[0])} if value else {}
-    return schema
-
-
-def tool_schemas(sequence: Sequence) -> list[dict[str, Any]]:
-    """The tools a sequence calls, as ``{"name", "description", "parameters"}`` with a JSON schema.
-
-    Required keys are the conformance stubs' (:func:`bench.conform.runner.tool_specs`: the keys
-    every well-formed call of the tool carries, or one ``arg`` when no call carries a JSON
-    object); every other key seen in some call is an optional property. A property's type is the
-    JSON type of its first value in the sequence (an array's ``items`` too: :func:`_property`).
-    """
-    types: dict[str, dict[str, dict[str, Any]]] = {}
-    for turn in sequence.turns:
-        for call in turn.tool_calls:
-            if not call.name:
-                continue
-            props = types.setdefault(call.name, {})
-            try:
-                value = json.loads(call.arguments) if call.arguments.strip() else {}
-            except ValueError:
-                continue
-            if isinstance(value, dict):
-                for key, v in value.items():
-                    props.setdefault(str(key), _property(v))
-    out: list[dict[str, Any]] = []
-    for spec in tool_specs(sequence):
-        name, required = spec["name"], list(spec["required"])
-        props = dict(types.get(name, {}))
-        for key in required:
-            props.setdefault(key, {"type": "string"})
-        out.append({"name": name, "description": f"the {name} tool (stopbench: run it as your loop would)",
-                    "parameters": {"type": "object", "properties": dict(sorted(props.items())),
-                                   "required": required}})
-    return out
 
 
 def steers(sequence: Sequence) -> dict[str, str]:

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bench.changes import changes_data, changes_from
+from bench.catalogue.files import write_atomically
 from bench.check.explain import BLANK, tool_names, violation_words
 from bench.check.runner import LiveRun
+from bench.engine.changes import changes_data, changes_from
+from bench.engine.model import ALL, Cell, Decision, Step, Violation
+from bench.engine.model import Sequence as SequenceModel
 from bench.errors import UnusableInput
-from bench.files import write_atomically
-from bench.model import ALL, Cell, Decision, Step, Violation
-from bench.model import Sequence as SequenceModel
-from bench.report import changes_summary, label
+from bench.report.labels import changes_summary, label
 from bench.serve.observe import Observed
 
 __all__ = [
@@ -62,7 +62,7 @@ def column(name: str) -> str:
 
 
 def live_label(cell: Cell, requests: int | None = None) -> str:
-    """A live cell in one short string, as :func:`bench.report.label` writes it but with the tool
+    """A live cell in one short string, as :func:`bench.report.labels.label` writes it but with the tool
     lists of :func:`tool_names`; a crashed cell says how many model requests were served before it
     (``crashed@0 after 1 request served``), which its steps alone do not show."""
     if cell.outcome == "stopped":
@@ -234,8 +234,7 @@ def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell
     """The cell of `sequence` in ``folder/live/<name>.json``, judged again as ``stopbench run`` does;
     :class:`UnusableInput` (one line) when there is no such record or cell, or the cell does not
     fit the sequence as it is now."""
-    from bench.judge import judge
-    from bench.report import live_cell_fits
+    from bench.engine.judge import judge
 
     path = folder / LIVE / f"{name}.json"
     if not path.is_file():
@@ -314,3 +313,18 @@ def _observed_fields(d: dict[str, Any]) -> dict[str, Any]:
     if "note" in d and "note" in Step.__dataclass_fields__:
         out["note"] = str(d["note"])
     return out
+
+
+def live_cell_fits(seq: SequenceModel, cell: Cell) -> bool:
+    """Whether a live cell can have been observed on `seq` as it is now: every step answers a turn
+    it has, and every tool run or failed is named (and indexed) by a call of that turn."""
+    for s in cell.steps:
+        if not 0 <= s.turn < len(seq.turns):
+            return False
+        calls = seq.turns[s.turn].tool_calls
+        if not {c.name for c in calls}.issuperset((*s.tools_run, *s.tools_failed)):
+            return False
+        for chosen in (s.decision.run, s.decision.failed):
+            if chosen != "all" and not all(0 <= i < len(calls) for i in chosen):
+                return False
+    return True

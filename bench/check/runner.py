@@ -7,7 +7,7 @@ with the sequence's turns and infers each step from the follow-up request
 program's result file or its exit status (:mod:`bench.check.program`). The observed cell is
 judged against the sequence's ``require:``.
 
-The program runs under a reaper (:mod:`bench.processes`): when it ends, is ended, or this process
+The program runs under a reaper (:mod:`bench.check.processes`): when it ends, is ended, or this process
 dies, every process it started goes too, sessions of its own included. It is ended when it asks for
 more responses than the safety cap allows (outcome ``capped``, the first `safety_cap` steps kept, as
 the replay does) or when it is still running after `timeout` seconds (outcome ``running`` when it
@@ -27,11 +27,11 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bench.check.processes import end_contained, start_contained
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
-from bench.judge import judge
-from bench.model import Cell, Sequence
-from bench.processes import end_contained, start_contained
-from bench.replay import DEFAULT_SAFETY_CAP
+from bench.engine.judge import judge
+from bench.engine.model import Cell, Sequence
+from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.serve.app import Session
 from bench.serve.observe import Observed, observed_cell
 from bench.serve.server import BackgroundServer
@@ -81,7 +81,7 @@ def _tail(path: Path, lines: int = 5) -> str:
 
 def _kill(proc: subprocess.Popen[bytes]) -> None:
     """End the program and everything it started, sessions of its own included (its reaper sweeps
-    the tree: :func:`bench.processes.end_contained`)."""
+    the tree: :func:`bench.check.processes.end_contained`)."""
     end_contained(proc)
 
 

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.explain import assert_meets_requirements
-from bench.check.program import DUMMY_KEY, PROMPT, default_model, program_env, steers, tool_schemas, tools_url
-from bench.judge import judge
-from bench.model import Cell, Sequence, Violation
-from bench.replay import DEFAULT_SAFETY_CAP
+from bench.check.program import DUMMY_KEY, PROMPT, default_model, program_env, steers, tools_url
+from bench.engine.judge import judge
+from bench.engine.model import Cell, Sequence, Violation
+from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.serve.app import Session
 from bench.serve.observe import Observed, observed_cell
 from bench.serve.server import BackgroundServer
+from bench.serve.tools import tool_schemas
 
 
 class Served:

@@ -2,7 +2,7 @@
 
 Each option is a decorator; :func:`folder_options` is the set that ``run``, ``show`` and ``accept``
 take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the command
-under that per-decision time limit (:mod:`bench.contain`); the user's Ctrl-C ends it with one
+under that per-decision time limit (:mod:`bench.engine.contain`); the user's Ctrl-C ends it with one
 line and exit 2, like pytest's "interrupted".
 
 Exit statuses (the README's table): 0 clean; 1 a verdict failed; 2 unusable input (or an
@@ -22,12 +22,12 @@ from typing import IO, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from bench.catalogue import Catalogue, load_catalogue
-from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
-from bench.discovery import Broken, Loaded, discover
+from bench.catalogue.load import Catalogue, load_catalogue
+from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
+from bench.engine.discovery import Broken, Loaded, discover
+from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.errors import UnusableInput
-from bench.golden import Golden, load_golden
-from bench.replay import DEFAULT_SAFETY_CAP
+from bench.golden.expected import Golden, load_golden
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,6 +1,6 @@
 """``stopbench accept``: write reviewed cells into expected/<predicate>.yaml, atomically.
 
-Every file is planned first (:func:`bench.golden.plan_accept`); only when every named predicate
+Every file is planned first (:func:`bench.golden.expected.plan_accept`); only when every named predicate
 can be accepted is anything written, so a refused header or a missing basis leaves all files as
 they were. Exit 0 when done, 1 when a crashed cell was asked for (it is never stored), 2 when an
 input is unusable (an unknown sequence, a predicate that does not load, a bad golden file): the
@@ -15,12 +15,12 @@ from pathlib import Path
 import click
 
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, folder_options, load_inputs
-from bench.discovery import Broken
+from bench.engine.discovery import Broken
+from bench.engine.model import Cell
 from bench.errors import UnusableInput
-from bench.golden import BASES, Accepted, Basis, plan_accept
-from bench.model import Cell
-from bench.report import label
-from bench.runner import cells as replay_cells
+from bench.golden.expected import BASES, Accepted, Basis, plan_accept
+from bench.golden.run import cells as replay_cells
+from bench.report.labels import label
 
 
 @click.command("accept")

@@ -22,9 +22,9 @@ from bench.cli._common import (
     reports_option,
     sequences_option,
 )
-from bench.dialects import DIALECTS
-from bench.model import Sequence
-from bench.replay import DEFAULT_SAFETY_CAP
+from bench.engine.model import Sequence
+from bench.engine.replay import DEFAULT_SAFETY_CAP
+from bench.wires.dialects import DIALECTS
 
 _NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _INTERPRETERS = {"python", "python3", "node", "deno", "bun", "ruby", "uv", "npx", "sh", "bash", "env"}
@@ -144,7 +144,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
 @click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
-              help="Instead of the catalogue: N generated sequences (bench.strategies), judged by the "
+              help="Instead of the catalogue: N generated sequences (bench.fuzz.strategies), judged by the "
                    "reference properties; a failure is shrunk and written as a sequence file.")
 @click.option("--seed", type=int, default=0, show_default=True, help="With --fuzz: the search's seed.")
 @click.option("--shrink-time", type=click.FloatRange(min=0), default=120.0, show_default=True,
@@ -172,10 +172,10 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
     sequence, a command that cannot be started).
     """
-    from bench.catalogue import load_catalogue
+    from bench.catalogue.load import load_catalogue
+    from bench.check.processes import Terminated, sigterm_as_interrupt
     from bench.check.report import column, not_run_line, note_lines, table, violation_lines, write_live
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
-    from bench.processes import Terminated, sigterm_as_interrupt
 
     loops = _loops(command, name, named)
     if fuzz_n is not None:
@@ -301,7 +301,7 @@ def fuzz_live(name: str, argv: list[str], n: int, *, seed: int, dialects: tuple[
     from bench.check.fuzz import LIVE_DIALECTS, live_failure, save_finding, search
     from bench.check.report import column
     from bench.check.runner import run_program
-    from bench.model import Cell
+    from bench.engine.model import Cell
 
     def judge_one(seq: Sequence) -> tuple[tuple[str, str] | None, Cell]:
         run = run_program(seq, argv, name=column(name), timeout=timeout, safety_cap=safety_cap, cwd=Path.cwd(),

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
+from bench.check.processes import Terminated, sigterm_as_interrupt
 from bench.cli._common import EXIT_INTERRUPTED, check_folder, predicates_option, reports_option, sequences_option
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
@@ -30,7 +31,6 @@ from bench.conform.clock import TIMINGS_FILE, read_timings, slowest, write_timin
 from bench.conform.keys import KeySources
 from bench.conform.reuse import DEFAULT_SAMPLE, Choice, keys_of, plan_reuse
 from bench.conform.runner import DRIVERS, ConformResult, Driver
-from bench.processes import Terminated, sigterm_as_interrupt
 
 
 @click.command("conform")

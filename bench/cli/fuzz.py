@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from bench.catalogue.files import write_all_or_nothing
 from bench.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_MISMATCH,
@@ -20,8 +21,7 @@ from bench.cli._common import (
     safety_cap_option,
     sequences_option,
 )
-from bench.discovery import discover
-from bench.files import write_all_or_nothing
+from bench.engine.discovery import discover
 
 
 @click.command("fuzz")

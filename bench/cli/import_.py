@@ -10,7 +10,7 @@ from typing import Any
 import click
 import yaml
 
-from bench.catalogue import SequenceError, display_path, load_yaml
+from bench.catalogue.load import SequenceError, display_path, load_yaml
 from bench.cli._common import EXIT_BAD_INPUT
 from bench.errors import UnusableInput
 from bench.importers import FORMATS, CaptureError, import_capture

@@ -18,7 +18,7 @@ from bench.cli._common import (
     predicates_option,
     sequences_option,
 )
-from bench.discovery import Broken
+from bench.engine.discovery import Broken
 
 
 @click.command("list")

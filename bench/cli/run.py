@@ -19,11 +19,13 @@ from bench.cli._common import (
     reports_option,
     verbose_option,
 )
-from bench.coverage import rule_coverage, summary_lines
-from bench.predicate import Predicate
-from bench.report import json_line, live_columns, live_summary_lines, write_reports
-from bench.runner import Result, run
-from bench.summary import summarise
+from bench.engine.predicate import Predicate
+from bench.golden.run import Result, run
+from bench.report.coverage import rule_coverage, summary_lines
+from bench.report.labels import json_line
+from bench.report.live import live_columns, live_summary_lines
+from bench.report.summary import summarise
+from bench.report.write import write_reports
 
 
 @click.command("run")
@@ -91,7 +93,7 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     own = sequences_dir.resolve() != Path("sequences").resolve()
     summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None)
     lines = summary.lines(verbose=verbose, quiet=quiet)
-    if not quiet:  # rule coverage (bench.coverage), before the verdict line
+    if not quiet:  # rule coverage (bench.report.coverage), before the verdict line
         loaded = [p for p in inputs.predicates if isinstance(p, Predicate)]
         coverage = rule_coverage(loaded, [r.cell for r in results])
         lines[-1:-1] = ["rule coverage:", *("  " + c for c in summary_lines(coverage)), *live_summary_lines(live)]

@@ -132,7 +132,7 @@ def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frame
                    "the records say.")
 def build_cmd(records_dir: Path, docs_path: Path, readme_path: Path, check_only: bool) -> None:
     """Build reports/frameworks/scorecard.md, the docs block and the README block from the records alone."""
-    from bench.files import write_all_or_nothing
+    from bench.catalogue.files import write_all_or_nothing
     from bench.scorecard.build import (
         README_BEGIN,
         build_scorecard,

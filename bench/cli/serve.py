@@ -10,10 +10,10 @@ from pathlib import Path
 
 import click
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.files import write_atomically
+from bench.catalogue.load import load_catalogue
 from bench.cli._common import EXIT_BAD_INPUT, check_folder, sequences_option
 from bench.errors import UnusableInput
-from bench.files import write_atomically
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.render import WIRES
 from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem

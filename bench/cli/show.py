@@ -24,8 +24,8 @@ from pathlib import Path
 
 import click
 
-from bench.catalogue import load_catalogue
-from bench.changes import changes_text
+from bench.catalogue.load import load_catalogue
+from bench.catalogue.yaml_write import dump
 from bench.check.explain import BLANK, known_text, tool_names, violation_words
 from bench.check.report import LiveCell, cell_text, read_live_cell
 from bench.cli._common import (
@@ -37,14 +37,14 @@ from bench.cli._common import (
     only_predicates_option,
     reports_option,
 )
-from bench.discovery import Broken
-from bench.golden import ExpectedCell, cell_data, compare, expected_of, shown_value
-from bench.model import Cell, Requirement, Step, Turn
-from bench.model import Sequence as SequenceModel
-from bench.predicate import Predicate
-from bench.report import label
-from bench.runner import cells as replay_cells
-from bench.yaml_write import dump
+from bench.engine.changes import changes_text
+from bench.engine.discovery import Broken
+from bench.engine.model import Cell, Requirement, Step, Turn
+from bench.engine.model import Sequence as SequenceModel
+from bench.engine.predicate import Predicate
+from bench.golden.expected import ExpectedCell, cell_data, compare, expected_of, shown_value
+from bench.golden.run import cells as replay_cells
+from bench.report.labels import label
 
 MAX_STEPS_SHOWN = 30
 """Steps listed per cell; the rest are counted (the rules they used are still cited)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bench.catalogue.files import write_all_or_nothing
 from bench.conform.clock import clock_env, estimate
 from bench.conform.report import (
     NOT_DRIVEN_ATTR,
@@ -38,11 +39,10 @@ from bench.conform.report import (
     unexplained,
 )
 from bench.conform.runner import DRIVERS, TIMED_OUT, ConformResult, Driver, end_running_drivers, run_conformance
-from bench.discovery import Broken, load_file
+from bench.engine.discovery import Broken, load_file
+from bench.engine.model import Sequence
+from bench.engine.predicate import Predicate
 from bench.errors import UnusableInput
-from bench.files import write_all_or_nothing
-from bench.model import Sequence
-from bench.predicate import Predicate
 
 DEFAULT_CONFORM_DIR = Path("/tmp/stopbench-conform")
 """Where ``make conformance`` installs the loops unless CONFORM_DIR says otherwise."""

@@ -21,9 +21,9 @@ import statistics
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from bench.catalogue.files import write_atomically
 from bench.conform.runner import ConformResult, Driver
-from bench.files import write_atomically
-from bench.model import Sequence
+from bench.engine.model import Sequence
 
 CLOCK_DIR = Path("conformance") / "clock"
 NODE_PRELOAD = CLOCK_DIR / "virtual_clock.mjs"

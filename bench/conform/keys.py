@@ -32,11 +32,11 @@ from typing import Any
 from bench.conform.clock import CLOCK_DIR, clock_env
 from bench.conform.report import steps_json
 from bench.conform.runner import Driver, driver_spec
-from bench.discovery import shared_users
-from bench.model import Sequence
-from bench.predicate import Predicate
-from bench.replay import replay
-from bench.report import label
+from bench.engine.discovery import shared_users
+from bench.engine.model import Sequence
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
+from bench.report.labels import label
 
 KEY_FORMAT = 1
 """Part of every key: raised when what a key covers changes, so every pair is driven again once."""
@@ -44,15 +44,15 @@ KEY_FORMAT = 1
 KEY_LENGTH = 16
 """Hex digits kept of a SHA-256: 64 bits, ample for a few thousand rows."""
 
-SERVER_SOURCES: tuple[str, ...] = ("bench/serve", "bench/dialects.py", "bench/delivery.py", "bench/changes.py")
+SERVER_SOURCES: tuple[str, ...] = ("bench/serve", "bench/wires", "bench/engine/changes.py")
 """The replay server's code that shapes the bytes served and the decisions inferred (files, or folders
 of ``.py`` files, from the project's root). A change here drives every pair again."""
 
 UNKEYED_IMPORTS: Mapping[str, str] = {
     "bench": "the package's public surface re-exports; what the server uses from it is keyed where it lives",
-    "bench.model": "the data types the server passes around; a change of what a turn holds changes the "
+    "bench.engine.model": "the data types the server passes around; a change of what a turn holds changes the "
                    "sequence files or the port cells, which are keyed",
-    "bench.replay": "the server asks it which turn follows (`following`), as a replay does: a change there "
+    "bench.engine.replay": "the server asks it which turn follows (`following`), as a replay does: a change there "
                     "moves the ports' cells, which are keyed",
     "bench.check.program": "the tool endpoint's schemas (GET /_stopbench/tools), which no conformance driver "
                            "reads: a driver registers the stub tools of its spec, which is keyed",

@@ -30,11 +30,11 @@ from typing import Any
 
 from tabulate import tabulate
 
-from bench.changes import changes_data
+from bench.catalogue.files import write_atomically
 from bench.conform.runner import ConformResult, Driver
-from bench.files import write_atomically
-from bench.model import Cell
-from bench.report import label
+from bench.engine.changes import changes_data
+from bench.engine.model import Cell
+from bench.report.labels import label
 
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
 NOT_DRIVEN_ATTR = "CONFORMANCE_NOT_DRIVEN"
@@ -187,7 +187,7 @@ def explanations(port_module: object | None, attr: str = EXPLAINED_ATTR) -> dict
 
 
 def port_module(name: str) -> object | None:
-    """The module bench.discovery.load_file imported for predicates/<name>.py, if it did."""
+    """The module bench.engine.discovery.load_file imported for predicates/<name>.py, if it did."""
     return sys.modules.get(f"stopbench_predicates.{name}")
 
 

@@ -29,7 +29,7 @@ from bench.conform.campaign import Port, drivable
 from bench.conform.keys import KeySources, moved_parts
 from bench.conform.report import KEY_PARTS, read_record, status_of
 from bench.conform.runner import Driver
-from bench.model import Sequence
+from bench.engine.model import Sequence
 
 Pair = tuple[str, str]
 """(driver name, sequence id)."""

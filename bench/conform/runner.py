@@ -20,15 +20,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench.changes import changes_data, changes_text
-from bench.model import Cell, Decision, Sequence
-from bench.predicate import Predicate
-from bench.processes import end_all_contained, end_contained, start_contained
-from bench.replay import DEFAULT_SAFETY_CAP, replay
+from bench.check.processes import end_all_contained, end_contained, start_contained
+from bench.engine.changes import changes_data, changes_text
+from bench.engine.model import Cell, Decision, Sequence
+from bench.engine.predicate import Predicate
+from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
 from bench.serve.observe import observed_cell
 from bench.serve.render import Wire
 from bench.serve.server import BackgroundServer
+from bench.serve.tools import tool_specs
 
 OK_MARKER = "STOPBENCH-OK"
 """Every stub tool's result starts with this; a result without it is an error result."""
@@ -139,31 +140,6 @@ DRIVERS: Mapping[str, Driver] = {
     "learn_claude_code_s01_openai": Driver("learn_claude_code_s01_openai", "learn_claude_code_s01_openai", LCC_SCRIPT,
                                            "openai-chat", LCC_INSTALL, reused=LCC_REUSED),
 }
-
-
-def tool_specs(sequence: Sequence) -> list[dict[str, Any]]:
-    """The stub tools a driver registers: one per tool name the sequence calls.
-
-    A stub requires the keys that every JSON-object argument of its calls has, so well-formed
-    calls bind and arguments a loop replaces with {} do not (as with real tools, which all have a
-    required parameter); empty arguments count as an empty object (a tool without parameters, as
-    predicates/corecoder.py infers); a tool whose calls never carry a JSON object requires one
-    parameter, `arg`.
-    """
-    keys: dict[str, set[str] | None] = {}
-    for turn in sequence.turns:
-        for call in turn.tool_calls:
-            if not call.name:
-                continue
-            try:
-                # empty arguments (never sent) stand for a tool without parameters
-                value = json.loads(call.arguments) if call.arguments.strip() else {}
-            except ValueError:
-                value = None
-            have = keys.setdefault(call.name, None)
-            if isinstance(value, dict):
-                keys[call.name] = set(value) if have is None else have & set(value)
-    return [{"name": name, "required": sorted(req) if req is not None else ["arg"]} for name, req in keys.items()]
 
 
 def compare_cells(port: Cell, observed: Cell) -> str | None:

@@ -11,7 +11,7 @@ is answered by turn *i*, and a corpus sequence ends where its recording ended, `
 
 * ``truncated_as_success``, ``filtered_as_success``, ``errored_as_success``: the loop reported
   success on a cut-off (``length``), filtered (``content_filter``) or errored turn;
-* ``calls_dropped``: a step silently dropped tool calls of its turn (:func:`bench.judge.first_dropped_calls`);
+* ``calls_dropped``: a step silently dropped tool calls of its turn (:func:`bench.engine.judge.first_dropped_calls`);
 * ``stop_calls_run`` and ``stop_calls_not_run``: a turn that said stop yet carried calls
   (:func:`bench.corpus.tags.stop_with_calls`) had some of its calls run, or none run nor failed;
 * ``stopped_at_cap``: the loop's own cap ended it before the recording ended (the recorded loop
@@ -28,11 +28,11 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.corpus.tags import EDGE_TAGS, stop_with_calls, turn_tags
-from bench.discovery import Loaded
-from bench.judge import first_dropped_calls
-from bench.model import Cell, Sequence
-from bench.predicate import Predicate
-from bench.runner import cells
+from bench.engine.discovery import Loaded
+from bench.engine.judge import first_dropped_calls
+from bench.engine.model import Cell, Sequence
+from bench.engine.predicate import Predicate
+from bench.golden.run import cells
 
 __all__ = ["EDGE_TAGS", "EXAMPLES", "FINDINGS", "Partial", "cell_findings", "count_records", "load_predicates",
            "sorted_items"]
@@ -183,7 +183,7 @@ _PREDICATES: dict[tuple[str, bool, tuple[str, ...]], list[Loaded]] = {}
 
 def load_predicates(folder: str, entry_points_too: bool, only: tuple[str, ...]) -> list[Loaded]:
     """The predicates of `folder` (and the entry-point group), narrowed to `only`; cached per process."""
-    from bench.discovery import discover
+    from bench.engine.discovery import discover
 
     key = (folder, entry_points_too, only)
     if key not in _PREDICATES:

@@ -1,6 +1,6 @@
 """The corpus formats: one sequence per JSON line (the catalogue's format), or per Parquet row.
 
-A corpus line is a catalogue sequence document (:func:`bench.sequence_io.sequence_data`) as one
+A corpus line is a catalogue sequence document (:func:`bench.catalogue.document.sequence_data`) as one
 JSON object, plus its ``id`` and, optionally, the ``provider`` and ``model`` that produced it::
 
     {"id": "s1", "dialect": "openai-chat", "provider": "openai", "model": "gpt-4o", "turns": [...]}
@@ -8,7 +8,7 @@ JSON object, plus its ``id`` and, optionally, the ``provider`` and ``model`` tha
 ``title``, ``kind`` and ``source`` may be left out of a corpus line (a production trace has no
 title; ``kind`` is then ``recorded``), and so may ``require``. Everything else follows the
 catalogue, by construction: the typed structs msgspec decodes into are *derived* from the
-catalogue's schema (the pydantic models of :mod:`bench.catalogue`: the same fields, types, bounds
+catalogue's schema (the pydantic models of :mod:`bench.catalogue.load`: the same fields, types, bounds
 and defaults), and what a schema cannot say (a ``finish_raw`` that must map to the finish in the
 dialect's table, an absent ``finish_raw`` being the dialect's own string, an error only with
 finish ``error``, ``after`` and ``answer_on`` naming turns that exist) is checked by the
@@ -34,11 +34,11 @@ import annotated_types
 import msgspec
 from pydantic import BaseModel
 
-from bench import catalogue, dialects
-from bench.catalogue import SequenceError, after_pairs, after_targets_exist, answer_turns, finish_raw_of
+from bench.catalogue import load as catalogue
+from bench.catalogue.load import SequenceError, after_pairs, after_targets_exist, answer_turns, finish_raw_of
+from bench.catalogue.yaml_read import paused_gc
 from bench.corpus.record import Traced
-from bench.errors import UnusableInput
-from bench.model import (
+from bench.engine.model import (
     ERROR_KINDS,
     FINISHES,
     Dialect,
@@ -47,8 +47,9 @@ from bench.model import (
     Sequence,
     Turn,
 )
-from bench.replay import fast_constructor
-from bench.yaml_read import paused_gc
+from bench.engine.replay import fast_constructor
+from bench.errors import UnusableInput
+from bench.wires import dialects
 
 __all__ = ["BLOCK_BYTES", "CorpusError", "SequenceLine", "iter_json_lines", "iter_parquet", "line_records"]
 

@@ -9,7 +9,7 @@
 
 Every table lists every row of its grid (zeros included) in one fixed order, so the same counts give
 the same bytes, whichever order the shards were merged in. The page (``index.html``) uses the
-decision matrix's style sheet (:mod:`bench.page`'s ``page.css``) and shows the same tables, with
+decision matrix's style sheet (:mod:`bench.report.page`'s ``page.css``) and shows the same tables, with
 nothing fetched and no script.
 """
 
@@ -22,10 +22,10 @@ from typing import Any
 
 import jinja2
 
+from bench.catalogue.files import write_all_or_nothing
 from bench.corpus.aggregate import FINDINGS, Partial
 from bench.corpus.tags import EDGE_TAGS
-from bench.files import write_all_or_nothing
-from bench.model import OUTCOMES
+from bench.engine.model import OUTCOMES
 
 __all__ = ["TABLES", "render_page", "tables", "write_report"]
 

@@ -22,9 +22,9 @@ from types import ModuleType
 
 import msgspec
 
+from bench.catalogue.files import display_path
 from bench.corpus.decode import CorpusError, iter_json_lines, iter_parquet
 from bench.corpus.record import Traced
-from bench.files import display_path
 from bench.importers import PRODUCTION
 
 __all__ = ["FORMATS", "IMPORTERS", "SHARD_BYTES", "SUFFIXES", "Shard", "plan", "records"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.model import Sequence, Turn
+from bench.engine.model import Sequence, Turn
 
 __all__ = ["EDGE_TAGS", "TRANSIENT_KINDS", "sequence_tags", "stop_with_calls", "turn_tags"]
 

@@ -6,8 +6,8 @@ reference loop for its own); ``stopbench fuzz`` checks all of them on every pred
 where a loop breaks one as a finding about that loop. One module per concern:
 
 * :mod:`bench.fuzz._trace`: one replay with what the bench saw of each decision (checked by the
-  replay's own validator, :mod:`bench.validate`; a hang is the replay's per-decision time limit,
-  :mod:`bench.contain`, firing);
+  replay's own validator, :mod:`bench.engine.validate`; a hang is the replay's per-decision time limit,
+  :mod:`bench.engine.contain`, firing);
 * :mod:`bench.fuzz._properties`: the properties and their checks;
 * :mod:`bench.fuzz._examples`: the hypothesis strategy of examples they are searched on;
 * :mod:`bench.fuzz._shrink`: searching, shrinking, and the run over every predicate;

@@ -6,10 +6,10 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from bench import strategies as bs
-from bench.dialects import DIALECTS
+from bench.engine.model import Dialect
+from bench.fuzz import strategies as bs
 from bench.fuzz._properties import Example
-from bench.model import Dialect
+from bench.wires.dialects import DIALECTS
 
 
 @cache

@@ -23,12 +23,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from bench.engine.judge import first_dropped_calls
+from bench.engine.model import Cell, Requirement, Sequence, Turn
+from bench.engine.predicate import Predicate
+from bench.engine.replay import DEFAULT_SAFETY_CAP, following
 from bench.fuzz._trace import label as _label
 from bench.fuzz._trace import trace
-from bench.judge import first_dropped_calls
-from bench.model import Cell, Requirement, Sequence, Turn
-from bench.predicate import Predicate
-from bench.replay import DEFAULT_SAFETY_CAP, following
 
 REFERENCE = "reference"
 """The column name of the bench's reference loop (predicates/reference.py): the one predicate the

@@ -7,11 +7,11 @@ import hashlib
 from dataclasses import replace
 from pathlib import Path
 
-from bench.files import write_all_or_nothing
+from bench.catalogue.document import sequence_to_yaml
+from bench.catalogue.files import write_all_or_nothing
+from bench.engine.model import Requirement, Sequence
 from bench.fuzz._properties import PROPERTIES, REFERENCE
 from bench.fuzz._shrink import Finding, FuzzRun
-from bench.model import Requirement, Sequence
-from bench.sequence_io import sequence_to_yaml
 
 
 def short_hash(seq: Sequence) -> str:

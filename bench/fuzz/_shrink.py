@@ -10,14 +10,14 @@ from random import Random
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis.errors import Flaky, NoSuchExample, Unsatisfiable
 
-from bench.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
-from bench.discovery import Broken, Loaded
+from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
+from bench.engine.discovery import Broken, Loaded
+from bench.engine.model import Sequence
+from bench.engine.predicate import Predicate
+from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.fuzz._examples import examples
 from bench.fuzz._properties import PROPERTIES, Example, Property
 from bench.fuzz._trace import trace
-from bench.model import Sequence
-from bench.predicate import Predicate
-from bench.replay import DEFAULT_SAFETY_CAP
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,7 +125,7 @@ def fuzz(preds: list[Loaded], *, props: tuple[Property, ...] = PROPERTIES, max_e
          progress: Callable[[str], None] | None = None) -> FuzzRun:
     """Check every property on every predicate; each search starts from the same seed. A decision
     that takes longer than `decision_timeout` seconds breaks the property `ends` (None: the limit of
-    an enclosing :func:`bench.contain.decision_time_limit`, if any, as ``stopbench fuzz`` sets one)."""
+    an enclosing :func:`bench.engine.contain.decision_time_limit`, if any, as ``stopbench fuzz`` sets one)."""
     run = FuzzRun(seed=seed, max_examples=max_examples)
     with decision_time_limit(decision_timeout):
         for pred in preds:

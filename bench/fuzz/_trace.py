@@ -1,19 +1,19 @@
 """One replay under fuzzing, with what the bench saw of each decision before the replay validated
 it: exceptions, hangs and malformed decisions, filed under the property they break.
 
-A decision is checked by the bench's one validator (:func:`bench.validate.check_decision`, the
+A decision is checked by the bench's one validator (:func:`bench.engine.validate.check_decision`, the
 replay's own), so a decision the replay accepts never breaks a fuzz property and the other way
-round. A hang is the replay's per-decision time limit (:mod:`bench.contain`) firing."""
+round. A hang is the replay's per-decision time limit (:mod:`bench.engine.contain`) firing."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from bench.contain import DEFAULT_DECISION_TIMEOUT, DecisionTimeout, decision_time_limit
-from bench.model import Cell, Decision, Sequence, Turn
-from bench.predicate import Predicate, State
-from bench.replay import DEFAULT_SAFETY_CAP, replay
-from bench.validate import InvalidDecision, check_decision
+from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, DecisionTimeout, decision_time_limit
+from bench.engine.model import Cell, Decision, Sequence, Turn
+from bench.engine.predicate import Predicate, State
+from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
+from bench.engine.validate import InvalidDecision, check_decision
 
 
 @dataclass(slots=True)
@@ -34,7 +34,7 @@ def trace(seq: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY_CAP,
     """Replay `seq` through `pred`, recording exceptions, hangs and invalid decisions by property.
 
     Each decision gets `decision_timeout` seconds, unless a limit is already in force from an
-    enclosing :func:`bench.contain.decision_time_limit` (``stopbench fuzz`` sets one for the run),
+    enclosing :func:`bench.engine.contain.decision_time_limit` (``stopbench fuzz`` sets one for the run),
     which then applies."""
     t = Trace(cell=None)
     original = pred.decide

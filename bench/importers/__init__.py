@@ -15,9 +15,9 @@ import itertools
 from pathlib import Path
 from typing import Literal
 
+from bench.engine.model import Dialect
 from bench.importers import _read, cassette
 from bench.importers._common import CaptureError, ImportedTurn, ImportResult, loads
-from bench.model import Dialect
 
 Format = Literal["auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette"]
 FORMATS: tuple[Format, ...] = ("auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette")

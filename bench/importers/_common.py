@@ -1,7 +1,7 @@
 """What every importer shares: the result type, the error type, JSON and SSE reading.
 
 An importer turns one capture (a response body, a stream, a cassette) into :class:`ImportedTurn`
-objects: a :class:`~bench.model.Turn` plus what the capture said about it (model, ids, server,
+objects: a :class:`~bench.engine.model.Turn` plus what the capture said about it (model, ids, server,
 date). Problems that make a capture unreadable raise :class:`CaptureError`, whose message names
 the file and the line or event. Things the importer does not know (an event type, a content
 block type) are counted in :attr:`ImportResult.unknown`, never silently dropped; oddities it
@@ -18,9 +18,9 @@ from typing import Any
 
 import orjson
 
-from bench import dialects
+from bench.engine.model import Dialect, ErrorKind, Finish, Turn, TurnError
 from bench.errors import UnusableInput
-from bench.model import Dialect, ErrorKind, Finish, Turn, TurnError
+from bench.wires import dialects
 
 JSON = Any
 """A parsed JSON value (orjson gives dicts, lists, str, int, float, bool, None)."""
@@ -123,7 +123,7 @@ _QUOTA_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
 
 
 def error_kind(status: int | None, code: str | None, *, in_stream: bool = False) -> ErrorKind:
-    """The error's kind (bench/model.py :data:`~bench.model.ErrorKind`) from what the capture says
+    """The error's kind (bench/engine/model.py :data:`~bench.engine.model.ErrorKind`) from what the capture says
     structurally: the HTTP status and the provider's own error code or type, never its message.
 
     An error event inside a stream is ``stream_error`` whatever its code (the contract's rule: the
@@ -163,7 +163,7 @@ def error_kind(status: int | None, code: str | None, *, in_stream: bool = False)
 
 def provider_error(status: int | None, code: str | None, message: str | None, *,
                    in_stream: bool = False) -> TurnError:
-    """The one place the importers build a :class:`~bench.model.TurnError` (SPEC section 1)."""
+    """The one place the importers build a :class:`~bench.engine.model.TurnError` (SPEC section 1)."""
     return TurnError(error_kind(status, code, in_stream=in_stream), message or "", status, code or None)
 
 

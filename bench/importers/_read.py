@@ -10,6 +10,7 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any, Protocol
 
+from bench.engine.model import Dialect
 from bench.importers import anthropic, gemini, openai_chat, openai_responses
 from bench.importers._common import (
     JSON,
@@ -21,7 +22,6 @@ from bench.importers._common import (
     read_events,
     where_event,
 )
-from bench.model import Dialect
 
 MODULES: dict[Dialect, Any] = {
     "openai-chat": openai_chat,

@@ -22,6 +22,7 @@ from typing import Any, Final
 
 import orjson
 
+from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import (
     JSON,
     ImportedTurn,
@@ -33,7 +34,6 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
-from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "anthropic"
 

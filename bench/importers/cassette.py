@@ -23,6 +23,8 @@ from typing import Any
 
 import orjson
 
+from bench.catalogue.yaml_read import YamlError, read_yaml
+from bench.engine.model import Dialect, Turn
 from bench.importers import _read
 from bench.importers._common import (
     CaptureError,
@@ -33,8 +35,6 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
-from bench.model import Dialect, Turn
-from bench.yaml_read import YamlError, read_yaml
 
 _ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
     ("/chat/completions", "openai-chat"),

@@ -48,12 +48,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench import dialects
 from bench.corpus.record import Traced
+from bench.engine.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import CaptureError, error_kind, int_of, loads
 from bench.importers._jsonl import field as typed_field
 from bench.importers._jsonl import head_objects, objects
-from bench.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
+from bench.wires import dialects
 
 FORMAT = "codex"
 _INCOMPLETE = "Incomplete response returned, reason: "

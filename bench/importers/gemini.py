@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import (
     JSON,
     ImportedTurn,
@@ -30,7 +31,6 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
-from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "gemini"
 

@@ -38,6 +38,7 @@ from typing import Final
 
 import orjson
 
+from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import (
     JSON,
     ImportedTurn,
@@ -50,7 +51,6 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
-from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "openai-chat"
 

@@ -1,7 +1,7 @@
 """OpenAI Responses: a ``response`` object, or its SSE events.
 
 * The raw finish is ``status``, or ``incomplete/<reason>`` for ``status: incomplete`` with
-  ``incomplete_details.reason`` (the key bench/dialects.py uses); ``failed`` carries its error
+  ``incomplete_details.reason`` (the key bench/wires/dialects.py uses); ``failed`` carries its error
   object into ``error`` (finish ``error``), ``end_turn`` is kept when the response has it.
 * Output items: ``message`` items give ``content`` (their ``output_text`` parts joined; the
   ``refusal`` parts joined are the turn's ``refusal``; a message whose only parts are refusals has
@@ -21,6 +21,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
 
+from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import (
     JSON,
     ImportedTurn,
@@ -32,7 +33,6 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
-from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
 
 DIALECT: Final[Dialect] = "openai-responses"
 

@@ -62,11 +62,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench import dialects
 from bench.corpus.record import Traced
+from bench.engine.model import Dialect, ErrorKind, Finish, Sequence, ToolCall, Turn, TurnError, Usage
 from bench.importers._common import CaptureError, dumps_args, error_kind, loads, obj_of
 from bench.importers._jsonl import head_objects
-from bench.model import Dialect, ErrorKind, Finish, Sequence, ToolCall, Turn, TurnError, Usage
+from bench.wires import dialects
 
 FORMAT = "otel"
 GAP_NS = 30 * 60 * 10**9

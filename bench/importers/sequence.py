@@ -5,8 +5,8 @@ The document is what a hand-written sequence file holds. ``source`` is a block o
 the provenance given by the caller (repository, commit, path, blob, licence...), then what the
 capture itself says (format, models, servers, dates, each turn's ids), then the importer's notes
 and the unknown things it counted. Every document is validated with the catalogue's own parser
-and written from the resulting :class:`~bench.model.Sequence` by the one function every sequence
-writer uses (:func:`bench.sequence_io.sequence_data`) and the project's one YAML writer, so no
+and written from the resulting :class:`~bench.engine.model.Sequence` by the one function every sequence
+writer uses (:func:`bench.catalogue.document.sequence_data`) and the project's one YAML writer, so no
 field of a turn is lost on the way; the files of one import are written all or none.
 """
 
@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.catalogue import SequenceError, parse_sequence
-from bench.files import write_all_or_nothing
+from bench.catalogue.document import sequence_data, turn_data
+from bench.catalogue.files import write_all_or_nothing
+from bench.catalogue.load import SequenceError, parse_sequence
+from bench.catalogue.yaml_write import dump
 from bench.importers._common import ImportedTurn, ImportResult
-from bench.sequence_io import sequence_data, turn_data
-from bench.yaml_write import dump
 
 
 @dataclass(slots=True)
@@ -108,7 +108,7 @@ def build_sequences(result: ImportResult, name: str, opts: Options) -> list[tupl
 
 
 def write_all(docs: Sequence[tuple[Path, Mapping[str, Any]]]) -> None:
-    """Write every document, or none (:func:`bench.files.write_all_or_nothing`)."""
+    """Write every document, or none (:func:`bench.catalogue.files.write_all_or_nothing`)."""
     write_all_or_nothing({path: dump(dict(doc)) for path, doc in docs})
 
 

@@ -24,9 +24,9 @@ from typing import Any, Literal, Protocol, TypeAlias
 
 import httpx
 
-from bench.dialects import canonical
+from bench.engine.model import ERROR_KINDS, ErrorKind, Finish
 from bench.importers._common import error_kind
-from bench.model import ERROR_KINDS, ErrorKind, Finish
+from bench.wires.dialects import canonical
 
 MAX_TOKENS = 4096
 """The max_tokens every request sends, so that a reply cut at the limit shows as usage reaching it."""

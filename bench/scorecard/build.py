@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.report import _cell as cell_from_json  # the live record's cell format, read back
+from bench.engine.model import Cell
 from bench.errors import UnusableInput
-from bench.model import Cell
-from bench.report import label
+from bench.report.labels import label
 
 CLASS_WORDS: dict[str, str] = {
     "ok: false": "reported success on a reply that is not an answer (cut off, filtered, failed, or with no call "

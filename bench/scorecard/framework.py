@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from bench.dialects import DIALECTS
 from bench.errors import UnusableInput
+from bench.wires.dialects import DIALECTS
 
 FRAMEWORKS = Path("examples/frameworks")
 """Where the framework folders are, relative to the project root."""

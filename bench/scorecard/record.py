@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.catalogue.files import write_atomically
 from bench.errors import UnusableInput
-from bench.files import write_atomically
 from bench.scorecard.framework import Framework
 from bench.scorecard.install import install_dir, interpreter, is_installed
 
@@ -68,7 +68,7 @@ def portable(argv: Sequence[str], fw: Framework, framework_dir: Path, python: st
 
 def catalogue_size(project: Path) -> int:
     """How many sequences the project's catalogue holds."""
-    from bench.catalogue import load_catalogue
+    from bench.catalogue.load import load_catalogue
     return len(load_catalogue(project / "sequences").sequences)
 
 
@@ -76,7 +76,7 @@ def violation_words(cells: Sequence[dict[str, Any]], project: Path) -> dict[str,
     """``{sequence: [what the cell did, per violation, in plain words]}`` for the cells that break
     requirements (:func:`bench.check.explain.violation_words`, which names the served turn: "reported
     success on a cut-off reply"). Kept in the record, so the scorecard needs no catalogue."""
-    from bench.catalogue import load_catalogue
+    from bench.catalogue.load import load_catalogue
     from bench.check.explain import violation_words as words_of
     from bench.check.report import _cell as cell_from_json
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}

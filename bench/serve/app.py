@@ -30,16 +30,16 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from bench.model import Action, Sequence, Turn, TurnError
-from bench.replay import following
+from bench.engine.model import Action, Sequence, Turn, TurnError
+from bench.engine.replay import following
 from bench.serve import bad_requests, gemini, gemini_read
 from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
 from bench.serve.repeats import repeat_number, with_fresh_ids
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
-from bench.serve.tools import Execution, ok_content, scripted_call
-from bench.serve.withhold import WITHHELD, without_calls
+from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
+from bench.wires.withhold import WITHHELD, without_calls
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
@@ -71,7 +71,7 @@ class Record:
     headers: dict[str, str] = field(default_factory=dict)
     at: float = 0.0
     note: str = ""
-    """What the server did unasked when it answered (bench.serve.withhold)."""
+    """What the server did unasked when it answered (bench.wires.withhold)."""
     repeat: int = 0
     """Which repeat of a ``then: repeat`` turn answered it: its call ids carry ``-r<repeat>``
     (bench.serve.repeats)."""
@@ -282,7 +282,7 @@ class Session:
         """The current run, this request's number in it (from 1) and the turn answering it
         (None: the script ended).
 
-        The turn is the one :func:`bench.replay.following` gives after the previous model request's
+        The turn is the one :func:`bench.engine.replay.following` gives after the previous model request's
         turn, for the action this request shows (inferred against the previous request as
         :meth:`observed` does): the next turn, unless a reactive turn's ``after`` names another."""
         with self.lock:
@@ -535,7 +535,6 @@ def create_app(session: Session) -> Starlette:
         return JSONResponse({"run": run.number, "sequence": seq.id})
 
     async def tools(request: Request) -> Response:
-        from bench.check.program import tool_schemas  # bench.check imports this package
 
         return JSONResponse({"tools": tool_schemas(session.run.sequence)})
 
@@ -577,7 +576,7 @@ def create_app(session: Session) -> Starlette:
 
 def _as_served(turn: Turn, rec: Record) -> Turn:
     """The turn as request `rec` was answered: with the ids of its repeat (bench.serve.repeats) and
-    without the calls withheld (bench.serve.withhold)."""
+    without the calls withheld (bench.wires.withhold)."""
     turn = with_fresh_ids(turn, rec.repeat)
     return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if rec.note == WITHHELD else turn
 

@@ -30,9 +30,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from bench.delivery import error_mode
-from bench.model import Turn, TurnError
+from bench.engine.model import Turn, TurnError
 from bench.serve.render import IN_STREAM_JSON_STATUS, Context, Rendered, pieces, tool_input
+from bench.wires.delivery import error_mode
 
 ID_PREFIX = "gemini-"
 """The prefix of a served ``responseId``."""
@@ -177,7 +177,7 @@ def _sse(data: dict[str, Any]) -> bytes:
 def render(turn: Turn, ctx: Context, stream: bool, sse: bool = True) -> Rendered:
     """The answer to one Gemini request: JSON, an SSE stream (``alt=sse``) or a streamed JSON array.
 
-    Errors follow :func:`bench.delivery.error_mode`: ``http`` answers with the status and
+    Errors follow :func:`bench.wires.delivery.error_mode`: ``http`` answers with the status and
     Google's error body; ``stream`` sends the output and then the error as a piece (in JSON mode
     the status stands in for it); ``cut`` drops the connection after the output.
     """

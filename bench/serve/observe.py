@@ -27,7 +27,7 @@ items: user and system messages, assistant messages with their call ids, tool re
   what differed.
 
 Besides the action, :func:`request_changes` reads what the request itself changed beyond its
-messages, as a :class:`~bench.model.RequestChanges`: a new ``max_tokens`` (``max_tokens`` or
+messages, as a :class:`~bench.engine.model.RequestChanges`: a new ``max_tokens`` (``max_tokens`` or
 ``max_completion_tokens`` on Chat, ``max_tokens`` on Anthropic, ``max_output_tokens`` on
 Responses), another ``model``, another ``tool_choice`` (normalised to ``auto``, ``required``,
 ``none`` or the forced tool's name; an absent one is ``auto``) and the compaction above.
@@ -53,8 +53,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
-from bench.changes import changes_data
-from bench.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, ToolCall, Turn
+from bench.engine.changes import changes_data
+from bench.engine.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, ToolCall, Turn
 from bench.serve.render import Wire
 from bench.serve.results import Known, ResultJudge, starts_with_error
 

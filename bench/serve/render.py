@@ -23,9 +23,9 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any, Literal, TypeAlias
 
-from bench import dialects
-from bench.delivery import error_mode
-from bench.model import Dialect, ToolCall, Turn, TurnError, Usage
+from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
+from bench.wires import dialects
+from bench.wires.delivery import error_mode
 
 Wire: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini"]
 WIRES: tuple[Wire, ...] = ("openai-chat", "anthropic", "openai-responses", "gemini")

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bench.model import Sequence, Turn
+from bench.engine.model import Sequence, Turn
 
 ID_TAG = "tool-call-id"
 """The tag of the sequences whose point is their call ids: served as written."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from typing import Literal, TypeAlias
 
-from bench.model import Turn
+from bench.engine.model import Turn
 from bench.serve.tools import Execution, execution_by_token, executions_by_token, parsed_arguments
 
 Known: TypeAlias = Literal["executed", "flag", "marker", "wording"]

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from bench.model import Turn
+from bench.engine.model import Turn
 from bench.serve.render import _anthropic_blocks
 
 THREAD_CREATE_ONLY = ("system", "tools")

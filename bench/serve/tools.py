@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from bench.model import ToolCall, Turn
+from bench.engine.model import Sequence, ToolCall, Turn
 
 OK_PREFIX = "STOPBENCH-OK"
 """The start of a successful execution's content."""
@@ -85,4 +85,85 @@ def executions_by_token(text: str, executions: list[Execution]) -> list[Executio
         e = by_n.get(int(m.group(2)))
         if e is not None and e.name == m.group(1) and e not in out:
             out.append(e)
+    return out
+
+
+def tool_specs(sequence: Sequence) -> list[dict[str, Any]]:
+    """The stub tools a driver registers: one per tool name the sequence calls.
+
+    A stub requires the keys that every JSON-object argument of its calls has, so well-formed
+    calls bind and arguments a loop replaces with {} do not (as with real tools, which all have a
+    required parameter); empty arguments count as an empty object (a tool without parameters, as
+    predicates/corecoder.py infers); a tool whose calls never carry a JSON object requires one
+    parameter, `arg`.
+    """
+    keys: dict[str, set[str] | None] = {}
+    for turn in sequence.turns:
+        for call in turn.tool_calls:
+            if not call.name:
+                continue
+            try:
+                # empty arguments (never sent) stand for a tool without parameters
+                value = json.loads(call.arguments) if call.arguments.strip() else {}
+            except ValueError:
+                value = None
+            have = keys.setdefault(call.name, None)
+            if isinstance(value, dict):
+                keys[call.name] = set(value) if have is None else have & set(value)
+    return [{"name": name, "required": sorted(req) if req is not None else ["arg"]} for name, req in keys.items()]
+
+
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return "string"
+
+
+def _property(value: Any) -> dict[str, Any]:
+    """A property's schema after its value: its JSON type, and for an array its elements' (the first
+    element's type; any, ``{}``, for an empty one): the OpenAI API refuses an array without ``items``."""
+    schema: dict[str, Any] = {"type": _json_type(value)}
+    if isinstance(value, list):
+        schema["items"] = {"type": _json_type(value[0])} if value else {}
+    return schema
+
+
+def tool_schemas(sequence: Sequence) -> list[dict[str, Any]]:
+    """The tools a sequence calls, as ``{"name", "description", "parameters"}`` with a JSON schema.
+
+    Required keys are the conformance stubs' (:func:`tool_specs`: the keys
+    every well-formed call of the tool carries, or one ``arg`` when no call carries a JSON
+    object); every other key seen in some call is an optional property. A property's type is the
+    JSON type of its first value in the sequence (an array's ``items`` too: :func:`_property`).
+    """
+    types: dict[str, dict[str, dict[str, Any]]] = {}
+    for turn in sequence.turns:
+        for call in turn.tool_calls:
+            if not call.name:
+                continue
+            props = types.setdefault(call.name, {})
+            try:
+                value = json.loads(call.arguments) if call.arguments.strip() else {}
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                for key, v in value.items():
+                    props.setdefault(str(key), _property(v))
+    out: list[dict[str, Any]] = []
+    for spec in tool_specs(sequence):
+        name, required = spec["name"], list(spec["required"])
+        props = dict(types.get(name, {}))
+        for key in required:
+            props.setdefault(key, {"type": "string"})
+        out.append({"name": name, "description": f"the {name} tool (stopbench: run it as your loop would)",
+                    "parameters": {"type": "object", "properties": dict(sorted(props.items())),
+                                   "required": required}})
     return out

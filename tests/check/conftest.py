@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import parse_sequence
-from bench.model import Sequence
-from bench.sequence_io import dump_sequence
+from bench.catalogue.document import dump_sequence
+from bench.catalogue.load import parse_sequence
+from bench.engine.model import Sequence
 
 FAKE = Path(__file__).parent / "programs" / "fake_loop.py"
 

@@ -16,13 +16,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from bench.catalogue.document import dump_sequence
 from bench.check import PROMPT, run_program
 from bench.check.program import DUMMY_KEY
 from bench.check.report import load_live
 from bench.check.runner import run_all
 from bench.cli import cli
-from bench.report import label
-from bench.sequence_io import dump_sequence
+from bench.report.labels import label
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
 from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
 
@@ -359,7 +359,7 @@ def test_with_bench_tools_a_sequence_that_scripts_its_tool_results_is_run(catalo
 def test_an_array_parameter_has_items_typed_after_its_first_values_elements() -> None:
     """The OpenAI API refuses a function whose array parameter has no `items`, and Mastra cannot
     convert such a schema: every array property says what its elements are."""
-    from bench.check.program import tool_schemas
+    from bench.serve.tools import tool_schemas
 
     call = {"id": "c", "name": "shell", "arguments": '{"command": ["ls", "-la"], "env": [], "opts": [{"a": 1}]}'}
     seq = small_sequence("arrays", [{"finish": "tool_calls", "content": None, "tool_calls": [call]}, ANSWER])

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from bench.catalogue.document import dump_sequence
 from bench.cli import cli
-from bench.sequence_io import dump_sequence
 from tests.check.conftest import ANSWER, fake, small_sequence
 
 

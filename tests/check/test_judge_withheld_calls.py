@@ -11,11 +11,11 @@ from typing import Any
 
 import httpx
 
-from bench.catalogue import parse_sequence
-from bench.judge import judge
-from bench.model import Cell, Decision, Sequence, Step
+from bench.catalogue.load import parse_sequence
+from bench.engine.judge import judge
+from bench.engine.model import Cell, Decision, Sequence, Step
 from bench.serve import BackgroundServer, Session, observed_cell
-from bench.serve.withhold import WITHHELD
+from bench.wires.withhold import WITHHELD
 
 TOOL: dict[str, Any] = {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}
 CALL: dict[str, Any] = {"finish": "tool_calls", "content": "let me look",

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from bench.check.report import write_live
 from bench.check.runner import LiveRun
 from bench.cli import cli
-from bench.model import Cell, Decision, Step
+from bench.engine.model import Cell, Decision, Step
 from tests.check.conftest import ANSWER, small_sequence
 from tests.helpers import ROOT
 

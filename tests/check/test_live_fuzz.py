@@ -9,17 +9,17 @@ from typing import Any
 import openai
 from click.testing import CliRunner
 
-from bench.catalogue import load_sequence
+from bench.catalogue.load import load_sequence
 from bench.check.fuzz import assert_no_finding, distinct_ids, fuzz_loop, live_failure, search
 from bench.check.served import Served
 from bench.cli import cli
-from bench.discovery import load_file
+from bench.engine.discovery import load_file
+from bench.engine.model import Cell, Decision, Sequence, Step
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from bench.loops.clients import conversation
 from bench.loops.naive import run_naive
 from bench.loops.reference import run
-from bench.model import Cell, Decision, Sequence, Step
-from bench.predicate import Predicate
-from bench.replay import replay
 from tests.check.conftest import ANSWER, CALL, fake, small_sequence
 from tests.helpers import ROOT
 

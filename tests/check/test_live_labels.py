@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bench.check.report import BLANK, table, tool_names
 from bench.check.runner import LiveRun
-from bench.model import Cell, Decision, Step
+from bench.engine.model import Cell, Decision, Step
 from bench.serve.observe import Observed
 from tests.check.conftest import ANSWER, small_sequence
 
@@ -62,7 +62,7 @@ def test_a_blank_tool_name_is_visible_in_the_turn_an_explanation_shows() -> None
 
 def test_an_explanation_writes_a_long_path_with_its_repeats_counted() -> None:
     from bench.check.explain import explain
-    from bench.model import Violation
+    from bench.engine.model import Violation
     seq = small_sequence("loop", [CALL_TURN], then="repeat", require={"stops_within": 3})
     steps = tuple(Step(i, 0, Decision("continue", "observed", run=(0,)), ("bash",)) for i in range(1, 201))
     cell = Cell("loop", "mine@live", "capped", steps, tools_run=("bash",) * 200,

@@ -1,7 +1,7 @@
 """A live record re-judged by `stopbench run` gives the violations `stopbench check` gave when it wrote it.
 
 The cells are built from observations (what the server notes) with the server's own
-`observed_cell` and judged with `bench.judge`, then written with check's writer and read back with
+`observed_cell` and judged with `bench.engine.judge`, then written with check's writer and read back with
 `live_columns`, as `stopbench run` does: the record must keep what the judge reads (the indices of
 the calls run, the request changes), not only the tools' names.
 """
@@ -13,9 +13,9 @@ from pathlib import Path
 
 from bench.check.report import load_live, table, write_live
 from bench.check.runner import LiveRun
-from bench.judge import judge
-from bench.model import Cell, RequestChanges, Sequence
-from bench.report import live_columns
+from bench.engine.judge import judge
+from bench.engine.model import Cell, RequestChanges, Sequence
+from bench.report.live import live_columns
 from bench.serve.observe import Observed, observed_cell
 from tests.check.conftest import ANSWER, CALL, small_sequence
 

@@ -1,7 +1,7 @@
 """Nothing a checked program starts outlives its run: its process group, children in sessions of
 their own and their double-forked grandchildren end when the run ends, when ``stopbench check``
 gets SIGTERM or Ctrl-C, and when ``check`` itself is killed; no temporary folder is left after
-SIGTERM or Ctrl-C (bench/processes.py: the program runs under a subreaper)."""
+SIGTERM or Ctrl-C (bench/check/processes.py: the program runs under a subreaper)."""
 
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
 from bench.check.runner import scripts_tool_results
 from tests.helpers import ROOT
 
@@ -95,7 +95,7 @@ def test_a_sequence_comes_by_id_by_path_or_as_an_object(pytester: pytest.Pyteste
     ini(pytester, catalogue)
     pytester.makepyfile(test_kinds=f'''
 import pytest
-from bench.catalogue import parse_sequence
+from bench.catalogue.load import parse_sequence
 
 BUILT = parse_sequence({{"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "a test",
                         "turns": [{{"finish": "stop", "content": "hi"}}]}}, "built-here")

@@ -17,16 +17,16 @@ import anthropic
 import openai
 import pytest
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
 from bench.check.served import Served, served
 from bench.conform.runner import compare_cells
-from bench.discovery import load_file
+from bench.engine.discovery import load_file
+from bench.engine.model import Sequence
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from bench.loops.clients import Api, conversation
 from bench.loops.naive import run_naive
 from bench.loops.reference import LoopResult, run
-from bench.model import Sequence
-from bench.predicate import Predicate
-from bench.replay import replay
 from tests.check.conftest import ANSWER, CALL, small_sequence
 from tests.helpers import ROOT
 

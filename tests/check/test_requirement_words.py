@@ -1,5 +1,5 @@
 """Every requirement kind has its words (bench.check.explain.REQUIREMENTS), and the README's table of
-requirements is the one generated from them, so neither can drift from `bench.model.Requirement`."""
+requirements is the one generated from them, so neither can drift from `bench.engine.model.Requirement`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from dataclasses import fields
 
 from bench.check.explain import REQUIREMENTS, requirements_markdown, violation_words
-from bench.model import Cell, Decision, Requirement, Step, Violation
+from bench.engine.model import Cell, Decision, Requirement, Step, Violation
 from tests.check.conftest import small_sequence
 from tests.helpers import ROOT
 

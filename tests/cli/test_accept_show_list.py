@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bench.cli import cli
-from bench.golden import read_golden_file
+from bench.golden.expected import read_golden_file
 from tests.helpers import ROOT
 
 NEW = ('"""Stop at once."""\nfrom bench import Stop, predicate\n\n'

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from bench.cli import cli
-from bench.golden import load_golden
+from bench.golden.expected import load_golden
 from tests.helpers import ctrl_c_as_in_a_terminal
 
 SEED_SEQUENCES = ["seed000-talk-only", "seed000-tool-call-with-text", "seed000-tool-tool-answer",

@@ -12,11 +12,11 @@ from pathlib import Path
 
 from click.testing import CliRunner, Result
 
+from bench.catalogue.document import dump_sequence
 from bench.check.report import write_live
 from bench.check.runner import LiveRun
 from bench.cli import cli
-from bench.judge import judge
-from bench.sequence_io import dump_sequence
+from bench.engine.judge import judge
 from bench.serve.observe import Observed, observed_cell
 from tests.check.conftest import ANSWER, CALL, small_sequence
 

@@ -128,7 +128,7 @@ def test_a_port_s_not_driven_sequences_are_read_and_never_run(tmp_path: Path) ->
 
 def _run(results: int, failing: int = 0, driver: Driver = PY) -> DriverRun:
     from bench.conform.runner import ConformResult
-    from bench.model import Cell
+    from bench.engine.model import Cell
     res = tuple(ConformResult(f"s{i}", Cell(f"s{i}", "x", "running", ()), None, None, {}, (), 0.0)
                 for i in range(results))
     return DriverRun(driver, res, {}, res[:failing])

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from bench import Continue, Resend, Stop, predicate
 from bench.conform.runner import Driver, run_conformance
-from bench.model import Decision, Turn
-from bench.predicate import State
-from bench.replay import DEFAULT_SAFETY_CAP, replay
-from bench.report import label
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import State
+from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
+from bench.report.labels import label
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
 from bench.conform.report import (
     conformance_markdown,
     explanations,
@@ -18,9 +18,9 @@ from bench.conform.report import (
     steps_json,
 )
 from bench.conform.runner import DRIVERS, Driver
-from bench.discovery import load_file
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.engine.discovery import load_file
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 LESSONS = ("learn_claude_code_s01", "learn_claude_code_s01_openai")

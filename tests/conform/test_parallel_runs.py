@@ -13,8 +13,8 @@ from bench import Continue, Stop, predicate
 from bench.conform.campaign import Port, run_drivers
 from bench.conform.report import conformance_markdown, make_record, record_text
 from bench.conform.runner import TIMED_OUT, ConformResult, Driver
-from bench.model import Decision, Turn
-from bench.predicate import State
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import State
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """A conformance run leaves nothing behind: each run's loop and everything it started (sessions of
 its own included) ends with the run, and with `stopbench conform` on SIGTERM or Ctrl-C, with no
-temporary folder left (bench/processes.py)."""
+temporary folder left (bench/check/processes.py)."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from bench import Continue, Stop, predicate
+from bench.check.processes import running_contained, start_contained, wait_contained
 from bench.conform.campaign import Port, run_drivers
 from bench.conform.runner import Driver
-from bench.model import Decision, Turn
-from bench.predicate import State
-from bench.processes import running_contained, start_contained, wait_contained
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import State
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -22,10 +22,10 @@ from bench.conform.report import (
     write_record,
 )
 from bench.conform.runner import ConformResult, Driver, compare_cells, run_conformance
-from bench.model import Decision, RequestChanges, Turn
-from bench.predicate import Predicate, State
-from bench.replay import replay
-from bench.report import label
+from bench.engine.model import Decision, RequestChanges, Turn
+from bench.engine.predicate import Predicate, State
+from bench.engine.replay import replay
+from bench.report.labels import label
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]

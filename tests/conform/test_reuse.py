@@ -17,8 +17,8 @@ from bench.conform.keys import SERVER_SOURCES, UNKEYED_IMPORTS, KeySources, make
 from bench.conform.report import read_record
 from bench.conform.reuse import choose, rotating_sample, stale
 from bench.conform.runner import DRIVERS, Driver
-from bench.discovery import load_file
-from bench.predicate import Predicate
+from bench.engine.discovery import load_file
+from bench.engine.predicate import Predicate
 
 ROOT = Path(__file__).resolve().parents[2]
 A, B = (Driver(name, f"{name}port", "tests/conform/echo_driver.py", "openai-chat", "nothing to install",

@@ -14,7 +14,7 @@ import pytest
 from bench.conform.campaign import Port, run_drivers
 from bench.conform.clock import NATIVE_LOOPS, clock_env
 from bench.conform.runner import DRIVERS, ConformResult, Driver
-from bench.model import Sequence
+from bench.engine.model import Sequence
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,10 +11,10 @@ from bench.corpus.output import tables
 from bench.corpus.record import Traced
 from bench.corpus.run import Job, process_shard
 from bench.corpus.sources import plan
-from bench.discovery import load_file
-from bench.model import Turn
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.engine.discovery import load_file
+from bench.engine.model import Turn
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools, truncated
 
 

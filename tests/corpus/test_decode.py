@@ -9,11 +9,11 @@ from pathlib import Path
 import orjson
 import pytest
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.document import sequence_data
+from bench.catalogue.load import load_catalogue
 from bench.corpus.decode import CorpusError, iter_json_lines, iter_parquet
 from bench.corpus.generate import corpus_lines, write_parquet
 from bench.corpus.sources import plan, records
-from bench.sequence_io import sequence_data
 from tests.helpers import ROOT
 
 
@@ -136,7 +136,7 @@ def test_a_bad_parquet_row_names_the_row_and_field(tmp_path: Path) -> None:
         "after-past-the-end", "after-stop", "after-not-an-action"])
 def test_a_turn_the_catalogue_refuses_is_refused_by_the_corpus_with_the_catalogues_words(
         tmp_path: Path, turns: list[dict[str, object]]) -> None:
-    from bench.catalogue import SequenceError, parse_sequence
+    from bench.catalogue.load import SequenceError, parse_sequence
 
     doc = {"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "s", "turns": turns}
     with pytest.raises(SequenceError) as from_catalogue:
@@ -149,7 +149,7 @@ def test_a_turn_the_catalogue_refuses_is_refused_by_the_corpus_with_the_catalogu
 
 
 def test_after_null_or_absent_is_no_after_in_both_formats(tmp_path: Path) -> None:
-    from bench.catalogue import parse_sequence
+    from bench.catalogue.load import parse_sequence
 
     doc = {"title": "t", "kind": "constructed", "dialect": "openai-chat", "source": "s",
            "turns": [{"finish": "stop", "after": None}, {"finish": "stop", "after": {"resend": 0}}, {"finish": "stop"}]}

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from bench.corpus.tags import EDGE_TAGS, sequence_tags, turn_tags
-from bench.model import ToolCall, Turn, TurnError
+from bench.engine.model import ToolCall, Turn, TurnError
 from tests.helpers import answer, call, seq, tools, truncated
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench import dialects
-from bench.catalogue import load_catalogue
-from bench.model import Sequence, Turn
+from bench.catalogue.load import load_catalogue
+from bench.engine.model import Sequence, Turn
 from bench.serve.render import finish_for
+from bench.wires import dialects
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import orjson
 
-from bench.model import ToolCall, Usage
+from bench.engine.model import ToolCall, Usage
 from tests.importers.conftest import capture
 
 

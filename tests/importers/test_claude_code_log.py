@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.engine.model import Sequence
 from bench.errors import UnusableInput
 from bench.importers import claude_code_log
 from bench.importers._common import CaptureError
-from bench.model import Sequence
 from tests.importers.served import FIXTURES, assert_sequence_recovered, assert_turn_recovered, corpus_on, served
 
 DIR = FIXTURES / "claude_code"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
 from bench.cli import cli
 from bench.importers import git_blob_sha
 from tests.importers.conftest import DATA

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from bench.engine.model import Sequence
 from bench.errors import UnusableInput
 from bench.importers import codex_rollout
 from bench.importers._common import CaptureError
-from bench.model import Sequence
 from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on, served
 
 DIR = FIXTURES / "codex_rollout"

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import orjson
 
+from bench.engine.model import ToolCall, Usage
 from bench.importers import import_capture
 from bench.importers.gemini import parse_path
-from bench.model import ToolCall, Usage
 from tests.importers.conftest import capture
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import orjson
 
+from bench.engine.model import ToolCall, Usage
 from bench.importers import import_capture
-from bench.model import ToolCall, Usage
 from tests.importers.conftest import capture
 
 

@@ -7,9 +7,9 @@ from collections import Counter
 import orjson
 import yaml
 
+from bench.engine.model import ToolCall, Usage
 from bench.importers._common import read_events
 from bench.importers.openai_responses import StreamAssembler
-from bench.model import ToolCall, Usage
 from tests.importers.conftest import DATA, capture
 
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import load_catalogue
+from bench.catalogue.load import load_catalogue
+from bench.engine.model import Sequence
 from bench.importers import git_blob_sha, import_capture
-from bench.model import Sequence
 from tests.helpers import ROOT
 from tests.importers.conftest import DATA
 

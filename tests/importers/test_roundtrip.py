@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from bench.engine.model import Turn, Usage
 from bench.importers import import_capture
-from bench.model import Turn, Usage
 from bench.serve.render import Context, render
 from tests.importers.conftest import capture
 
@@ -53,7 +53,7 @@ def test_served_turn_imports_back_unchanged(tmp_path: Path, rel: str, stream: bo
 
 
 def test_imported_text_with_nel_ls_ps_or_cr_reads_back_unchanged() -> None:
-    from bench.catalogue import load_yaml
+    from bench.catalogue.load import load_yaml
     from bench.importers.sequence import dump
 
     for text in ("a\x85b", "line\u2028sep", "para\u2029sep", "cr\rlf\nnext", "two\nlines\x85"):
@@ -63,7 +63,7 @@ def test_imported_text_with_nel_ls_ps_or_cr_reads_back_unchanged() -> None:
 def test_every_catalogue_turn_written_by_the_importer_loads_back_unchanged(tmp_path: Path) -> None:
     """The importer writes through the same sequence writer as everything else, so no field of a
     turn (``steer`` among them, which its own writer used to drop) is lost on the way."""
-    from bench.catalogue import load_catalogue, load_sequence
+    from bench.catalogue.load import load_catalogue, load_sequence
     from bench.importers import ImportedTurn, ImportResult
     from bench.importers.sequence import Options, build_sequences, write_all
     from tests.helpers import ROOT

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from bench.catalogue import load_sequence
+from bench.catalogue.load import load_sequence
 from bench.cli import cli
 from tests.importers.conftest import DATA, capture
 

@@ -20,11 +20,12 @@ from typing import Any
 
 import pytest
 
-from bench.catalogue import load_catalogue
-from bench.discovery import discover
-from bench.golden import load_golden, path_of
-from bench.report import label, write_reports
-from bench.runner import Result, run
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import discover
+from bench.golden.expected import load_golden, path_of
+from bench.golden.run import Result, run
+from bench.report.labels import label
+from bench.report.write import write_reports
 from tests.helpers import ROOT
 
 REQUIRE_ENV = "STOPBENCH_REQUIRE_BROWSER"
@@ -314,8 +315,8 @@ def test_a_live_column_shows_marked_live_and_its_drill_down_says_it_has_no_golde
         driver: Any, shipped: dict[str, Any], tmp_path: Path) -> None:
     from bench.check.report import write_live
     from bench.check.runner import LiveRun
-    from bench.model import Cell, Decision, Step
-    from bench.report import live_columns
+    from bench.engine.model import Cell, Decision, Step
+    from bench.report.live import live_columns
 
     # a live program that stops at once on the tool round of seed000-tool-call-with-text (drops its call)
     seq = next(s for s in shipped["catalogue"] if s.id == "seed000-tool-call-with-text")

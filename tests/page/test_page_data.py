@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 
 from bench import Continue, Remind, Resend, Stop, predicate
-from bench.catalogue import load_catalogue
-from bench.discovery import Broken, discover
-from bench.golden import ExpectedCell, Golden, GoldenFile, Mismatch, load_golden
-from bench.model import Decision, Requirement, Sequence, Turn, TurnError
-from bench.page import build_page, embed_json, load_conformance
-from bench.page.citations import provenance_links, rule_links
-from bench.page.data import after_unusable, page_data
-from bench.page.svg import bar_chart, heat_map
-from bench.predicate import Predicate, State
-from bench.replay import replay
-from bench.runner import Result, run
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import Broken, discover
+from bench.engine.model import Decision, Requirement, Sequence, Turn, TurnError
+from bench.engine.predicate import Predicate, State
+from bench.engine.replay import replay
+from bench.golden.expected import ExpectedCell, Golden, GoldenFile, Mismatch, load_golden
+from bench.golden.run import Result, run
+from bench.report.page import build_page, embed_json, load_conformance
+from bench.report.page.citations import provenance_links, rule_links
+from bench.report.page.data import after_unusable, page_data
+from bench.report.page.svg import bar_chart, heat_map
 from tests.helpers import ROOT, answer, seq, tools, truncated
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from bench.model import Cell, ToolCall, Turn, TurnError
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.engine.model import Cell, ToolCall, Turn, TurnError
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from tests.helpers import answer, seq, tools, truncated
 from tests.ports.test_learn_claude_code_s01 import _load
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from bench.discovery import load_file
-from bench.model import Cell, RequestChanges, ToolCall, Turn, TurnError
-from bench.predicate import Predicate
-from bench.replay import replay
+from bench.engine.discovery import load_file
+from bench.engine.model import Cell, RequestChanges, ToolCall, Turn, TurnError
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
 from tests.helpers import ROOT, answer, call, seq, tools
 
 

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from bench.discovery import Broken, Loaded, discover
+from bench.engine.discovery import Broken, Loaded, discover
 from bench.fuzz import Example, examples, failures, properties
-from bench.strategies import describe
+from bench.fuzz.strategies import describe
 
 ROOT = Path(__file__).resolve().parents[2]
 PREDICATES: list[Loaded] = discover(ROOT / "predicates", entry_points_too=False)

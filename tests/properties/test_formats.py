@@ -8,11 +8,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench import dialects
-from bench.catalogue import load_catalogue, load_sequence, load_yaml, parse_sequence
-from bench.model import FINISHES, Requirement, Sequence, ToolCall, Turn
-from bench.sequence_io import dump_sequence, sequence_to_yaml
-from bench.strategies import UNKNOWN_RAW, describe, finish_raws, long_sequences, sequences
+from bench.catalogue.document import dump_sequence, sequence_to_yaml
+from bench.catalogue.load import load_catalogue, load_sequence, load_yaml, parse_sequence
+from bench.engine.model import FINISHES, Requirement, Sequence, ToolCall, Turn
+from bench.fuzz.strategies import UNKNOWN_RAW, describe, finish_raws, long_sequences, sequences
+from bench.wires import dialects
 
 ROOT = Path(__file__).resolve().parents[2]
 

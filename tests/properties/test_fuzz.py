@@ -11,13 +11,13 @@ import pytest
 from click.testing import CliRunner
 
 from bench import fuzz
-from bench.catalogue import load_catalogue, load_sequence
+from bench.catalogue.load import load_catalogue, load_sequence
 from bench.cli import cli
-from bench.contain import decision_time_limit
-from bench.discovery import load_file
-from bench.model import Continue, Decision, Sequence, Stop, ToolCall, Turn
-from bench.predicate import Predicate, State, predicate
-from bench.replay import replay
+from bench.engine.contain import decision_time_limit
+from bench.engine.discovery import load_file
+from bench.engine.model import Continue, Decision, Sequence, Stop, ToolCall, Turn
+from bench.engine.predicate import Predicate, State, predicate
+from bench.engine.replay import replay
 
 RULES = {"calls": "tool calls present", "done": "no tool calls", "cap": "cap"}
 

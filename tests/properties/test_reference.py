@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 
-from bench.discovery import Broken, load_file
+from bench.engine.discovery import Broken, load_file
+from bench.engine.predicate import Predicate
+from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.fuzz import BY_NAME, REFERENCE, Example, examples
-from bench.predicate import Predicate
-from bench.replay import DEFAULT_SAFETY_CAP
-from bench.strategies import describe
+from bench.fuzz.strategies import describe
 
 REFERENCE_FILE = Path(__file__).resolve().parents[2] / "predicates" / f"{REFERENCE}.py"
 

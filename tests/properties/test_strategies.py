@@ -1,4 +1,4 @@
-"""bench.strategies: every generated turn is well formed for its dialect, plain means plain, and a
+"""bench.fuzz.strategies: every generated turn is well formed for its dialect, plain means plain, and a
 hostile failure shrinks to a small counterexample a person can read."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from random import Random
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from bench.dialects import DIALECTS, TABLES, canonical
-from bench.model import ERROR_KINDS, Dialect, Sequence, Turn
-from bench.strategies import TOOL_NAMES, arguments, errors, long_sequences, sequences, turns
+from bench.engine.model import ERROR_KINDS, Dialect, Sequence, Turn
+from bench.fuzz.strategies import TOOL_NAMES, arguments, errors, long_sequences, sequences, turns
+from bench.wires.dialects import DIALECTS, TABLES, canonical
 
 SEARCH = settings(database=None, max_examples=3000, deadline=None, suppress_health_check=list(HealthCheck))
 

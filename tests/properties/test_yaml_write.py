@@ -8,8 +8,8 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.yaml_read import parse_yaml as load_yaml
-from bench.yaml_write import dump
+from bench.catalogue.yaml_read import parse_yaml as load_yaml
+from bench.catalogue.yaml_write import dump
 
 # Text that stresses the emitter: YAML indicators, words YAML 1.1 reads as other types, every line
 # break YAML knows, tabs, spaces at either end, control characters and non-ASCII letters.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.page.scorecard import scorecard_section
+from bench.report.page.scorecard import scorecard_section
 from bench.scorecard.build import build_scorecard, scorecard_data
 from tests.scorecard.conftest import cell, record
 
@@ -23,7 +23,7 @@ def test_no_record_no_section() -> None:
 
 
 def test_the_page_carries_the_section_after_the_summary() -> None:
-    from bench.page import build_page
+    from bench.report.page import build_page
     from tests.page.test_page_data import SEQS, TOY, results
     rows = scorecard_data(build_scorecard([record("alpha", [cell("s1")])]))
     html = build_page(results(), SEQS, [TOY], scorecard=rows)

@@ -6,8 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from bench.catalogue import parse_sequence
-from bench.model import Sequence
+from bench.catalogue.load import parse_sequence
+from bench.engine.model import Sequence
 from bench.serve import BackgroundServer, Session
 
 

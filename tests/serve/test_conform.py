@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from bench import Continue, Stop, predicate
-from bench.conform.runner import DRIVERS, Driver, compare_cells, run_conformance, tool_specs
-from bench.model import Decision, Turn
-from bench.predicate import State
+from bench.conform.runner import DRIVERS, Driver, compare_cells, run_conformance
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import State
+from bench.serve.tools import tool_specs
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -78,7 +79,7 @@ def test_stub_tools_require_the_keys_every_well_formed_call_has() -> None:
 
 
 def test_compare_ignores_tools_run_in_the_final_stop_step_which_a_server_cannot_see() -> None:
-    from bench.replay import replay
+    from bench.engine.replay import replay
 
     @predicate(reasons=["done"], rules={"x": "stop and run"})
     def stop_running(turn: Turn, state: State) -> Decision:
@@ -97,8 +98,8 @@ CORECODER_PYTHON = os.environ.get("STOPBENCH_CORECODER_PYTHON", "")
 @pytest.mark.skipif(not Path(CORECODER_PYTHON).is_file(),
                     reason="set STOPBENCH_CORECODER_PYTHON to a venv python with corecoder==0.4.0 (make conformance)")
 def test_corecoder_itself_matches_its_port_on_seed000() -> None:
-    from bench.catalogue import load_catalogue
-    from bench.discovery import load_file
+    from bench.catalogue.load import load_catalogue
+    from bench.engine.discovery import load_file
 
     port = load_file(ROOT / "predicates" / "corecoder.py")
     seqs = load_catalogue(ROOT / "sequences" / "seed000").sequences

@@ -13,10 +13,10 @@ import pytest
 from google import genai
 from google.genai import errors, types
 
-from bench.catalogue import load_catalogue
-from bench.dialects import TABLES
-from bench.model import Sequence, Turn
+from bench.catalogue.load import load_catalogue
+from bench.engine.model import Sequence, Turn
 from bench.serve.render import tool_input
+from bench.wires.dialects import TABLES
 from tests.serve.serving import GEMINI_TOOLS, make_sequence, serving
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 
-from bench.catalogue import parse_sequence
-from bench.judge import judge
-from bench.model import Sequence
+from bench.catalogue.load import parse_sequence
+from bench.engine.judge import judge
+from bench.engine.model import Sequence
 from bench.serve import observed_cell
 from tests.serve.serving import serving
 

@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from bench.serve import observed_cell
-from bench.serve.withhold import WITHHELD
+from bench.wires.withhold import WITHHELD
 from tests.serve.serving import make_sequence, serving
 
 CALLS: dict[str, Any] = {"finish": "tool_calls", "content": "let me look", "tool_calls": [

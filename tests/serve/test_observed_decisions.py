@@ -10,7 +10,7 @@ import anthropic
 import httpx
 import openai
 
-from bench.model import Sequence
+from bench.engine.model import Sequence
 from bench.serve.observe import Conversation, Item, infer, observed_cell
 from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, make_sequence, serving
 

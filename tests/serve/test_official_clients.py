@@ -9,7 +9,7 @@ import anthropic
 import openai
 import pytest
 
-from bench.model import Sequence, Turn
+from bench.engine.model import Sequence, Turn
 from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, make_sequence, serving
 
 USER = [{"role": "user", "content": "read main.py"}]

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from bench.model import RequestChanges
+from bench.engine.model import RequestChanges
 from bench.serve.observe import Conversation, Item, infer, request_changes, tool_choice
 from tests.helpers import answer
 from tests.serve.serving import make_sequence, serving

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from bench.catalogue import parse_sequence
-from bench.model import Sequence
+from bench.catalogue.load import parse_sequence
+from bench.engine.model import Sequence
 from tests.serve.serving import make_sequence, serving
 from tests.serve.test_official_clients import USER, claude, oai
 

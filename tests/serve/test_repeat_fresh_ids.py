@@ -13,8 +13,8 @@ from typing import Any
 
 import httpx
 
-from bench.catalogue import parse_sequence
-from bench.model import Sequence
+from bench.catalogue.load import parse_sequence
+from bench.engine.model import Sequence
 from tests.serve.serving import CHAT_TOOLS, serving
 
 USER = [{"role": "user", "content": "go"}]

@@ -7,8 +7,8 @@ from typing import Any
 
 import httpx
 
-from bench.check.program import tool_schemas
 from bench.serve import observed_cell
+from bench.serve.tools import tool_schemas
 from tests.serve.serving import make_sequence, serving
 
 CALLS = [{"id": "call_a", "name": "read_file", "arguments": '{"path": "a.py"}'},

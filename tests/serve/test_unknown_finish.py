@@ -9,9 +9,9 @@ import anthropic
 import httpx
 import pytest
 
-from bench.catalogue import load_catalogue
-from bench.dialects import TABLES, canonical
+from bench.catalogue.load import load_catalogue
 from bench.serve.render import WIRES, finish_for
+from bench.wires.dialects import TABLES, canonical
 from tests.serve.serving import make_sequence, serving
 
 OTHER_TURN = {"finish": "unknown", "finish_raw": "other", "content": "partial answer"}

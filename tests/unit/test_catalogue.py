@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.catalogue import SequenceError, load_catalogue, load_sequence
+from bench.catalogue.load import SequenceError, load_catalogue, load_sequence
 
 GOOD = """\
 title: one answer

@@ -1,4 +1,4 @@
-"""Rule coverage (bench.coverage): which declared rules fire, and the shipped catalogue's completeness."""
+"""Rule coverage (bench.report.coverage): which declared rules fire, and the shipped catalogue's completeness."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import dataclasses
 from pathlib import Path
 
 from bench import Continue, Stop, predicate
-from bench.catalogue import load_catalogue
-from bench.coverage import markdown_section, rule_coverage, summary_line
-from bench.discovery import Broken, discover
-from bench.model import Decision, Turn
-from bench.predicate import Predicate, State
-from bench.replay import replay
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import Broken, discover
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import Predicate, State
+from bench.engine.replay import replay
+from bench.report.coverage import markdown_section, rule_coverage, summary_line
 from tests.helpers import ROOT, answer, seq, tools
 
 
@@ -116,8 +116,8 @@ def test_the_hermes_compression_budget_is_reached_by_the_catalogue() -> None:
 
 
 def test_the_decision_table_report_carries_the_rule_coverage_section(tmp_path: Path) -> None:
-    from bench.report import write_reports
-    from bench.runner import run
+    from bench.golden.run import run
+    from bench.report.write import write_reports
 
     pred = _pred(unreachable={"filter": "no turn is filtered here"})
     sequence = seq(tools("a"), answer(), sid="one")

@@ -7,10 +7,11 @@ from typing import Any
 
 import pytest
 
-from bench import Stop, discovery, predicate
-from bench.contain import decision_time_limit
-from bench.discovery import Broken, discover
-from bench.predicate import DeclarationError, Predicate
+from bench import Stop, predicate
+from bench.engine import discovery
+from bench.engine.contain import decision_time_limit
+from bench.engine.discovery import Broken, discover
+from bench.engine.predicate import DeclarationError, Predicate
 
 GOOD = ('"""Stops at once."""\nfrom bench import Stop, predicate\n\n'
         "@predicate()\ndef decide(turn, state):\n    return Stop('done', ok=True, rule='r')\n")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.files import UnwritableOutput, write_all_or_nothing, write_atomically
+from bench.catalogue.files import UnwritableOutput, write_all_or_nothing, write_atomically
 
 
 @pytest.fixture

@@ -9,8 +9,11 @@ from pathlib import Path
 import pytest
 
 from bench import Continue, Stop, predicate, replay
-from bench.files import UnwritableOutput
-from bench.golden import (
+from bench.catalogue.files import UnwritableOutput
+from bench.engine.model import Decision, Turn
+from bench.engine.predicate import State
+from bench.engine.replay import crashed_cell
+from bench.golden.expected import (
     ExpectedCell,
     GoldenError,
     accept,
@@ -21,9 +24,6 @@ from bench.golden import (
     path_of,
     read_golden_file,
 )
-from bench.model import Decision, Turn
-from bench.predicate import State
-from bench.replay import crashed_cell
 from tests.helpers import ROOT, answer, seq, tools
 
 
@@ -102,7 +102,7 @@ def test_a_failed_write_keeps_the_old_golden_file_whole(tmp_path: Path, monkeypa
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr("bench.files.os.fsync", fail)
+    monkeypatch.setattr("bench.catalogue.files.os.fsync", fail)
     with pytest.raises(UnwritableOutput, match="disk full"):
         accept(tmp_path, "simple", [replay(seq(tools("a"), answer(), sid="two"), simple)], basis="rule")
     assert (tmp_path / "simple.yaml").read_bytes() == before

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-from bench.catalogue import SequenceError, parse_sequence
-from bench.judge import judge
-from bench.model import Cell, Decision, RequestChanges, Requirement, Step, ToolCall, Turn
-from bench.predicate import State, predicate
-from bench.replay import replay
-from bench.sequence_io import sequence_data, sequence_to_yaml
-from bench.yaml_read import parse_yaml
+from bench.catalogue.document import sequence_data, sequence_to_yaml
+from bench.catalogue.load import SequenceError, parse_sequence
+from bench.catalogue.yaml_read import parse_yaml
+from bench.engine.judge import judge
+from bench.engine.model import Cell, Decision, RequestChanges, Requirement, Step, ToolCall, Turn
+from bench.engine.predicate import State, predicate
+from bench.engine.replay import replay
 from tests.helpers import seq
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from bench import RequestChanges, Resend, Turn, next_turn
-from bench.catalogue import SequenceError, load_sequence, parse_sequence
-from bench.sequence_io import sequence_to_yaml
-from bench.yaml_read import parse_yaml
+from bench.catalogue.document import sequence_to_yaml
+from bench.catalogue.load import SequenceError, load_sequence, parse_sequence
+from bench.catalogue.yaml_read import parse_yaml
 
 HEAD = "title: reactive\nkind: constructed\ndialect: openai-chat\nsource: test\nturns:\n"
 TURNS = ("  - finish: tool_calls\n    content: null\n    tool_calls: []\n    after: {AFTER}\n"
@@ -73,7 +73,7 @@ def test_an_index_that_is_not_an_integer_is_a_schema_error(tmp_path: Path) -> No
 
 
 def test_a_bad_after_in_a_catalogue_names_the_file(tmp_path: Path) -> None:
-    from bench.catalogue import load_catalogue
+    from bench.catalogue.load import load_catalogue
 
     (tmp_path / "bad.yaml").write_text(HEAD + TURNS.replace("{AFTER}", "{stop: 1}"), encoding="utf-8")
     problem = load_catalogue(tmp_path).problems[0]

@@ -11,10 +11,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bench import ALL, Cap, Continue, Decision, Remind, Resend, Stop, predicate, replay
-from bench.contain import decision_time_limit
-from bench.model import Turn, Usage
-from bench.predicate import State
-from bench.validate import InvalidDecision, check_decision
+from bench.engine.contain import decision_time_limit
+from bench.engine.model import Turn, Usage
+from bench.engine.predicate import State
+from bench.engine.validate import InvalidDecision, check_decision
 from tests.helpers import answer, seq, tools, truncated
 
 

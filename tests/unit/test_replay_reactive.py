@@ -7,10 +7,10 @@ from dataclasses import replace
 import pytest
 
 from bench import Continue, Decision, Remind, RequestChanges, Resend, Stop, predicate, replay
-from bench.model import Turn
-from bench.predicate import State
-from bench.replay import following
-from bench.validate import InvalidDecision, check_decision
+from bench.engine.model import Turn
+from bench.engine.predicate import State
+from bench.engine.replay import following
+from bench.engine.validate import InvalidDecision, check_decision
 from tests.helpers import answer, seq, tools
 
 DROPPED = Turn(finish="tool_calls", finish_raw="tool_calls", content=None,

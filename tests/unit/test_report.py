@@ -5,13 +5,14 @@ from __future__ import annotations
 import statistics
 
 from bench import Continue, Stop, predicate, replay
-from bench.catalogue import load_catalogue
-from bench.discovery import discover
-from bench.golden import load_golden
-from bench.model import Decision, Turn, Violation
-from bench.predicate import State
-from bench.report import decision_table, label, short_label, tool_list, violations_summary
-from bench.runner import Result, run
+from bench.catalogue.load import load_catalogue
+from bench.engine.discovery import discover
+from bench.engine.model import Decision, Turn, Violation
+from bench.engine.predicate import State
+from bench.golden.expected import load_golden
+from bench.golden.run import Result, run
+from bench.report.labels import label, short_label, tool_list
+from bench.report.tables import decision_table, violations_summary
 from tests.helpers import ROOT, answer, seq, tools
 
 

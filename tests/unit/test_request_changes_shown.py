@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 
 from bench import Continue, Decision, RequestChanges, Resend, Stop, predicate
-from bench.changes import ChangesError, changes_data, changes_from, changes_text
-from bench.golden import compare, expected_of, path_of
-from bench.model import Turn
-from bench.page.data import page_data
-from bench.predicate import State
-from bench.report import cell_record, cells_frame, label
-from bench.runner import run
+from bench.engine.changes import ChangesError, changes_data, changes_from, changes_text
+from bench.engine.model import Turn
+from bench.engine.predicate import State
+from bench.golden.expected import compare, expected_of, path_of
+from bench.golden.run import run
+from bench.report.labels import cell_record, label
+from bench.report.page.data import page_data
+from bench.report.tables import cells_frame
 from tests.helpers import answer, seq, truncated
 
 
@@ -87,7 +88,7 @@ def test_the_page_shows_each_step_s_changes_and_a_reactive_turn_s_after() -> Non
 
 
 def test_accept_with_a_note_relabels_a_matching_cell_and_without_one_leaves_it(tmp_path: Path) -> None:
-    from bench.golden import plan_accept, read_golden_file
+    from bench.golden.expected import plan_accept, read_golden_file
 
     cells = [next(iter(run([SEQ], [BOOSTER]))).cell]
     plan_accept(tmp_path, "booster", cells, derived="test", basis="source").write()

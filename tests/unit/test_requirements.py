@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from bench import Continue, Decision, Remind, Resend, Stop, predicate, replay
-from bench.catalogue import SequenceError, parse_sequence
-from bench.model import Requirement, Sequence, ToolCall, Turn
-from bench.predicate import State
+from bench.catalogue.load import SequenceError, parse_sequence
+from bench.engine.model import Requirement, Sequence, ToolCall, Turn
+from bench.engine.predicate import State
 from tests.helpers import answer, call, seq, tools
 
 

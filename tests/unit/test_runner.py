@@ -5,9 +5,9 @@ from __future__ import annotations
 import copy
 
 from bench import Continue, Decision, Stop, predicate
-from bench.model import Turn
-from bench.predicate import Predicate, State
-from bench.runner import cells
+from bench.engine.model import Turn
+from bench.engine.predicate import Predicate, State
+from bench.golden.run import cells
 from tests.helpers import answer, seq, tools
 
 

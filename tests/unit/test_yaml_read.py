@@ -16,8 +16,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench import yaml_read
-from bench.yaml_read import YamlError, parse_yaml, read_yaml
+from bench.catalogue import yaml_read
+from bench.catalogue.yaml_read import YamlError, parse_yaml, read_yaml
 
 BOMB = b"""\
 a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]

@@ -1,0 +1,167 @@
+"""Judge a cell against its sequence's `require:` block: what a correct loop must do.
+
+Golden files check that a port does what its original does; requirements check whether what it
+does is right. A violation names the requirement and the first step where it shows.
+"""
+
+from __future__ import annotations
+
+import json
+
+from bench.engine.model import Cell, Sequence, Step, Turn, Violation
+from bench.wires.withhold import WITHHELD, without_calls
+
+
+def served_turn(sequence: Sequence, step: Step) -> Turn:
+    """The turn `step`'s request was answered with: the sequence's turn, or, on a step the server
+    noted as withheld (the request offered no tools, :mod:`bench.wires.withhold`), that turn without
+    its calls, as the loop got it. Replay steps never carry the note."""
+    turn = sequence.turns[step.turn]
+    if WITHHELD not in step.note.split("; "):
+        return turn
+    return without_calls(turn, {}, sequence.dialect)[0]
+
+
+def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
+    """Every requirement of `sequence` that `cell` breaks (nothing for a crashed cell)."""
+    req = sequence.require
+    if cell.outcome == "crashed" or req.is_empty():
+        return ()
+    found: list[Violation] = []
+    last = cell.steps[-1].step if cell.steps else None
+
+    if req.ok is True and not (cell.outcome == "stopped" and cell.ok is True):
+        found.append(Violation("ok: true", last, f"the loop ended {_ending(cell)}, not with success"))
+    if req.ok is False and cell.outcome == "stopped" and cell.ok is True:
+        found.append(Violation("ok: false", last,
+                               f"the loop reported success ({cell.reason}) on a turn that is not an answer"))
+    if req.stops_within is not None:
+        if cell.outcome != "stopped":
+            found.append(Violation(f"stops_within: {req.stops_within}", last,
+                                   f"the loop never stopped ({_ending(cell)})"))
+        elif cell.n_steps > req.stops_within:
+            found.append(Violation(f"stops_within: {req.stops_within}", cell.n_steps,
+                                   f"the loop stopped only at step {cell.n_steps}"))
+    if req.no_dropped_calls:
+        dropped = first_dropped_calls(sequence, cell)
+        if dropped is not None:
+            found.append(Violation("no_dropped_calls", dropped[0], dropped[1]))
+    if req.no_truncated_runs:
+        for s in cell.steps:
+            if served_turn(sequence, s).finish == "length" and s.tools_run:
+                found.append(Violation("no_truncated_runs", s.step,
+                                       f"ran {', '.join(s.tools_run)} from a truncated (length) turn"))
+                break
+    if req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps:
+        final = cell.steps[-1]
+        if served_turn(sequence, final).tool_calls:
+            found.append(Violation("answer_after_tools", final.step,
+                                   f"reported success on turn {final.turn}, which carries tool calls "
+                                   "whose results the model never saw"))
+    if req.no_malformed_runs:
+        for s in cell.steps:
+            calls = served_turn(sequence, s).tool_calls
+            bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
+            if bad:
+                found.append(Violation("no_malformed_runs", s.step,
+                                       f"ran {', '.join(bad)} with arguments that are not valid JSON"))
+                break
+    if req.answer_on is not None and cell.outcome == "stopped" and cell.ok and cell.steps:
+        final = cell.steps[-1]
+        if final.turn not in req.answer_on:
+            allowed = ", ".join(str(i) for i in req.answer_on) or "none"
+            found.append(Violation(f"answer_on: {list(req.answer_on)}", final.step,
+                                   f"reported success on turn {final.turn}, which is not an answer "
+                                   f"(answers: turn {allowed})"))
+    if req.progress is not None:
+        stuck = first_plain_repeat(sequence, cell, req.progress)
+        if stuck is not None:
+            found.append(Violation(f"progress: {req.progress}", stuck[0], stuck[1]))
+    return tuple(found)
+
+
+def round_signature(turn: Turn) -> tuple[tuple[str, str, str | None], ...]:
+    """What makes two tool rounds the same: every call's name and arguments, and the result its
+    tool returns (`ToolCall.result`; None, the default stub result, equals itself)."""
+    return tuple((c.name, c.arguments, c.result) for c in turn.tool_calls)
+
+
+def first_plain_repeat(sequence: Sequence, cell: Cell, rounds: int) -> tuple[int, str] | None:
+    """The first step that runs a turn's calls plainly once more after `rounds` rounds in a row ran
+    the same calls and got the same results, with a description; or None.
+
+    A round is a `continue` that runs calls. The streak counts rounds with the same
+    :func:`round_signature`; a round with other calls or other results starts it again (results
+    that change are progress: a build still running, a poll that moves), and so does anything the
+    loop does about it: a reminder, a stop, or a continue that changes the next request
+    (`Decision.changes`). A resend runs nothing and leaves the streak as it is.
+    """
+    streak = 0
+    previous: tuple[tuple[str, str, str | None], ...] | None = None
+    for s in cell.steps:
+        d = s.decision
+        if d.action == "resend":
+            continue
+        turn = served_turn(sequence, s)
+        plain_round = d.action == "continue" and d.changes is None and bool(s.tools_run)
+        if not plain_round:
+            streak, previous = 0, None
+            continue
+        signature = round_signature(turn)
+        if signature == previous and streak >= rounds:
+            return s.step, (f"step {s.step}: ran {', '.join(s.tools_run)} again with the same arguments after "
+                            f"{streak} rounds in a row that ran the same calls and got the same results")
+        streak = streak + 1 if signature == previous else 1
+        previous = signature
+    return None
+
+
+def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | None:
+    """The first step that silently drops tool calls of its turn, with a description, or None.
+
+    A step drops calls when fewer than all of its turn's calls were run or failed, unless the loop
+    gave up openly (a stop with ok false) or resent a turn that is not usable as it stands (an
+    error in place of a response, a truncated reply, or a call whose arguments are not valid JSON:
+    Hermes' fix for truncated calls, edge-cases.md C1 and C2). Resending a usable turn that carries
+    calls throws them away.
+    """
+    for s in cell.steps:
+        d = s.decision
+        turn = served_turn(sequence, s)
+        if d.action == "stop" and d.ok is False:
+            continue
+        if d.action == "resend" and (turn.error is not None or turn.finish in ("error", "length")
+                                     or any(not _is_json(c.arguments) for c in turn.tool_calls)):
+            continue
+        handled = len(s.tools_run) + len(s.tools_failed)
+        if handled < len(turn.tool_calls):
+            return s.step, (f"step {s.step} ({d.action} {d.rule}): turn {s.turn} carried {len(turn.tool_calls)} "
+                            f"tool call(s) with finish {turn.finish} (raw {_raw(turn.finish_raw)}); {handled} were "
+                            "run or failed")
+    return None
+
+
+def _run_indices(step: Step, n: int) -> range | tuple[int, ...]:
+    run = step.decision.run
+    return range(n) if run == "all" else run
+
+
+def _is_json(arguments: str) -> bool:
+    try:
+        json.loads(arguments or "{}")  # an empty string (null on the wire, H12) is no arguments
+    except ValueError:
+        return False
+    return True
+
+
+def _ending(cell: Cell) -> str:
+    if cell.outcome == "stopped":
+        return f"stopped: {cell.reason}, ok={'true' if cell.ok else 'false'}"
+    if cell.outcome == "running" and cell.error:  # a live loop the time limit ended while it still asked
+        return f"running: {cell.error}"
+    return cell.outcome
+
+
+def _raw(finish_raw: str | None) -> str:
+    """The provider's finish string as the catalogue writes it: double-quoted, or "none sent"."""
+    return "none sent" if finish_raw is None else json.dumps(finish_raw, ensure_ascii=False)

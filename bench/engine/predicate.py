@@ -1,0 +1,262 @@
+"""The predicate API: what a loop port declares, and the state it decides from.
+
+A predicate file defines one decide function and wraps it with :func:`predicate`, which
+records the loop's cap, the stop reasons and rule ids it may return, and where each rule comes
+from. The replay checks every decision against these declarations.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from bench.engine.model import Decision, Turn
+
+
+@dataclass(slots=True)
+class State:
+    """What a loop knows when it decides: the step number and everything before this turn.
+
+    The replay owns one State per cell and appends to it; `turns` and `decisions` are the
+    earlier turns and decisions (not including the current turn). Predicates must not mutate
+    them. `memo` is the predicate's own scratch space for counters a loop keeps (retries left,
+    nudges sent): one fresh dict per cell, so a port need not rescan the history every step.
+    `dialect` is the sequence's wire format, for a port whose loop maps raw finish strings
+    through a provider-specific table. `max_tokens` is the request's max_tokens when the sequence
+    records one (`Sequence.max_tokens`): a `stop` whose usage reaches it was cut off. The results of
+    earlier tool calls are in `turns` (`ToolCall.result`, None for the default stub result);
+    :meth:`same_rounds` counts the rounds that repeated them.
+    """
+
+    step: int = 0
+    dialect: str = "openai-chat"
+    max_tokens: int | None = None
+    turns: list[Turn] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    reminders: int = 0
+    resends: int = 0
+    tools_run: int = 0
+    tools_failed: int = 0
+    memo: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def last(self) -> Decision | None:
+        """The previous decision, or None on the first step."""
+        return self.decisions[-1] if self.decisions else None
+
+    def same_rounds(self, turn: Turn) -> int:
+        """How many tool rounds in a row, ending with the previous decision, ran the same calls
+        (names and arguments) as `turn` carries and got the same results as each other: the rounds
+        that made no progress before this one. A round is a `continue`; a resend in between is
+        skipped; anything else ends the count."""
+        calls = tuple((c.name, c.arguments) for c in turn.tool_calls)
+        if not calls:
+            return 0
+        n = 0
+        results: tuple[str | None, ...] | None = None
+        for earlier, decision in zip(reversed(self.turns), reversed(self.decisions), strict=False):
+            if decision.action == "resend":
+                continue
+            if decision.action != "continue" or tuple((c.name, c.arguments) for c in earlier.tool_calls) != calls:
+                break
+            got = tuple(c.result for c in earlier.tool_calls)
+            if results is not None and got != results:
+                break
+            results = got
+            n += 1
+        return n
+
+    def streak(self, action: str, rule: str | None = None) -> int:
+        """How many decisions in a row, ending with the previous one, had this action (and rule)."""
+        n = 0
+        for decision in reversed(self.decisions):
+            if decision.action != action or (rule is not None and decision.rule != rule):
+                break
+            n += 1
+        return n
+
+
+DecideFn = Callable[[Turn, State], Decision]
+
+
+@dataclass(frozen=True, slots=True)
+class Cap:
+    """What the loop does when it has made `max_steps` requests without stopping."""
+
+    reason: str = "max_steps"
+    ok: bool = False
+    rule: str = "cap"
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """A termination predicate: a decide function plus what it declares about itself.
+
+    `name` is the column (the file's stem, filled in by discovery). `rules` maps each rule id to
+    its citation (source lines, or why it exists). `reasons` are the stop reasons it may return.
+    `unreachable` maps a rule id to why no sequence of an open-loop replay can make it fire (rule
+    coverage, :mod:`bench.report.coverage`, lists these apart and a test fails if one fires after all).
+    """
+
+    decide: DecideFn
+    name: str = ""
+    description: str = ""
+    source: str = "constructed"
+    max_steps: int | None = None
+    cap: Cap = field(default_factory=Cap)
+    reasons: tuple[str, ...] = ()
+    rules: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    origin: str = ""
+    cap_note: str = ""
+    unreachable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Looked up on every stop of every replay: computed once here.
+        object.__setattr__(self, "reason_set", frozenset(self.reasons) if self.reasons else None)
+
+    def named(self, name: str, origin: str, description: str | None = None) -> Predicate:
+        """A copy with its column name, origin and (if it had none) description filled in."""
+        return Predicate(
+            decide=self.decide,
+            name=name,
+            description=self.description or (description or ""),
+            source=self.source,
+            max_steps=self.max_steps,
+            cap=self.cap,
+            reasons=self.reasons,
+            rules=self.rules,
+            origin=origin,
+            cap_note=self.cap_note,
+            unreachable=self.unreachable,
+        )
+
+    @property
+    def all_reasons(self) -> frozenset[str]:
+        """Declared stop reasons, including the cap's when the loop has a cap."""
+        extra = {self.cap.reason} if self.max_steps is not None else set()
+        return frozenset(self.reasons) | extra
+
+    @property
+    def all_rules(self) -> frozenset[str]:
+        extra = {self.cap.rule} if self.max_steps is not None else set()
+        return frozenset(self.rules) | extra
+
+
+def predicate(
+    *,
+    source: str = "constructed",
+    max_steps: int | None = None,
+    cap: Cap | None = None,
+    reasons: tuple[str, ...] | list[str] = (),
+    rules: Mapping[str, str] | None = None,
+    description: str = "",
+    cap_note: str = "",
+    unreachable: Mapping[str, str] | None = None,
+) -> Callable[[DecideFn], Predicate]:
+    """Turn a decide function into a :class:`Predicate`.
+
+    Example::
+
+        @predicate(max_steps=8, reasons=["no_tool_calls"],
+                   rules={"calls": "tool calls present", "done": "no tool calls"})
+        def decide(turn, state):
+            if turn.tool_calls:
+                return Continue("calls")
+            return Stop("no_tool_calls", ok=True, rule="done")
+
+    When `rules` or `reasons` are left empty the replay does not check decisions against them.
+    `cap_note` describes a cap the port counts itself because the loop's unit is not a request
+    (rounds that exclude retries, iterations with a final summary call); it is shown, not enforced.
+    `unreachable` names declared rules that cannot fire in an open-loop replay, each with the reason.
+    """
+
+    def wrap(fn: DecideFn) -> Predicate:
+        check_declarations(fn, source=source, max_steps=max_steps, cap=cap, reasons=reasons, rules=rules,
+                           description=description, cap_note=cap_note, unreachable=unreachable)
+        return Predicate(
+            decide=fn,
+            description=description or _first_line(fn.__doc__),
+            source=source,
+            max_steps=max_steps,
+            cap=cap or Cap(),
+            reasons=tuple(reasons),
+            rules=MappingProxyType(dict(rules or {})),
+            cap_note=cap_note,
+            unreachable=MappingProxyType(dict(unreachable or {})),
+        )
+
+    return wrap
+
+
+class DeclarationError(TypeError):
+    """A predicate declares itself wrongly (raised when ``@predicate`` runs, so at import: the
+    file becomes a broken predicate with this one-line message)."""
+
+
+def check_declarations(fn: object, *, source: object, max_steps: object, cap: object, reasons: object,
+                       rules: object, description: object, cap_note: object, unreachable: object) -> None:
+    """Raise :class:`DeclarationError` on the first declaration the replay could not rely on:
+    reasons and rules of the wrong types, a cap without a rule or reason, a `max_steps` that is not
+    a positive whole number, an `unreachable` rule that is not declared, or a decide function that
+    cannot be called as ``decide(turn, state)``."""
+    def bad(msg: str) -> DeclarationError:
+        return DeclarationError(f"@predicate: {msg}")
+
+    def text(value: object) -> bool:
+        return isinstance(value, str) and value != ""
+
+    for name, value in (("source", source), ("description", description), ("cap_note", cap_note)):
+        if not isinstance(value, str):
+            raise bad(f"{name} must be a string, not {type(value).__name__}")
+    if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
+        raise bad(f"max_steps must be a positive whole number or None, not {max_steps!r:.40}")
+    if cap is not None:
+        if not isinstance(cap, Cap):
+            raise bad(f"cap must be a Cap(reason=..., ok=..., rule=...), not {type(cap).__name__}")
+        if not text(cap.reason) or not text(cap.rule) or type(cap.ok) is not bool:
+            raise bad(f"cap needs a non-empty reason and rule and ok=True/False, not {cap!r:.80}")
+        if max_steps is None:
+            raise bad("cap is declared but max_steps is not: the cap would never apply")
+    if isinstance(reasons, str) or not isinstance(reasons, tuple | list):
+        raise bad(f"reasons must be a list of strings, not {type(reasons).__name__} {reasons!r:.40}")
+    for r in reasons:
+        if not text(r):
+            raise bad(f"reasons: {r!r:.40} is not a stop reason (a non-empty string)")
+    if len(set(reasons)) != len(reasons):
+        raise bad(f"reasons: {sorted(r for r in set(reasons) if reasons.count(r) > 1)} declared twice")
+    declared: set[str] = set()
+    for what, mapping in (("rules", rules), ("unreachable", unreachable)):
+        if mapping is None:
+            continue
+        if not isinstance(mapping, Mapping):
+            raise bad(f"{what} must map rule ids to text, not {type(mapping).__name__}")
+        for key, value in mapping.items():
+            if not text(key) or not isinstance(value, str):
+                raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
+                          "with its citation (a string)")
+        if what == "rules":
+            declared = set(mapping)
+    if max_steps is not None:
+        declared.add(cap.rule if isinstance(cap, Cap) else Cap().rule)
+    for key in unreachable or {}:  # type: ignore[attr-defined]
+        if key not in declared:
+            raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(declared))})")
+    if not callable(fn):
+        raise bad(f"decorates {type(fn).__name__}, not a function")
+    try:
+        inspect.signature(fn).bind(None, None)
+    except TypeError:
+        params = ", ".join(inspect.signature(fn).parameters)
+        raise bad(f"{getattr(fn, '__name__', 'decide')}({params}) cannot be called as decide(turn, state)") from None
+    except ValueError:  # a builtin without a signature: let the replay find out
+        pass
+
+
+def _first_line(doc: str | None) -> str:
+    if not doc:
+        return ""
+    return doc.strip().splitlines()[0].strip()

@@ -1,0 +1,135 @@
+"""A cell in one string, its glyph and its record: the leaf every report, the page and the CLI share.
+
+Nothing here imports another report module, so every output (Markdown, CSV, JSON lines, the page,
+the live and conformance records) can use it without an import circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from bench.engine.changes import changes_data, changes_text
+from bench.engine.model import Cell
+
+if TYPE_CHECKING:
+    from bench.golden.run import Result
+
+
+def tool_list(names: tuple[str, ...] | list[str]) -> str:
+    """Tool names in brackets, a run of the same name written once with its count:
+    ``[read_file,write_file x3]``."""
+    parts: list[str] = []
+    i = 0
+    while i < len(names):
+        j = i
+        while j < len(names) and names[j] == names[i]:
+            j += 1
+        parts.append(names[i] if j - i == 1 else f"{names[i]} x{j - i}")
+        i = j
+    return f"[{','.join(parts)}]"
+
+
+def label(cell: Cell) -> str:
+    """A cell in one short string, e.g. ``stop:no_tool_calls@3 ok [read_file,count_lines]``."""
+    tools = tool_list(cell.tools_run)
+    failed = f" failed{tool_list(cell.tools_failed)}" if cell.tools_failed else ""
+    extras = ""
+    if cell.resends:
+        extras += f" resends={cell.resends}"
+    if cell.reminders:
+        extras += f" reminders={cell.reminders}"
+    changed = changes_summary(cell)
+    if changed:
+        extras += f" {changed}"
+    if cell.outcome == "stopped":
+        verdict = "ok" if cell.ok else "not-ok"
+        head = f"stop:{cell.reason}@{cell.n_steps} {verdict}"
+    else:
+        head = f"{cell.outcome}@{cell.n_steps}"
+    return f"{head} {tools}{failed}{extras}"
+
+
+def changes_summary(cell: Cell) -> str:
+    """The request changes of a cell's steps, e.g. ``changes[2:+max_tokens=8192,3:+compact]``
+    (step numbers from 1); empty when no step changes its next request."""
+    parts = [f"{s.step}:{changes_text(s.decision.changes).replace(' ', '')}"
+             for s in cell.steps if s.decision.changes is not None]
+    return f"changes[{','.join(parts)}]" if parts else ""
+
+
+def cell_record(result: Result) -> dict[str, Any]:
+    """The JSON form of one cell: a stable format other tools read (``stopbench run --json``)."""
+    c = result.cell
+    return {
+        "sequence": c.sequence,
+        "predicate": c.predicate,
+        "outcome": c.outcome,
+        "reason": c.reason,
+        "ok": c.ok,
+        "steps": c.n_steps,
+        "tools_run": list(c.tools_run),
+        "tools_failed": list(c.tools_failed),
+        "reminders": c.reminders,
+        "resends": c.resends,
+        "tokens": c.tokens,
+        "error": c.error,
+        "golden": result.status,
+        "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail}
+                       for v in c.violations],
+        "decisions": [
+            {"step": s.step, "turn": s.turn, "action": s.decision.action, "reason": s.decision.reason,
+             "ok": s.decision.ok, "rule": s.decision.rule, "run": list(s.tools_run),
+             "failed": list(s.tools_failed), "changes": changes_data(s.decision.changes)}
+            for s in c.steps
+        ],
+    }
+
+
+def json_line(result: Result) -> bytes:
+    """One cell as a JSON line (``stopbench run --json``)."""
+    return orjson.dumps(cell_record(result), option=orjson.OPT_APPEND_NEWLINE)
+
+
+GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼"}
+"""A cell's verdict as one glyph, the same in the Markdown and on the page."""
+
+SHORT_ACTIONS = {"stopped": "stop", "running": "run", "capped": "cap", "crashed": "crash"}
+
+MARKS = {"match": "", "mismatch": " ≠", "unreviewed": " ?", "live": ""}
+
+
+def short_label(result: Result) -> str:
+    """A cell in a few characters: glyph, ``action@steps``, then ⚠ (breaks a requirement), ≠ (golden
+    mismatch) or ? (unreviewed), e.g. ``✗stop@2 ⚠ ?``; a live cell has no golden mark (its column,
+    ``<name>@live``, says it was observed). The full cell is on the page and in cells.csv."""
+    c = result.cell
+    v = ("ok" if c.ok else "not-ok") if c.outcome == "stopped" else c.outcome
+    viol = " ⚠" if c.violations else ""
+    return f"{GLYPHS[v]}{SHORT_ACTIONS[c.outcome]}@{c.n_steps}{viol}{MARKS[result.status]}"
+
+
+LEGEND = ("Cells: ✓ stopped with success, ✗ stopped with an error, ↻ still running when the sequence ended "
+          "(`run`), ∞ the bench's safety cap (`cap`), ‼ the predicate crashed; then `action@steps` (requests "
+          "made). ⚠ the cell breaks its sequence's requirements, ≠ it differs from its golden cell, ? it has no "
+          "golden cell (unreviewed). Each cell's reason, tools, decision path and rules are in "
+          "`index.html` (open it in a browser) and in `cells.csv`.")
+
+LIVE_LEGEND = ("Columns named `<name>@live` were observed live: a program run against the replay server by "
+               "`stopbench check` (its record is `reports/live/<name>.json`), each step inferred from its "
+               "requests. They are judged against each sequence's `require:` as it is now, but never replayed "
+               "and never compared with a golden file: they have no golden status, and they do not change the "
+               "exit status of `stopbench run` (`stopbench check` gives their verdict).")
+
+
+LIVE_SUFFIX = "@live"
+"""The suffix of a live column's name: ``<name>@live``."""
+
+
+def crashed_note(cells: Sequence[Cell]) -> str:
+    """``, N crashed (no verdict)`` for live cells without a verdict, which check counts as failing;
+    empty when there are none."""
+    crashed = sum(c.outcome == "crashed" for c in cells)
+    return f", {crashed} crashed (no verdict)" if crashed else ""

@@ -1,0 +1,45 @@
+"""A turn's tool calls are never served to a request that offers no tools.
+
+A model offered no tools cannot call one: a real provider answers such a request in text (AutoGen's
+final reflection request is one: the history, no tools). So when a request carries no tools and the
+turn answering it has calls, the server serves the turn's text alone, with the wire's normal end in
+place of a tool-call finish (any other finish, e.g. a cut-off, stays; a call with a blank name,
+which names no tool, is served as it is), and marks the step
+(:data:`WITHHELD`) so the cell and the table can show that the client was not served the turn as
+written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from bench.engine.model import Dialect, Turn
+from bench.wires import dialects
+
+WITHHELD = "tool calls withheld: the request offered no tools"
+"""The note on a step whose turn's calls were not served."""
+
+
+def offers_tools(body: dict[str, Any]) -> bool:
+    """Whether a request offers the model any tool (``tools`` on every wire, Chat's older
+    ``functions``): a non-empty list."""
+    return any(isinstance(body.get(key), list) and bool(body[key]) for key in ("tools", "functions"))
+
+
+def without_calls(turn: Turn, body: dict[str, Any], dialect: Dialect) -> tuple[Turn, str]:
+    """The turn as served to `body` and the step's note: the turn itself and no note when the
+    request offers tools or the turn calls no tool; else the turn without the calls that name a
+    tool, a tool-call finish replaced by the normal end of the sequence's dialect when no call is
+    left.
+
+    A call with a blank name names no tool: it is a glitch of the stream (an accumulator keyed on
+    the index, edge-cases.md H10), not the model's choice of a tool, and is served as recorded
+    whatever the request offers (a program whose tools come from such a sequence is offered none).
+    """
+    if offers_tools(body) or not any(c.name for c in turn.tool_calls):
+        return turn, ""
+    left = tuple(c for c in turn.tool_calls if not c.name)
+    if left or turn.finish != "tool_calls":
+        return replace(turn, tool_calls=left), WITHHELD
+    return replace(turn, tool_calls=(), finish="stop", finish_raw=dialects.default_raw(dialect, "stop")), WITHHELD
