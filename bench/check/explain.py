@@ -2,8 +2,8 @@
 server served there, and what the loop did with it.
 
 :data:`REQUIREMENTS` is the one table of requirement kinds in words: what each asks of a loop
-(the README's definitions are generated from it, and a test holds both to the fields of
-:class:`bench.engine.model.Requirement`) and the phrase that says a cell broke it
+(the docs' requirement kinds page is generated from it when the site is built, and a test holds
+both to the fields of :class:`bench.engine.model.Requirement`) and the phrase that says a cell broke it
 (:func:`violation_words`: "reported success on a cut-off reply", not ``ok: false``).
 """
 
@@ -110,7 +110,8 @@ OK_TRUE_BROKEN = "did not end with success"
 
 
 def requirements_markdown() -> str:
-    """The README's table of requirement kinds, from :data:`REQUIREMENTS`."""
+    """The table of requirement kinds, from :data:`REQUIREMENTS`: the docs site's requirement kinds page
+    (``docs/reference/requirements.md``) is this table, put in when the site is built."""
     lines = ["| requirement | a correct loop | a cell that breaks it |", "| --- | --- | --- |"]
     for words in REQUIREMENTS.values():
         broken = words.broken.format(turn="the turn in words (a cut-off reply, an error response, ...)", n="N")

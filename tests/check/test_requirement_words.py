@@ -1,18 +1,18 @@
-"""Every requirement kind has its words (bench.check.explain.REQUIREMENTS), and the README's table of
-requirements is the one generated from them, so neither can drift from `bench.engine.model.Requirement`."""
+"""Every requirement kind has its words (bench.check.explain.REQUIREMENTS), and the docs' page of
+requirement kinds is the table generated from them when the site is built, so neither can drift from
+`bench.engine.model.Requirement`."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import fields
 
 from bench.check.explain import REQUIREMENTS, requirements_markdown, violation_words
 from bench.engine.model import Cell, Decision, Requirement, Step, Violation
 from tests.check.conftest import small_sequence
+from tests.docs.site import docs_page
 from tests.helpers import ROOT
 
-BLOCK = re.compile(r"<!-- requirements: generated from bench\.check\.explain\.requirements_markdown\(\) -->\n"
-                   r"(.*?)<!-- /requirements -->", re.S)
+PAGE = "reference/requirements.md"
 
 
 def test_every_field_of_requirement_has_words_and_nothing_else_does() -> None:
@@ -24,12 +24,11 @@ def test_every_kind_is_written_as_its_field_in_the_readme_table() -> None:
         assert words.example.split(":")[0] == kind
 
 
-def test_the_readme_table_is_the_generated_one() -> None:
-    found = BLOCK.search((ROOT / "README.md").read_text(encoding="utf-8"))
-    assert found is not None, "README.md has no requirements table between its markers"
-    assert found.group(1) == requirements_markdown(), (
-        "README.md's requirements table differs from bench.check.explain.requirements_markdown(); paste:\n"
-        + requirements_markdown())
+def test_the_docs_page_shows_the_generated_table_and_no_copy_of_it() -> None:
+    source = (ROOT / "docs" / PAGE).read_text(encoding="utf-8")
+    assert "<!-- generate: requirements -->" in source, f"docs/{PAGE} no longer asks for the generated table"
+    assert "| requirement |" not in source, f"docs/{PAGE} holds a typed copy of the table"
+    assert requirements_markdown() in docs_page(PAGE), f"docs/{PAGE} as built does not show the table"
 
 
 def test_a_broken_requirement_is_said_in_words_naming_the_turn_served() -> None:

@@ -1,0 +1,323 @@
+"""The docs site's build hook: everything the pages show that the code or a generated report holds.
+
+A page never types a figure, a table of the code's vocabulary or a copy of a report. It writes a
+marker instead, and this hook fills it in when ``mkdocs build`` runs:
+
+- ``<!-- include: PATH -->`` puts the repository file PATH in its place (the README on the home page,
+  the CHANGELOG); ``<!-- include: PATH#Heading -->`` only that section of a generated report (the
+  lines under the heading, up to the next heading of the same or a higher level).
+- ``<!-- generate: NAME -->`` puts the Markdown that :data:`GENERATORS` makes from the code: the
+  requirement kinds, the exit statuses, the subcommands, the sequence and golden file schemas.
+
+The generated reports (``reports/*.md``, the framework scorecard, the HTML matrix) become pages of
+the site at the same paths, so a link written for the repository (``reports/decision-table.md``,
+``../reports/frameworks/scorecard.md`` from ``docs/``) works on the site too. A link from a page or an
+included file to a repository file the site does not hold is shown as the file's path in code.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mkdocs.config.defaults import MkDocsConfig
+    from mkdocs.structure.files import Files
+    from mkdocs.structure.pages import Page
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = "docs"
+
+MOUNTED_PAGES = ("reports/decision-table.md", "reports/conformance.md", "reports/fuzz-findings.md",
+                 "reports/frameworks/scorecard.md")
+"""Generated Markdown reports that become pages of the site, at their repository paths."""
+MOUNTED_STATIC = ("reports/index.html",)
+"""Generated files copied into the site as they are (the interactive matrix)."""
+
+_MARKER = re.compile(r"^<!-- (include|generate): ([^>]*?) -->[ \t]*$", re.M)
+_LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")
+_FENCE = re.compile(r"^(```|~~~)", re.M)
+
+
+# ---------------------------------------------------------------- generators
+
+
+def _error(message: str) -> Exception:
+    """mkdocs' own error (one line, the build stops) when mkdocs is there; a ValueError for the tests."""
+    try:
+        from mkdocs.exceptions import PluginError
+    except ImportError:
+        return ValueError(message)
+    return PluginError(message)
+
+
+def _requirements() -> str:
+    from bench.check.explain import requirements_markdown
+
+    return requirements_markdown()
+
+
+def _exit_statuses() -> str:
+    """The statuses `bench/cli/_common.py` declares: its ``EXIT_*`` constants, each with the words its
+    docstring gives that number (``Exit statuses ...: 0 clean; 1 a verdict failed; ...``)."""
+    from bench.cli import _common
+
+    doc = " ".join((_common.__doc__ or "").split())
+    found = re.search(r"Exit statuses[^:]*: (.*?)\. ", doc)
+    if found is None:
+        raise _error("bench/cli/_common.py's docstring no longer says its exit statuses")
+    words: dict[str, str] = {}
+    for part in found.group(1).split(";"):
+        number, _, meaning = part.strip().partition(" ")
+        words[number] = meaning
+    names: dict[int, list[str]] = {}
+    for name, value in vars(_common).items():
+        if name.startswith("EXIT_") and isinstance(value, int):
+            names.setdefault(value, []).append(f"`{name}`")
+    if sorted(int(n) for n in words) != sorted(names):
+        raise _error(f"bench/cli/_common.py: the docstring's statuses {sorted(words)} are not its EXIT_ "
+                          f"constants {sorted(names)}")
+    rows = ["| status | means | constant |", "| --- | --- | --- |"]
+    rows += [f"| {code} | {words[str(code)]} | {', '.join(names[code])} |" for code in sorted(names)]
+    return "\n".join(rows) + "\n"
+
+
+def _commands() -> str:
+    from bench.cli import COMMANDS
+
+    rows = ["| command | does |", "| --- | --- |"]
+    rows += [f"| [`stopbench {name}`](#stopbench-{name}) | {help_} |" for name, (_, help_) in sorted(COMMANDS.items())]
+    return "\n".join(rows) + "\n"
+
+
+def _schema(model: Any) -> str:
+    """A table of a pydantic model's fields: name, type, default, constraints."""
+    rows = ["| field | type | default | constraints |", "| --- | --- | --- | --- |"]
+    for name, info in model.model_fields.items():
+        annotation = _type_name(info.annotation)
+        default = "required" if info.is_required() else _default(info.get_default(call_default_factory=True))
+        limits = "; ".join(_limit(m) for m in info.metadata) or ""
+        rows.append(f"| `{name}` | {annotation} | {default} | {limits} |")
+    return "\n".join(rows) + "\n"
+
+
+def _default(value: Any) -> str:
+    """A default as the YAML a file would hold: ``null``, ``false``, ``end``; a nested block's default
+    (every field unset) as "none"."""
+    if hasattr(value, "model_fields"):
+        return "none"
+    if value is None:
+        return "`null`"
+    if isinstance(value, bool):
+        return f"`{str(value).lower()}`"
+    return f"`{value}`"
+
+
+def _limit(meta: Any) -> str:
+    if getattr(meta, "min_length", None) == 1:
+        return "not empty"
+    words = {"ge": ">=", "le": "<=", "gt": ">", "lt": "<", "min_length": "length at least",
+             "max_length": "length at most"}
+    for attr, word in words.items():
+        if getattr(meta, attr, None) is not None:
+            return f"{word} {getattr(meta, attr)}"
+    return str(meta)
+
+
+def _type_name(tp: Any) -> str:
+    import typing
+
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin is typing.Literal:
+        return " \\| ".join(f"`{a}`" for a in args)
+    if origin in (typing.Union, __import__("types").UnionType):
+        return " or ".join(_type_name(a) for a in args)
+    if origin is list:
+        return f"list of {_type_name(args[0])}"
+    if origin is dict:
+        return f"mapping of {_type_name(args[0])} to {_type_name(args[1])}"
+    if tp is type(None):
+        return "`null`"
+    name = getattr(tp, "__name__", str(tp))
+    if hasattr(tp, "model_fields"):
+        title = name.lstrip("_").removesuffix("In")
+        return f"[`{title}`](#{title.lower()})"
+    return f"`{name}`"
+
+
+def _schema_of(module: str, *models: str) -> Callable[[], str]:
+    def generate() -> str:
+        import importlib
+
+        mod = importlib.import_module(module)
+        parts = []
+        for name in models:
+            model = getattr(mod, name)
+            title = name.lstrip("_").removesuffix("In")
+            doc = model.__doc__ if "__doc__" in vars(model) and model.__doc__ else ""
+            about = re.sub(r":\w+:`", "`", " ".join(doc.split())) + "\n\n" if doc else ""
+            parts.append(f"#### `{title}`\n\n{about}{_schema(model)}")
+        return "\n".join(parts)
+
+    return generate
+
+
+def _layout() -> str:
+    """The package's modules and sub-packages, each with the first line of its docstring."""
+    import ast
+
+    rows = ["| module | what it holds |", "| --- | --- |"]
+    package = ROOT / "bench"
+    entries = sorted(p for p in package.iterdir()
+                     if (p.suffix == ".py" or (p / "__init__.py").is_file()) and p.name != "__pycache__")
+    for path in entries:
+        source = path / "__init__.py" if path.is_dir() else path
+        doc = ast.get_docstring(ast.parse(source.read_text(encoding="utf-8"))) or ""
+        first = " ".join(doc.split("\n\n")[0].split())
+        name = f"bench.{path.stem}" if path.name != "__init__.py" else "bench"
+        first = first.replace("|", "\\|")
+        rows.append(f"| `{name}`{'/' if path.is_dir() else ''} | {first} |")
+    return "\n".join(rows) + "\n"
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "layout": _layout,
+    "requirements": _requirements,
+    "exit-statuses": _exit_statuses,
+    "commands": _commands,
+    "sequence-schema": _schema_of("bench.catalogue.load", "SequenceIn", "TurnIn", "ToolCallIn", "ErrorIn",
+                                  "UsageIn", "RequireIn"),
+    "golden-schema": _schema_of("bench.golden.expected", "_GoldenFileIn", "Covers", "ExpectedCell"),
+}
+"""Marker name -> the function that writes its Markdown from the code."""
+
+
+# ---------------------------------------------------------------- includes and links
+
+
+def _section(text: str, heading: str, path: str) -> str:
+    """The lines of `text` under the heading whose words are `heading`, to the next heading of the
+    same or a higher level. A heading that is not there stops the build (the page would say nothing)."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        m = re.match(r"^(#+) (.*?)\s*$", line)
+        if m and m.group(2) == heading:
+            level = len(m.group(1))
+            body = []
+            for rest in lines[i + 1:]:
+                n = re.match(r"^(#+) ", rest)
+                if n and len(n.group(1)) <= level:
+                    break
+                body.append(rest)
+            return "".join(body).strip("\n") + "\n"
+    raise _error(f"{path} has no heading {heading!r}")
+
+
+def _rebase(text: str, source: PurePosixPath, page: PurePosixPath, mounted: set[str]) -> str:
+    """Rewrite the relative links of `text`, written from repository file `source`, for the page at
+    `page` (a path under docs/): a target under docs/ or mounted into the site gets its path relative
+    to the page; any other repository file is shown as its path in code. Fenced code is left alone."""
+    out, inside = [], False
+    for chunk in re.split(r"(^(?:```|~~~).*$)", text, flags=re.M):
+        if _FENCE.match(chunk):
+            inside = not inside
+            out.append(chunk)
+            continue
+        out.append(chunk if inside else _LINK.sub(lambda m: _relink(m, source, page, mounted), chunk))
+    return "".join(out)
+
+
+def _relink(m: re.Match[str], source: PurePosixPath, page: PurePosixPath, mounted: set[str]) -> str:
+    target = m.group(2)
+    if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith(("#", "/")):
+        return m.group(0)
+    path, _, anchor = target.partition("#")
+    repo_path = _normal(source.parent / path)
+    if repo_path is None:
+        return m.group(0)
+    if repo_path.startswith(DOCS + "/"):
+        site_path = repo_path[len(DOCS) + 1:]
+    elif repo_path in mounted:
+        site_path = repo_path
+    else:
+        if m.group(1).startswith("!"):
+            return m.group(0)
+        label = m.group(1)[1:-2]
+        return label if label.startswith("`") else f"{label} (`{repo_path}`)"
+    rel = _relative(site_path, str(page.parent))
+    return f"{m.group(1)}{rel}{'#' + anchor if anchor else ''}{m.group(3)}"
+
+
+def _normal(path: PurePosixPath) -> str | None:
+    parts: list[str] = []
+    for part in path.parts:
+        if part == "..":
+            if not parts:
+                return None
+            parts.pop()
+        elif part not in (".", ""):
+            parts.append(part)
+    return "/".join(parts)
+
+
+def _relative(target: str, start: str) -> str:
+    import posixpath
+
+    return posixpath.relpath(target, start or ".")
+
+
+def _expand(markdown: str, page_src: PurePosixPath, mounted: set[str]) -> str:
+    def fill(m: re.Match[str]) -> str:
+        kind, arg = m.group(1), m.group(2).strip()
+        if kind == "generate":
+            if arg not in GENERATORS:
+                raise _error(f"{page_src}: no generator {arg!r} (known: {', '.join(GENERATORS)})")
+            return GENERATORS[arg]().rstrip("\n")
+        path, _, heading = arg.partition("#")
+        text = (ROOT / path).read_text(encoding="utf-8")
+        if heading:
+            text = _section(text, heading, path)
+        if path.endswith(".md"):
+            text = _rebase(text, PurePosixPath(path), page_src, mounted)
+        return text.rstrip("\n")
+
+    return _MARKER.sub(fill, markdown)
+
+
+# ---------------------------------------------------------------- mkdocs events
+
+
+def on_config(config: MkDocsConfig) -> MkDocsConfig:
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    return config
+
+
+def expand_page(src_uri: str) -> str:
+    """The Markdown of the page `src_uri` (a path under docs/, or a mounted report) as the site shows it:
+    markers filled in, links rebased. The tests use it to read a page as the build does."""
+    mounted = set(MOUNTED_PAGES) | set(MOUNTED_STATIC)
+    site_src = PurePosixPath(src_uri)
+    page_src = site_src if src_uri in mounted else PurePosixPath(DOCS) / site_src
+    markdown = (ROOT / page_src).read_text(encoding="utf-8")
+    return _rebase(_expand(markdown, site_src, mounted), page_src, site_src, mounted)
+
+
+def on_files(files: Files, config: MkDocsConfig) -> Files:
+    from mkdocs.structure.files import File
+
+    for path in MOUNTED_PAGES:
+        files.append(File.generated(config, path, content=(ROOT / path).read_text(encoding="utf-8")))
+    for path in MOUNTED_STATIC:
+        files.append(File.generated(config, path, abs_src_path=str(ROOT / path)))
+    return files
+
+
+def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    mounted = set(MOUNTED_PAGES) | set(MOUNTED_STATIC)
+    site_src = PurePosixPath(page.file.src_uri)
+    page_src = site_src if page.file.src_uri in mounted else PurePosixPath(DOCS) / site_src
+    return _rebase(_expand(markdown, site_src, mounted), page_src, site_src, mounted)
