@@ -321,3 +321,11 @@ def on_page_markdown(markdown: str, page: Page, config: MkDocsConfig, files: Fil
     site_src = PurePosixPath(page.file.src_uri)
     page_src = site_src if page.file.src_uri in mounted else PurePosixPath(DOCS) / site_src
     return _rebase(_expand(markdown, site_src, mounted), page_src, site_src, mounted)
+
+
+_ROLE = re.compile(r":(?:class|func|data|mod|meth|attr|exc|obj):(?=<code>)")
+
+
+def on_page_content(html: str, page: Page, config: MkDocsConfig, files: Files) -> str:
+    """Docstrings are written with Sphinx roles (``:class:`State```); on the site the name is enough."""
+    return _ROLE.sub("", html).replace("::</p>", ":</p>")
