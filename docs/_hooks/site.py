@@ -183,7 +183,14 @@ def _layout() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _legend() -> str:
+    from bench.report.labels import LEGEND
+
+    return LEGEND
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "legend": _legend,
     "layout": _layout,
     "requirements": _requirements,
     "exit-statuses": _exit_statuses,
