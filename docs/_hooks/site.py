@@ -107,7 +107,7 @@ def _schema(model: Any) -> str:
 def _default(value: Any) -> str:
     """A default as the YAML a file would hold: ``null``, ``false``, ``end``; a nested block's default
     (every field unset) as "none"."""
-    if hasattr(value, "model_fields"):
+    if hasattr(type(value), "model_fields"):
         return "none"
     if value is None:
         return "`null`"
