@@ -189,7 +189,19 @@ def _legend() -> str:
     return LEGEND
 
 
+def _reference_rules() -> str:
+    """The reference loop's rules in the order it checks them, as its own docstring lists them."""
+    import ast
+
+    doc = ast.get_docstring(ast.parse((ROOT / "predicates" / "reference.py").read_text(encoding="utf-8"))) or ""
+    start = doc.find(" 1. ")
+    if start < 0:
+        raise _error("predicates/reference.py's docstring no longer lists its rules from ' 1. '")
+    return "```text\n" + doc[start:].rstrip() + "\n```\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "reference-rules": _reference_rules,
     "legend": _legend,
     "layout": _layout,
     "requirements": _requirements,
