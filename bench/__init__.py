@@ -6,7 +6,7 @@ from the bench::
     from bench import ALL, Continue, Decision, State, Stop, Turn, predicate
 
 The decisions (:class:`Continue`, :class:`Stop`, :class:`Remind`, :class:`Resend`, ``ALL``), the
-declarations (:func:`predicate`, :class:`Cap`), what a predicate reads (:class:`Turn`,
+declarations (:func:`predicate`, :class:`Cap`, :class:`MutationNote`), what a predicate reads (:class:`Turn`,
 :class:`ToolCall`, :class:`TurnError`, :class:`Usage`, :class:`State`) and the documented finish
 tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source), and
 :func:`shared_rules` for columns that are thin configurations of one shared rules file. Also
@@ -38,7 +38,7 @@ from bench.engine.model import (
     Violation,
     next_turn,
 )
-from bench.engine.predicate import Cap, Predicate, State, predicate
+from bench.engine.predicate import Cap, MutationNote, Predicate, State, predicate
 from bench.engine.replay import replay
 from bench.wires.delivery import ErrorMode, error_mode
 from bench.wires.dialects import TABLES
@@ -54,6 +54,7 @@ __all__ = [
     "ErrorKind",
     "ErrorMode",
     "Finish",
+    "MutationNote",
     "Predicate",
     "Remind",
     "RequestChanges",

@@ -318,6 +318,73 @@ def _error(turn: Turn, err: TurnError, state: State) -> Decision | None:
     return Stop("api_error", ok=False, rule="api-error")
 
 
+_RETRACTED = (
+    "Not a different decision: what the server can see of a retraction. Claude Code retracts a tool_use reply "
+    "without a block (tombstone, claude@328819797-328820600) and sends the Ogr nudge instead; the next request "
+    "does not echo the reply as it was served (the run's note: 'history differs at item 1 (3 items before, 4 "
+    "after)'), so the server cannot read it as an echo plus a message and says 'unknown' where the port says "
+    "remind [dropped-call]. The importer fixture "
+    "tests/importers/fixtures/claude_code/anthropic-dropped-tool-use.jsonl (driven on 2.1.328) shows the "
+    "retraction (retractedMessageUuids) and the nudge text; the steps before and after agree."
+)
+_WITHHELD = (
+    "Not a different decision: a reply Claude Code withholds. An empty end_turn, a cut (max_tokens) reply "
+    "without text, or a refusal is kept out of the next request (the output-limit recovery and the empty-reply "
+    "nudge build the request from the messages without the withheld one, claude@328818300-328819500, "
+    "claude@328740500-328741500; a refused reply is not written at all: con-anthropic-refusal-stream.jsonl in "
+    "tests/importers/fixtures/claude_code/), so the nudge request does not echo the reply as it was served "
+    "('history differs at item 1'): the server reads 'unknown' where the port says remind. Driving 2.1.328 "
+    "showed one request per step as the port has."
+)
+_REFUSAL_RESEND = (
+    "Not a different decision: a refusal with no content. Claude Code withholds the refused reply and sends "
+    "the Cpo note with the request again (H6's transcript anthropic-refusal.jsonl has the isMeta user line "
+    "with refusedMessageId); on the wire the note is not a message the server tells apart from the request "
+    "before (the refused reply had nothing to echo), so it reads a resend where the port says remind "
+    "[refusal-nudge]; the second refusal ends the run as the port says (api_error, "
+    "model_refusal_no_fallback). With content (chat-content-filter) the server sees the remind and agrees."
+)
+_LONG_COMPACTION = (
+    "A real difference, not modelled (said so, not guessed): on a long conversation (47 message groups) "
+    "the reactive compactor's own passes decide how many compaction requests go out: it splits what to "
+    "summarise from what to keep (FEt), leaves tool results out (d6n, up to Gee=3 passes) and puts "
+    "truncated groups back (h6n) around its head truncations (claude@319527115-319527700); driving 2.1.328 "
+    "showed a first compaction request already shrunk (+compact) and nine tries of two requests each "
+    "before 'Prompt is too long' (step 65), where the port sends the full summary request and stops after "
+    "three truncations (step 55). The short conversations (chat-context-overflow-after-tools, "
+    "-window-shrinks, -compacted) agree step by step."
+)
+_TOOL_SEARCH = (
+    "The harness, not the loop's stop rule: Claude Code defers MCP tools behind its ToolSearch tool, and "
+    "the driver can only give it the sequence's tools as MCP stub tools (conformance/drivers/claude_code_"
+    "driver.mjs). A 400 on a request that declared deferred tools, 'that no other recovery took', is sent "
+    "again without deferred tools with the note 'ToolSearch is no longer available ...' (R9e/Jq, "
+    "claude@320195316), which the server reads as reminders and resends (7 requests where the port, whose "
+    "tools are the loop's own, sends 2); both end with api_error. The 400 before any tool round "
+    "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image) agrees."
+)
+
+CONFORMANCE_EXPLAINED = {
+    "seed000-truncated-max-tokens": _WITHHELD,
+    "responses-reasoning-only": _WITHHELD,
+    "anthropic-dropped-tool-use": _RETRACTED,
+    "chat-dropped-calls-reasoning-only": _RETRACTED,
+    "chat-empty-stop": _WITHHELD,
+    "chat-stop-null-unfinished-reasoning": _WITHHELD,
+    "gemini-max-tokens-empty": _WITHHELD,
+    "rec-gemini-max-tokens-no-parts": _WITHHELD,
+    "con-anthropic-refusal-json": _WITHHELD,
+    "con-anthropic-refusal-stream": _WITHHELD,
+    "rec-azure-content-filter-hate": _WITHHELD,
+    "anthropic-refusal": _REFUSAL_RESEND,
+    "gemini-safety": _REFUSAL_RESEND,
+    "rec-gemini-safety-no-parts": _REFUSAL_RESEND,
+    "chat-error-400-request-too-large": _TOOL_SEARCH,
+    "seed001-never-stops-context-overflow": _LONG_COMPACTION,
+}
+"""Differences between this port and driving 2.1.328, each with the evidence (stopbench conform claude_code)."""
+
+
 @predicate(
     source=f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N",
     max_steps=None,
@@ -367,6 +434,7 @@ def _error(turn: Turn, err: TurnError, state: State) -> Decision | None:
                         "Messages API's ends the run, subtype error_during_execution",
         "api-error": f"{BIN}@320103811 (zPs): any other status, or retries spent: the run fails",
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
@@ -439,70 +507,3 @@ def decide(turn: Turn, state: State) -> Decision:
         memo["empty_nudged"] = True
         return Remind("no-output", message=NO_OUTPUT)
     return Stop("success", ok=True, rule="answer")
-
-
-_RETRACTED = (
-    "Not a different decision: what the server can see of a retraction. Claude Code retracts a tool_use reply "
-    "without a block (tombstone, claude@328819797-328820600) and sends the Ogr nudge instead; the next request "
-    "does not echo the reply as it was served (the run's note: 'history differs at item 1 (3 items before, 4 "
-    "after)'), so the server cannot read it as an echo plus a message and says 'unknown' where the port says "
-    "remind [dropped-call]. The importer fixture "
-    "tests/importers/fixtures/claude_code/anthropic-dropped-tool-use.jsonl (driven on 2.1.328) shows the "
-    "retraction (retractedMessageUuids) and the nudge text; the steps before and after agree."
-)
-_WITHHELD = (
-    "Not a different decision: a reply Claude Code withholds. An empty end_turn, a cut (max_tokens) reply "
-    "without text, or a refusal is kept out of the next request (the output-limit recovery and the empty-reply "
-    "nudge build the request from the messages without the withheld one, claude@328818300-328819500, "
-    "claude@328740500-328741500; a refused reply is not written at all: con-anthropic-refusal-stream.jsonl in "
-    "tests/importers/fixtures/claude_code/), so the nudge request does not echo the reply as it was served "
-    "('history differs at item 1'): the server reads 'unknown' where the port says remind. Driving 2.1.328 "
-    "showed one request per step as the port has."
-)
-_REFUSAL_RESEND = (
-    "Not a different decision: a refusal with no content. Claude Code withholds the refused reply and sends "
-    "the Cpo note with the request again (H6's transcript anthropic-refusal.jsonl has the isMeta user line "
-    "with refusedMessageId); on the wire the note is not a message the server tells apart from the request "
-    "before (the refused reply had nothing to echo), so it reads a resend where the port says remind "
-    "[refusal-nudge]; the second refusal ends the run as the port says (api_error, "
-    "model_refusal_no_fallback). With content (chat-content-filter) the server sees the remind and agrees."
-)
-_LONG_COMPACTION = (
-    "A real difference, not modelled (said so, not guessed): on a long conversation (47 message groups) "
-    "the reactive compactor's own passes decide how many compaction requests go out: it splits what to "
-    "summarise from what to keep (FEt), leaves tool results out (d6n, up to Gee=3 passes) and puts "
-    "truncated groups back (h6n) around its head truncations (claude@319527115-319527700); driving 2.1.328 "
-    "showed a first compaction request already shrunk (+compact) and nine tries of two requests each "
-    "before 'Prompt is too long' (step 65), where the port sends the full summary request and stops after "
-    "three truncations (step 55). The short conversations (chat-context-overflow-after-tools, "
-    "-window-shrinks, -compacted) agree step by step."
-)
-_TOOL_SEARCH = (
-    "The harness, not the loop's stop rule: Claude Code defers MCP tools behind its ToolSearch tool, and "
-    "the driver can only give it the sequence's tools as MCP stub tools (conformance/drivers/claude_code_"
-    "driver.mjs). A 400 on a request that declared deferred tools, 'that no other recovery took', is sent "
-    "again without deferred tools with the note 'ToolSearch is no longer available ...' (R9e/Jq, "
-    "claude@320195316), which the server reads as reminders and resends (7 requests where the port, whose "
-    "tools are the loop's own, sends 2); both end with api_error. The 400 before any tool round "
-    "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image) agrees."
-)
-
-CONFORMANCE_EXPLAINED = {
-    "seed000-truncated-max-tokens": _WITHHELD,
-    "responses-reasoning-only": _WITHHELD,
-    "anthropic-dropped-tool-use": _RETRACTED,
-    "chat-dropped-calls-reasoning-only": _RETRACTED,
-    "chat-empty-stop": _WITHHELD,
-    "chat-stop-null-unfinished-reasoning": _WITHHELD,
-    "gemini-max-tokens-empty": _WITHHELD,
-    "rec-gemini-max-tokens-no-parts": _WITHHELD,
-    "con-anthropic-refusal-json": _WITHHELD,
-    "con-anthropic-refusal-stream": _WITHHELD,
-    "rec-azure-content-filter-hate": _WITHHELD,
-    "anthropic-refusal": _REFUSAL_RESEND,
-    "gemini-safety": _REFUSAL_RESEND,
-    "rec-gemini-safety-no-parts": _REFUSAL_RESEND,
-    "chat-error-400-request-too-large": _TOOL_SEARCH,
-    "seed001-never-stops-context-overflow": _LONG_COMPACTION,
-}
-"""Differences between this port and driving 2.1.328, each with the evidence (stopbench conform claude_code)."""

@@ -294,6 +294,7 @@ def has_output(turn: Turn) -> bool:
     max_steps=None,
     reasons=["turn_complete", "stream_error", "error"],
     rules=RULES,
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     m = _memo(state)

@@ -155,6 +155,7 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
         "raise": f"{PIN} corecoder/llm.py:L198-209, L131-134 - retries exhausted or a non-retried status: the exception propagates out of Agent.chat (agent.py L55 has no try); the CLI prints it (cli.py L107-111, L234-242 catch Exception)",
         "stream-error": f"{PIN} corecoder/llm.py:L141-171 (and {OPENAI} openai/_streaming.py:L79-107, an error event in the stream raises APIError) - an error raised while iterating the stream is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once",
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -175,6 +175,30 @@ def _loop_at(history: list[str]) -> bool:
     return False
 
 
+_LLM_LOOP_CHECK = (
+        "Not driven in the campaign, and not modelled: the model-based loop check. From the 30th turn of one prompt, every 10 turns "
+        "(LoopDetectionService.turnStarted, chunk-JDPZ4CE3.js L342390-342416, LLM_CHECK_AFTER_TURNS 30, "
+        "DEFAULT_LLM_CHECK_INTERVAL 10) Gemini CLI asks the model itself whether the conversation loops: "
+        "a request of its own with the last 20 contents (LLM_LOOP_CHECK_HISTORY_COUNT), which the replay "
+        "server answers with the sequence's next turns. Driving 0.61.0 showed it: after turn 28 the request "
+        "is that check (seen as a remind, then a history cut to 20 items), its JSON answer never comes (the "
+        "scripted turn is a tool call), so it is retried with back-off (9 resends), and the main loop goes "
+        "on with the turns left; 10 turns later the same again, until the run outlasted the driver's time "
+        "limit (chat-long-tool-run, seed001-never-stops-capped: 400 s, at the second check). The port runs the "
+        "scripted rounds; the original spends part of the script on its own check requests, and each check "
+        "costs about 3.5 minutes of real back-off (10 attempts, 5 s doubling to 30 s), so a sequence of 50 to "
+        "200 turns would take 10 to 60 minutes per run: the campaign does not drive the sequences longer "
+        "than 30 turns.")
+
+CONFORMANCE_NOT_DRIVEN = {
+    "chat-long-tool-run": _LLM_LOOP_CHECK,
+    "seed001-never-stops-capped": _LLM_LOOP_CHECK,
+    "seed001-never-stops-context-overflow": _LLM_LOOP_CHECK,
+}
+"""Sequences of more than 30 turns: the original's own loop-check requests (not modelled) make them
+take tens of minutes; reported 'not driven' (never 'explained')."""
+
+
 @predicate(
     source=f"{PIN}, bundle/gemini-3HFX2LNT.js (packages/cli/src/nonInteractiveCli.ts) and "
            "bundle/chunk-JDPZ4CE3.js (packages/core: client, turn, geminiChat, retry, loopDetectionService)",
@@ -198,6 +222,7 @@ def _loop_at(history: list[str]) -> bool:
         "loop-stop": f"{CORE} L346676-346680 + {CLI} L12231-12245: the second detection ends the run "
                      "(status success)",
     },
+    not_driven=CONFORMANCE_NOT_DRIVEN,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo
@@ -259,27 +284,3 @@ def decide(turn: Turn, state: State) -> Decision:
     if nudge and not nudged:
         return Remind("invalid-nudge", message=_NUDGES[problem])
     return Resend("invalid-retry")
-
-
-_LLM_LOOP_CHECK = (
-        "Not driven in the campaign, and not modelled: the model-based loop check. From the 30th turn of one prompt, every 10 turns "
-        "(LoopDetectionService.turnStarted, chunk-JDPZ4CE3.js L342390-342416, LLM_CHECK_AFTER_TURNS 30, "
-        "DEFAULT_LLM_CHECK_INTERVAL 10) Gemini CLI asks the model itself whether the conversation loops: "
-        "a request of its own with the last 20 contents (LLM_LOOP_CHECK_HISTORY_COUNT), which the replay "
-        "server answers with the sequence's next turns. Driving 0.61.0 showed it: after turn 28 the request "
-        "is that check (seen as a remind, then a history cut to 20 items), its JSON answer never comes (the "
-        "scripted turn is a tool call), so it is retried with back-off (9 resends), and the main loop goes "
-        "on with the turns left; 10 turns later the same again, until the run outlasted the driver's time "
-        "limit (chat-long-tool-run, seed001-never-stops-capped: 400 s, at the second check). The port runs the "
-        "scripted rounds; the original spends part of the script on its own check requests, and each check "
-        "costs about 3.5 minutes of real back-off (10 attempts, 5 s doubling to 30 s), so a sequence of 50 to "
-        "200 turns would take 10 to 60 minutes per run: the campaign does not drive the sequences longer "
-        "than 30 turns.")
-
-CONFORMANCE_NOT_DRIVEN = {
-    "chat-long-tool-run": _LLM_LOOP_CHECK,
-    "seed001-never-stops-capped": _LLM_LOOP_CHECK,
-    "seed001-never-stops-context-overflow": _LLM_LOOP_CHECK,
-}
-"""Sequences of more than 30 turns: the original's own loop-check requests (not modelled) make them
-take tens of minutes; reported 'not driven' (never 'explained')."""

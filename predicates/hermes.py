@@ -597,6 +597,7 @@ def _append(m: dict[str, Any], *roles: str) -> None:
             "(invalid-response-retry, L1490-1540) first; only whitespace-only content would reach this "
             "rule, and no provider sends that as a reply of its own"),
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     m = _memo(state)

@@ -125,6 +125,7 @@ def _parse(arguments: str, wire: str) -> str:
         "recursion-limit": f"{PIN} langchain/agents/factory.py:L1900-1902; {LG} langgraph/pregel/_loop.py:L666, L1923, langgraph/pregel/main.py:L3118-3127 - the 5,000th model call is the last super-step the limit allows when it asks for tools: GraphRecursionError, raised",
     },
     unreachable={"recursion-limit": "5,000 model calls: past the bench's safety cap of 200 requests"},
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

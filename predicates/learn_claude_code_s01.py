@@ -105,6 +105,7 @@ def _sdk_retries(err: TurnError) -> bool:
         "sdk-retry": f"{ANTHROPIC} anthropic/_constants.py:L11, anthropic/_base_client.py:L1274-1345, L939-997, L1458-1470 - the default client (s01 L38-44) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
         "raise": f"{FILE}:L74-79, L97-106 - no try/except around client.messages.create and none around agent_loop(history) in __main__ (only input() is guarded): the exception ends the program",
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

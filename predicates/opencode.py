@@ -342,6 +342,8 @@ COMPACTED = RequestChanges(compact=True)
             "(the summary stands in for it): changes compact"
         ),
     },
+    explained=CONFORMANCE_EXPLAINED,
+    not_driven=CONFORMANCE_NOT_DRIVEN,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

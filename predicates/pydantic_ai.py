@@ -166,6 +166,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_base_client.py _should_retry - the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it ({PIN} models/_sdk_retries.py:L24-37)",
         "raise": f"{PIN} pydantic_ai/models/openai/_errors.py map_api_errors; pydantic_ai/models/anthropic/__init__.py - the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)",
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -186,6 +186,7 @@ def _step(turn: Turn) -> Decision:
     },
     unreachable={"final-answer": "no sequence of the catalogue calls final_answer, smolagents' own tool (the "
                                  "sequences' tools are the recorded loops'); tests/ports/test_smolagents.py pins it"},
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -28,6 +28,7 @@ the replay server can serve or see, not from the loop's decisions (reports/confo
         "tools": "with isStepCount(1) the first step always meets the stop condition: its tools run under step-limit",
         "invalid-calls-answered": "with isStepCount(1) the first step always meets the stop condition (step-limit)",
     },
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     result: Decision = _V.decide_step(turn, state, STEP_LIMIT)

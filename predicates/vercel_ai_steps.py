@@ -37,6 +37,7 @@ the replay server can serve or see, not from the loop's decisions (reports/confo
     cap_note="stopWhen isStepCount(5): the fifth step ends the run (its tools run), reason its finish, ok=True; retries of the same request (maxRetries 2) do not count",
     reasons=_V.REASONS,
     rules=_V.RULES,
+    explained=CONFORMANCE_EXPLAINED,
 )
 def decide(turn: Turn, state: State) -> Decision:
     result: Decision = _V.decide_step(turn, state, STEP_LIMIT)

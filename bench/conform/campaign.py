@@ -28,11 +28,8 @@ from typing import Any
 from bench.catalogue.files import write_all_or_nothing
 from bench.conform.clock import clock_env, estimate
 from bench.conform.report import (
-    NOT_DRIVEN_ATTR,
     conformance_markdown,
-    explanations,
     make_record,
-    port_module,
     read_record,
     record_path,
     record_text,
@@ -149,7 +146,7 @@ class Port:
     predicate: Predicate | None
     explained: Mapping[str, str] = field(default_factory=dict)
     not_driven: Mapping[str, str] = field(default_factory=dict)
-    """Sequences the driver cannot produce for this loop, and why (``CONFORMANCE_NOT_DRIVEN``)."""
+    """Sequences the driver cannot produce for this loop, and why (the port's ``not_driven``)."""
 
 
 def load_ports(predicates_dir: Path, targets: Iterable[str],
@@ -165,8 +162,7 @@ def load_ports(predicates_dir: Path, targets: Iterable[str],
             if d.name in needed:
                 raise ConformSetupError(f"the port {path} does not load: {loaded.error}")
             loaded = None
-        module = port_module(d.predicate) if loaded is not None else None
-        ports[d.name] = Port(loaded, explanations(module), explanations(module, NOT_DRIVEN_ATTR))
+        ports[d.name] = Port(loaded, dict(loaded.explained), dict(loaded.not_driven)) if loaded else Port(None)
     return ports
 
 

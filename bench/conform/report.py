@@ -6,12 +6,14 @@ port's cell label, the original's (``<port>@original``), the original's observed
 written before they were kept has none, and still loads), the first difference (None: the same)
 and the driver's error, or why the sequence was not run. ``reports/conformance.md`` is rebuilt
 from every record there, so running one loop leaves the others' columns as their last run wrote
-them. A difference is *explained* when the port's file says why in a module-level mapping
-``CONFORMANCE_EXPLAINED = {"sequence-id": "why, with the source lines"}``; explanations are read
-when the Markdown is written, so they never go stale in the record. A sequence the driver cannot
-produce for a loop at all (a steer that a one-shot command line cannot inject) is *not driven*: the
-port's file says why in ``CONFORMANCE_NOT_DRIVEN = {"sequence-id": "why"}``, the sequence is not
-run, and its row says ``not driven`` (never counted as explained: nothing was compared). Each step
+them. A difference is *explained* when the port says why in its declaration,
+``@predicate(explained=CONFORMANCE_EXPLAINED)`` with ``CONFORMANCE_EXPLAINED = {"sequence-id": "why,
+with the source lines"}``, carried on the :class:`~bench.engine.predicate.Predicate` (so a port from
+an entry point explains itself as one from a file does); explanations are read when the Markdown is
+written, so they never go stale in the record. A sequence the driver cannot produce for a loop at
+all (a steer that a one-shot command line cannot inject) is *not driven*: the port says why in
+``not_driven=CONFORMANCE_NOT_DRIVEN`` (``{"sequence-id": "why"}``), the sequence is not run, and its
+row says ``not driven`` (never counted as explained: nothing was compared). Each step
 keeps its request changes (``changes``) where it has some, and a difference in them is a difference.
 A driven row keeps its ``key`` (what it depends on, hashed: :mod:`bench.conform.keys`); a row a CI
 run reused instead of driving the loop again says ``reused`` (:mod:`bench.conform.reuse`), and the
@@ -22,7 +24,6 @@ records and the explanations: no times, no paths of temporary directories.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -33,11 +34,15 @@ from tabulate import tabulate
 from bench.catalogue.files import write_atomically
 from bench.conform.runner import ConformResult, Driver
 from bench.engine.changes import changes_data
+from bench.engine.discovery import Loaded
 from bench.engine.model import Cell
+from bench.engine.predicate import Predicate
 from bench.report.labels import label
 
 EXPLAINED_ATTR = "CONFORMANCE_EXPLAINED"
+"""The name the report gives a port's explanations (the mapping each port declares as ``explained=``)."""
 NOT_DRIVEN_ATTR = "CONFORMANCE_NOT_DRIVEN"
+"""The name the report gives a port's sequences not driven (declared as ``not_driven=``)."""
 RECORD_VERSION = 1
 """Still 1 with ``original_steps``, ``key``, ``reused`` and ``key_parts``: each is optional, so records
 written before them stay readable."""
@@ -177,18 +182,10 @@ def write_record(folder: Path, record: Mapping[str, Any]) -> Path:
     return path
 
 
-def explanations(port_module: object | None, attr: str = EXPLAINED_ATTR) -> dict[str, str]:
-    """The port file's ``CONFORMANCE_EXPLAINED`` mapping (sequence id -> why), or {}; with `attr`
-    another such mapping (``CONFORMANCE_NOT_DRIVEN``)."""
-    found = getattr(port_module, attr, None)
-    if not isinstance(found, Mapping):
-        return {}
-    return {str(k): str(v) for k, v in found.items()}
-
-
-def port_module(name: str) -> object | None:
-    """The module bench.engine.discovery.load_file imported for predicates/<name>.py, if it did."""
-    return sys.modules.get(f"stopbench_predicates.{name}")
+def explained_by(loaded: Iterable[Loaded]) -> dict[str, dict[str, str]]:
+    """Each loaded predicate's conformance explanations (sequence id -> why), by name; a predicate
+    that did not load explains nothing."""
+    return {p.name: dict(p.explained) if isinstance(p, Predicate) else {} for p in loaded}
 
 
 Status = str  # "same" | "explained" | "differs" | "not driven" | "not run"

@@ -2,13 +2,18 @@
 
 A predicate file defines one decide function and wraps it with :func:`predicate`, which
 records the loop's cap, the stop reasons and rule ids it may return, and where each rule comes
-from. The replay checks every decision against these declarations.
+from. The replay checks every decision against these declarations. The same call carries the
+port's other facts, so they live in its file and travel with the :class:`Predicate` (a predicate
+from an entry point has them as well as one from a file): the differences from the original loop
+that conformance explains (``explained``, ``not_driven``) and why some mutants of the file survive
+(``mutation_notes``, :class:`MutationNote`).
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Mapping
+from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -91,6 +96,56 @@ class Cap:
     rule: str = "cap"
 
 
+_DEFAULT_BELOW = ("the default is read only before the key is first set, and -1, 0 and 1 all pass "
+                  "the first test (< 2)")
+_RESET_AFTER_SUCCESS = ("a counter reset after a good response: only a second burst of the same "
+                        "failure later in one run, reaching the budget, tells it apart; no sequence has one")
+
+
+@dataclass(frozen=True, slots=True)
+class MutationNote:
+    """Why mutants of one source line of a port survive the mutation check (``python -m devtools.mutate``).
+
+    `equivalent`: no replay can tell the mutant from the port; otherwise a coverage gap (a replay
+    could, but no sequence does, and `why` says why none is added). `line` is a piece of the source
+    line, `changes` the changes it explains as the check prints them (``"500 -> 499"``,
+    ``"Stop: ok inverted"``; empty: every change on that line), `next` a piece of the line after it
+    (to tell identical lines apart). Keyed by text, not line number, so edits elsewhere in the file
+    keep it valid. The check reads a port's notes from its :class:`Predicate` and says when one
+    explains no survivor.
+
+    Example::
+
+        @predicate(..., mutation_notes=[
+            MutationNote("if status == 413:", "no sequence answers HTTP 413", equivalent=False),
+            MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
+        ])
+    """
+
+    line: str
+    why: str
+    changes: tuple[str, ...] = ()
+    equivalent: bool = True
+    next: str = ""
+
+    @classmethod
+    def default_below(cls, line: str) -> MutationNote:
+        """A counter's default (0) moved by one, where it is read only before the key is first set
+        and the test is ``< 2`` or wider: -1, 0 and 1 all pass it (equivalent)."""
+        return cls(line, _DEFAULT_BELOW)
+
+    @classmethod
+    def reset_after_success(cls, line: str, next: str = "") -> MutationNote:
+        """A failure counter reset after a good response, moved by one: only a second burst of the
+        same failure later in one run tells it apart (a coverage gap)."""
+        return cls(line, _RESET_AFTER_SUCCESS, equivalent=False, next=next)
+
+    def matches(self, line_text: str, change: str, next_text: str) -> bool:
+        """Whether this note explains a mutant with this source line, change and following line."""
+        return (self.line in line_text and (not self.changes or change in self.changes)
+                and self.next in next_text)
+
+
 @dataclass(frozen=True, slots=True)
 class Predicate:
     """A termination predicate: a decide function plus what it declares about itself.
@@ -99,6 +154,11 @@ class Predicate:
     its citation (source lines, or why it exists). `reasons` are the stop reasons it may return.
     `unreachable` maps a rule id to why no sequence of an open-loop replay can make it fire (rule
     coverage, :mod:`bench.report.coverage`, lists these apart and a test fails if one fires after all).
+    `explained` maps a sequence id to why the original loop, driven on the replay server, differs
+    from the port there for a reason of the server, not of the loop's decisions
+    (``reports/conformance.md`` counts it explained); `not_driven` maps a sequence id to why the
+    conformance driver cannot produce it for this loop at all; `mutation_notes` say why mutants of
+    the port's file survive (:class:`MutationNote`).
     """
 
     decide: DecideFn
@@ -112,6 +172,9 @@ class Predicate:
     origin: str = ""
     cap_note: str = ""
     unreachable: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    explained: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    not_driven: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    mutation_notes: tuple[MutationNote, ...] = ()
     reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -132,6 +195,9 @@ class Predicate:
             origin=origin,
             cap_note=self.cap_note,
             unreachable=self.unreachable,
+            explained=self.explained,
+            not_driven=self.not_driven,
+            mutation_notes=self.mutation_notes,
         )
 
     @property
@@ -156,6 +222,9 @@ def predicate(
     description: str = "",
     cap_note: str = "",
     unreachable: Mapping[str, str] | None = None,
+    explained: Mapping[str, str] | None = None,
+    not_driven: Mapping[str, str] | None = None,
+    mutation_notes: Seq[MutationNote] = (),
 ) -> Callable[[DecideFn], Predicate]:
     """Turn a decide function into a :class:`Predicate`.
 
@@ -172,11 +241,15 @@ def predicate(
     `cap_note` describes a cap the port counts itself because the loop's unit is not a request
     (rounds that exclude retries, iterations with a final summary call); it is shown, not enforced.
     `unreachable` names declared rules that cannot fire in an open-loop replay, each with the reason.
+    `explained` and `not_driven` map sequence ids to why the original loop differs from the port
+    there for a reason of the replay server, or cannot be driven there (``stopbench conform``);
+    `mutation_notes` say why mutants of the file survive the mutation check (:class:`MutationNote`).
     """
 
     def wrap(fn: DecideFn) -> Predicate:
         check_declarations(fn, source=source, max_steps=max_steps, cap=cap, reasons=reasons, rules=rules,
-                           description=description, cap_note=cap_note, unreachable=unreachable)
+                           description=description, cap_note=cap_note, unreachable=unreachable,
+                           explained=explained, not_driven=not_driven, mutation_notes=mutation_notes)
         return Predicate(
             decide=fn,
             description=description or _first_line(fn.__doc__),
@@ -187,6 +260,9 @@ def predicate(
             rules=MappingProxyType(dict(rules or {})),
             cap_note=cap_note,
             unreachable=MappingProxyType(dict(unreachable or {})),
+            explained=MappingProxyType(dict(explained or {})),
+            not_driven=MappingProxyType(dict(not_driven or {})),
+            mutation_notes=tuple(mutation_notes),
         )
 
     return wrap
@@ -198,11 +274,13 @@ class DeclarationError(TypeError):
 
 
 def check_declarations(fn: object, *, source: object, max_steps: object, cap: object, reasons: object,
-                       rules: object, description: object, cap_note: object, unreachable: object) -> None:
+                       rules: object, description: object, cap_note: object, unreachable: object,
+                       explained: object = None, not_driven: object = None, mutation_notes: object = ()) -> None:
     """Raise :class:`DeclarationError` on the first declaration the replay could not rely on:
     reasons and rules of the wrong types, a cap without a rule or reason, a `max_steps` that is not
-    a positive whole number, an `unreachable` rule that is not declared, or a decide function that
-    cannot be called as ``decide(turn, state)``."""
+    a positive whole number, an `unreachable` rule that is not declared, explanations that do not map
+    sequence ids to text, mutation notes that are not :class:`MutationNote`, or a decide function
+    that cannot be called as ``decide(turn, state)``."""
     def bad(msg: str) -> DeclarationError:
         return DeclarationError(f"@predicate: {msg}")
 
@@ -245,6 +323,19 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
     for key in unreachable or {}:  # type: ignore[attr-defined]
         if key not in declared:
             raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(declared))})")
+    for what, mapping in (("explained", explained), ("not_driven", not_driven)):
+        if mapping is None:
+            continue
+        if not isinstance(mapping, Mapping):
+            raise bad(f"{what} must map sequence ids to text, not {type(mapping).__name__}")
+        for key, value in mapping.items():
+            if not text(key) or not text(value):
+                raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a sequence id with why (non-empty strings)")
+    if isinstance(mutation_notes, str) or not isinstance(mutation_notes, Seq):
+        raise bad(f"mutation_notes must be a list of MutationNote, not {type(mutation_notes).__name__}")
+    for note in mutation_notes:
+        if not isinstance(note, MutationNote):
+            raise bad(f"mutation_notes: {note!r:.40} is not a MutationNote(line, why, ...)")
     if not callable(fn):
         raise bad(f"decorates {type(fn).__name__}, not a function")
     try:

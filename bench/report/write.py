@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.catalogue.files import write_all_or_nothing
-from bench.conform.report import explanations, port_module
+from bench.conform.report import explained_by
 from bench.engine.discovery import Loaded
 from bench.engine.model import Sequence as SequenceModel
 from bench.engine.predicate import Predicate
@@ -49,7 +49,7 @@ def coverage_section(results: list[Result], loaded: Sequence[Loaded]) -> str:
 def page_html(folder: Path, results: list[Result], catalogue: Sequence[SequenceModel],
               loaded: Sequence[Loaded], golden: Golden | None = None) -> str:
     """``index.html``: the page of :mod:`bench.report.page`, with the conformance records of
-    ``folder/conformance/``, each port's ``CONFORMANCE_EXPLAINED`` and the golden cells' basis."""
-    explained = {p.name: explanations(port_module(p.name)) for p in loaded}
+    ``folder/conformance/``, each port's conformance explanations and the golden cells' basis."""
+    explained = explained_by(loaded)
     return build_page(results, catalogue, loaded, load_conformance(folder), explained, golden,
                       scorecard=load_scorecard(folder))

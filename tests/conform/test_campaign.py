@@ -112,7 +112,7 @@ def test_a_port_s_not_driven_sequences_are_read_and_never_run(tmp_path: Path) ->
     (tmp_path / "pyport.py").write_text(
         "from bench import Decision, State, Stop, Turn, predicate\n"
         "CONFORMANCE_NOT_DRIVEN = {'one': 'the driver cannot inject it'}\n"
-        "@predicate()\n"
+        "@predicate(not_driven=CONFORMANCE_NOT_DRIVEN)\n"
         "def decide(turn: Turn, state: State) -> Decision:\n"
         "    return Stop('done', ok=True, rule='r')\n", encoding="utf-8")
     port = load_ports(tmp_path, ["py"], DRIVERS)["py"]

@@ -199,7 +199,7 @@ from bench import Stop, predicate
 CONFORMANCE_EXPLAINED = {EXPLAINED}
 
 
-@predicate(reasons=["done"], rules={{"first": "stops at once"}})
+@predicate(reasons=["done"], rules={{"first": "stops at once"}}, explained=CONFORMANCE_EXPLAINED)
 def decide(turn, state):
     return Stop("done", ok=True, rule="first")
 '''

@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from bench import Stop, predicate
+from bench.conform.report import explained_by
 from bench.engine import discovery
 from bench.engine.contain import decision_time_limit
 from bench.engine.discovery import Broken, discover
-from bench.engine.predicate import DeclarationError, Predicate
+from bench.engine.predicate import DeclarationError, MutationNote, Predicate
 
 GOOD = ('"""Stops at once."""\nfrom bench import Stop, predicate\n\n'
         "@predicate()\ndef decide(turn, state):\n    return Stop('done', ok=True, rule='r')\n")
@@ -160,3 +161,31 @@ def test_a_shared_rules_module_of_another_folder_is_imported_anew_not_taken_from
 def test_a_shared_rules_module_is_named_with_the_leading_underscore() -> None:
     with pytest.raises(ValueError, match="starts with '_'"):
         discovery.shared_rules(__file__, "rules")
+
+
+EXPLAINING = ('"""Explains itself."""\nfrom bench import MutationNote, Stop, predicate\n\n'
+              "@predicate(explained={'seq-a': 'the server cannot serve it'}, not_driven={'seq-b': 'no steer'},\n"
+              "           mutation_notes=[MutationNote('return Stop(', 'equivalent here')])\n"
+              "def decide(turn, state):\n    return Stop('done', ok=True, rule='r')\n")
+
+
+def test_an_entry_point_predicate_carries_its_conformance_explanations_to_the_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a package's predicate is never imported as predicates/<name>.py: what it declares about itself
+    # is read from the Predicate, not from a module found by name
+    (tmp_path / "pkg_loop.py").write_text(EXPLAINING, encoding="utf-8")
+    installed = discovery.load_file(tmp_path / "pkg_loop.py")
+    assert isinstance(installed, Predicate)
+    monkeypatch.setattr(discovery, "entry_points", lambda group: [FakeEntryPoint("pkg", "pkg:decide", installed)])
+    [pred] = discover(None)
+    assert isinstance(pred, Predicate)
+    assert explained_by([pred]) == {"pkg": {"seq-a": "the server cannot serve it"}}
+    assert dict(pred.not_driven) == {"seq-b": "no steer"}
+    assert pred.mutation_notes == (MutationNote("return Stop(", "equivalent here"),)
+
+
+def test_explanations_and_mutation_notes_are_checked_when_the_predicate_is_declared() -> None:
+    with pytest.raises(DeclarationError, match="explained: 'seq': '' is not a sequence id with why"):
+        predicate(explained={"seq": ""})(lambda turn, state: Stop("d", ok=True, rule="r"))
+    with pytest.raises(DeclarationError, match="mutation_notes: 'line' is not a MutationNote"):
+        predicate(mutation_notes=["line"])(lambda turn, state: Stop("d", ok=True, rule="r"))  # type: ignore[list-item]
