@@ -80,11 +80,15 @@ STALE = {
     r"no Gemini endpoint|without a Gemini endpoint": "the replay server has a Gemini endpoint",
     r"cannot see the dialect|does not see the dialect": "a predicate reads the sequence's dialect: State.dialect",
 }
-YOURS = {"predicates/my_loop.py", "expected/my_loop.yaml", "sequences/mine/chat-tool-calls-no-call.yaml"}
-"""Files the tutorials have you write; a folder (``reports/live/``) may also be one a command makes."""
+YOURS = {"predicates/my_loop.py", "expected/my_loop.yaml", "sequences/mine/chat-tool-calls-no-call.yaml",
+         "sequences/x.yaml"}
+"""Files the tutorials have you write, and the file of an example error message; a folder
+(``reports/live/``) may also be one a command makes, and a name in capitals (``NAME.yaml``) is a
+placeholder."""
 DOTTED = re.compile(r"\bbench(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-PATH = re.compile(r"`((?:bench|predicates|sequences|expected|reports|tests|examples|conformance|devtools|docs)"
-                  r"/[A-Za-z0-9_./<>*-]*)`")
+FOLDERS = r"(?:bench|predicates|sequences|expected|reports|tests|examples|conformance|devtools|docs)"
+PATH = re.compile(rf"`({FOLDERS}/[A-Za-z0-9_./<>*-]*)`"
+                  rf"|(?<![\w/.-])({FOLDERS}/[A-Za-z0-9_/.-]*\.(?:py|md|json|mjs|yaml))\b")
 
 
 def _resolves(dotted: str) -> bool:
@@ -107,10 +111,11 @@ def _resolves(dotted: str) -> bool:
 
 @pytest.mark.parametrize("path", [README, *PAGES], ids=lambda p: str(p.relative_to(ROOT)))
 def test_every_module_and_file_a_page_names_exists(path: Path) -> None:
-    text = path.read_text(encoding="utf-8")
+    text = prose(path.read_text(encoding="utf-8"))
     modules = sorted({m.rstrip(".") for m in DOTTED.findall(text)} - {"bench.py"})
     gone = [m for m in modules if not _resolves(m)]
-    files = sorted({f.rstrip(".") for f in PATH.findall(text) if not re.search(r"[<>*]|/$", f)} - YOURS)
+    named = {(quoted or bare).rstrip(".") for quoted, bare in PATH.findall(text)}
+    files = sorted({f for f in named if not re.search(r"[<>*]|/$|[A-Z]{2,}", f)} - YOURS)
     missing = [f for f in files if not (ROOT / f).exists()]
     assert not gone and not missing, f"{path.relative_to(ROOT)} names what the repository lacks: {gone + missing}"
 
