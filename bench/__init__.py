@@ -9,12 +9,15 @@ The decisions (:class:`Continue`, :class:`Stop`, :class:`Remind`, :class:`Resend
 declarations (:func:`predicate`, :class:`Cap`, :class:`MutationNote`), what a predicate reads (:class:`Turn`,
 :class:`ToolCall`, :class:`TurnError`, :class:`Usage`, :class:`State`) and the documented finish
 tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source), and
-:func:`shared_rules` for columns that are thin configurations of one shared rules file. Also
+:func:`shared_rules` for columns that are thin configurations of one shared rules file, and the
+citation values (:class:`Source`, :class:`Cite`, :class:`Note`, :class:`Cited`) a rule's source is
+declared with. Also
 public: the cell types and :func:`replay`, for tests of your own. Everything else (catalogue,
 golden files, reports) is reached through the ``stopbench`` command or the submodules named after
 it. ``mypy --strict`` checks the shipped predicates against these types (``make typecheck``).
 """
 
+from bench.engine.cite import Cite, Cited, Note, Source
 from bench.engine.discovery import shared_rules
 from bench.engine.model import (
     ALL,
@@ -49,18 +52,22 @@ __all__ = [
     "TABLES",
     "Cap",
     "Cell",
+    "Cite",
+    "Cited",
     "Continue",
     "Decision",
     "ErrorKind",
     "ErrorMode",
     "Finish",
     "MutationNote",
+    "Note",
     "Predicate",
     "Remind",
     "RequestChanges",
     "Requirement",
     "Resend",
     "Sequence",
+    "Source",
     "State",
     "Step",
     "Stop",

@@ -27,13 +27,13 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError
+from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError
 
-AI = "npm ai@7.0.173"
-OPENAI = "npm @ai-sdk/openai@4.0.118"
-ANTHROPIC = "npm @ai-sdk/anthropic@4.0.105"
-UTILS = "npm @ai-sdk/provider-utils (resolved by ai@7.0.173)"
-PROVIDER = "npm @ai-sdk/provider (resolved by ai@7.0.173)"
+AI = Source(release="npm ai@7.0.173")
+OPENAI = Source(release="npm @ai-sdk/openai@4.0.118")
+ANTHROPIC = Source(release="npm @ai-sdk/anthropic@4.0.105")
+UTILS = Source(release="npm @ai-sdk/provider-utils (resolved by ai@7.0.173)")
+PROVIDER = Source(release="npm @ai-sdk/provider (resolved by ai@7.0.173)")
 MAX_RETRIES = 2  # ai/src/generate-text/generate-text.ts L217, L724-727; provider-utils retry-with-exponential-backoff.ts L36
 INITIAL_DELAY_MS = 2000  # ai/src/util/retry-with-exponential-backoff.ts: initialDelayInMs 2000, backoffFactor 2
 _RETRY_STATUS = (408, 409, 429)  # @ai-sdk/provider src/errors/api-call-error.ts L28-32, and >= 500
@@ -51,15 +51,15 @@ _ANTHROPIC = {"pause_turn": "stop", "end_turn": "stop", "stop_sequence": "stop",
 _GEMINI_ON_CHAT = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter"}
 
 RULES = {
-    "tools": f"{AI} src/generate-text/generate-text.ts:L1507-1560, L971-1017; src/generate-text/is-tool-execution-allowed-finish-reason.ts:L3-7 - the step's finish is stop or tool-calls: the valid tool calls run, each invalid one (unknown name, arguments that fail the tool's schema: parse-tool-call.ts L110-131, no repair function by default) gets a tool-error output that goes back to the model; every call has an output, so the next step starts (the stop condition not yet met)",
-    "step-limit": f"{AI} src/generate-text/generate-text.ts:L1011-1014; src/generate-text/stop-condition.ts:L29-31 - the stop condition `isStepCount(N)` holds after the step's tools ran (steps.length === N): the loop ends and generateText returns the last step; the reason is its finish",
-    "tools-not-run": f"{AI} src/generate-text/generate-text.ts:L1538-1545, L976-982 - valid tool calls with a finish other than stop or tool-calls (length, content-filter, other): no tool is executed, so outputs and calls differ ('waiting-for-tool-results') and the loop ends, returning normally with that finish",
-    "invalid-calls-answered": f"{AI} src/generate-text/generate-text.ts:L1507-1527, L976-982, L1011-1016 - every tool call of the step is invalid (unknown name or input the schema rejects) and the finish is not stop or tool-calls (a call cut by length): the tool-error outputs are added before the finish is consulted, so outputs equal calls and the next step starts with the errors sent to the model (found by driving chat-length-cut-json-args)",
-    "no-calls": f"{AI} src/generate-text/generate-text.ts:L984-1000 - no client tool call in the step (an empty response, text only, a tool-calls finish without calls, a refusal): the loop ends and generateText returns; the reason is the step's finish",
-    "retry": f"{AI} src/util/retry-with-exponential-backoff.ts (maxRetries 2, 2 s doubling, retry-after honoured under 60 s); {UTILS} src/retry-with-exponential-backoff.ts:L84-131; {PROVIDER} src/errors/api-call-error.ts:L28-32; {UTILS} src/handle-fetch-error.ts:L50-97 - an APICallError with status 408/409/429/>=500, or a network error (a body cut off), is retried: the same request again, up to 2 times",
-    "retries-exceeded": f"{UTILS} src/retry-with-exponential-backoff.ts:L101-107 - a third retryable failure: RetryError (reason maxRetriesExceeded), thrown out of generateText",
-    "not-retryable": f"{UTILS} src/retry-with-exponential-backoff.ts:L133-141 - a non-retryable APICallError (another 4xx) is thrown as it is on the first attempt, or wrapped in RetryError (errorNotRetryable) after earlier retries",
-    "responses-failed": f"{OPENAI} src/responses/openai-responses-language-model.ts:L893-903 - a Responses body with an `error` (status failed) throws APICallError with statusCode 400, isRetryable false: thrown out of generateText on the first attempt",
+    "tools": Cited(AI.at("src/generate-text/generate-text.ts", "L1507-1560, L971-1017"), AI.at("src/generate-text/is-tool-execution-allowed-finish-reason.ts", "L3-7"), text="the step's finish is stop or tool-calls: the valid tool calls run, each invalid one (unknown name, arguments that fail the tool's schema: parse-tool-call.ts L110-131, no repair function by default) gets a tool-error output that goes back to the model; every call has an output, so the next step starts (the stop condition not yet met)"),
+    "step-limit": Cited(AI.at("src/generate-text/generate-text.ts", "L1011-1014"), AI.at("src/generate-text/stop-condition.ts", "L29-31"), text="the stop condition `isStepCount(N)` holds after the step's tools ran (steps.length === N): the loop ends and generateText returns the last step; the reason is its finish"),
+    "tools-not-run": Cited(AI.at("src/generate-text/generate-text.ts", "L1538-1545, L976-982"), text="valid tool calls with a finish other than stop or tool-calls (length, content-filter, other): no tool is executed, so outputs and calls differ ('waiting-for-tool-results') and the loop ends, returning normally with that finish"),
+    "invalid-calls-answered": Cited(AI.at("src/generate-text/generate-text.ts", "L1507-1527, L976-982, L1011-1016"), text="every tool call of the step is invalid (unknown name or input the schema rejects) and the finish is not stop or tool-calls (a call cut by length): the tool-error outputs are added before the finish is consulted, so outputs equal calls and the next step starts with the errors sent to the model (found by driving chat-length-cut-json-args)"),
+    "no-calls": Cited(AI.at("src/generate-text/generate-text.ts", "L984-1000"), text="no client tool call in the step (an empty response, text only, a tool-calls finish without calls, a refusal): the loop ends and generateText returns; the reason is the step's finish"),
+    "retry": Cited(AI.at("src/util/retry-with-exponential-backoff.ts", detail="(maxRetries 2, 2 s doubling, retry-after honoured under 60 s)"), UTILS.at("src/retry-with-exponential-backoff.ts", "L84-131"), PROVIDER.at("src/errors/api-call-error.ts", "L28-32"), UTILS.at("src/handle-fetch-error.ts", "L50-97"), text="an APICallError with status 408/409/429/>=500, or a network error (a body cut off), is retried: the same request again, up to 2 times"),
+    "retries-exceeded": Cited(UTILS.at("src/retry-with-exponential-backoff.ts", "L101-107"), text="a third retryable failure: RetryError (reason maxRetriesExceeded), thrown out of generateText"),
+    "not-retryable": Cited(UTILS.at("src/retry-with-exponential-backoff.ts", "L133-141"), text="a non-retryable APICallError (another 4xx) is thrown as it is on the first attempt, or wrapped in RetryError (errorNotRetryable) after earlier retries"),
+    "responses-failed": Cited(OPENAI.at("src/responses/openai-responses-language-model.ts", "L893-903"), text="a Responses body with an `error` (status failed) throws APICallError with statusCode 400, isRetryable false: thrown out of generateText on the first attempt"),
 }
 REASONS = ["stop", "length", "content-filter", "tool-calls", "other", "AI_APICallError", "AI_RetryError"]
 

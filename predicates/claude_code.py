@@ -99,11 +99,14 @@ from typing import Any
 
 from bench import (
     TABLES,
+    Cited,
     Continue,
     Decision,
+    Note,
     Remind,
     RequestChanges,
     Resend,
+    Source,
     State,
     Stop,
     Turn,
@@ -112,7 +115,7 @@ from bench import (
     predicate,
 )
 
-PIN = "npm @anthropic-ai/claude-code@2.1.328 (+ claude-code-linux-x64@2.1.328, the native binary)"
+PIN = Source(release="npm @anthropic-ai/claude-code@2.1.328 (+ claude-code-linux-x64@2.1.328, the native binary)")
 BIN = "claude"
 
 MAX_RETRIES = 10  # nKr -> QPs=10, claude@320110807 / claude@320138000
@@ -386,53 +389,36 @@ CONFORMANCE_EXPLAINED = {
 
 
 @predicate(
-    source=f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N",
+    source=Cited(Note(f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N")),
     max_steps=None,
     reasons=["success", "api_error", "error_during_execution"],
     rules={
-        "calls": f"{BIN}@306444306 + observed: every tool_use block is answered; unknown names and input "
-                 "that is not an object fail",
-        "answer": "observed (anthropic-tool-use-rounds): no calls: the run ends, subtype success",
-        "pause": "observed (anthropic-pause-turn): pause_turn ends the run with success, one request",
-        "dropped-call": f"{BIN}@328819797-328820600 + @307871119 (Ogr) + @328738673 (VS=2): tool_use without "
-                        "a block: retracted, retry nudge, twice",
-        "dropped-call-stop": f"{BIN}@328820500 (malformed_tool_use_exhausted): the third one ends the run",
-        "no-output": f"{BIN}@328740500-328741000 + @307871292 (iHn): an empty end_turn: nudge",
-        "silent-turn": f"{BIN}@320920954-320921900 (Qgo=5, Jgo) + observed: the 5th tool round in a row without "
-                       "text: its results carry the silent-turn reminder",
-        "output-limit": f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700 + @328692797 (cs=3): max_tokens with "
-                        "text: resume nudge, 3 attempts",
-        "output-limit-stop": f"{BIN}@328693000-328693400 (up: exhausted): the 4th cut reply ends the run",
-        "refusal-nudge": f"{BIN}@307871696 (Cpo) + observed: the first refusal: withheld, nudge once",
-        "refusal-stop": f"{BIN}@325804429 (model_refusal_no_fallback) + observed: a second refusal ends the run",
-        "http-retry": f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10): 408/409/429/5xx retried",
-        "overloaded-retry": f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3): 529 retried",
-        "stream-retry": f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated a6 1, thinkingOnly "
-                        "serverError a6 2) + observed: a broken stream retried, 10 retries",
-        "stream-error-stop": f"{BIN}@320104200-320105500 (qPs: an error event after output or thinking, "
-                             "badRequest -> fail) + @320110417 (XPs) + observed (rec-openrouter-length-then-"
-                             "stream-error): the run fails at once",
-        "compact-summary": f"{BIN}@328813000-328816500 + @319524457 (k6n, reactive compaction) + observed "
-                           "(chat-context-overflow-after-tools): an overflow: a summarising request",
-        "compact-retry": "observed (chat-context-overflow-after-tools, -window-shrinks): each failed try of the "
-                         "compaction request is sent once more",
-        "compact-truncate": f"{BIN}@319856914 (Dye, Jvt) + @319856902 (Gee=3): too long: the oldest fifth of "
-                            "the groups dropped, the request tried again",
-        "compact-failed": f"{BIN}@319862938 (Qye 'Conversation too long') + observed: no cut left: the run "
-                          "ends, subtype success, is_error true",
-        "compact-summary-again": f"{BIN}@319524457 (k6n: no <summary> block: asked once more, a paragraph "
-                                 "added; observed, chat-context-overflow-compacted)",
-        "compacted": f"{BIN}@319524457 (k6n: the first summary taken) + observed "
-                     "(chat-context-overflow-compacted): the loop goes on with the compacted conversation",
-        "not-found-retry": f"{BIN}@320103811 (zPs -> j1e): a 404 is retried once without streaming",
-        "duplicate-id": "observed (chat-tool-call-id-reused-per-round, chat-repeat-same-call): a tool_use whose "
-                        "id was used before is dropped, not run; none left: the request ends in '(no content)'",
-        "no-stream-retry": f"{BIN}@320104200-320105500 (qPs badRequest/unknown -> j1e) + observed "
-                           "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image): another status "
-                           "is tried once more without streaming",
-        "unknown-stop": "observed (gemini-malformed-function-call, responses-failed): a stop_reason outside the "
-                        "Messages API's ends the run, subtype error_during_execution",
-        "api-error": f"{BIN}@320103811 (zPs): any other status, or retries spent: the run fails",
+        "calls": Cited(Note(f"{BIN}@306444306 + observed"), text="every tool_use block is answered; unknown names and input that is not an object fail"),
+        "answer": Cited(Note("observed (anthropic-tool-use-rounds)"), text="no calls: the run ends, subtype success"),
+        "pause": Cited(Note("observed (anthropic-pause-turn)"), text="pause_turn ends the run with success, one request"),
+        "dropped-call": Cited(Note(f"{BIN}@328819797-328820600 + @307871119 (Ogr) + @328738673 (VS=2)"), text="tool_use without a block: retracted, retry nudge, twice"),
+        "dropped-call-stop": Cited(Note(f"{BIN}@328820500 (malformed_tool_use_exhausted)"), text="the third one ends the run"),
+        "no-output": Cited(Note(f"{BIN}@328740500-328741000 + @307871292 (iHn)"), text="an empty end_turn: nudge"),
+        "silent-turn": Cited(Note(f"{BIN}@320920954-320921900 (Qgo=5, Jgo) + observed"), text="the 5th tool round in a row without text: its results carry the silent-turn reminder"),
+        "output-limit": Cited(Note(f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700 + @328692797 (cs=3)"), text="max_tokens with text: resume nudge, 3 attempts"),
+        "output-limit-stop": Cited(Note(f"{BIN}@328693000-328693400 (up: exhausted)"), text="the 4th cut reply ends the run"),
+        "refusal-nudge": Cited(Note(f"{BIN}@307871696 (Cpo) + observed"), text="the first refusal: withheld, nudge once"),
+        "refusal-stop": Cited(Note(f"{BIN}@325804429 (model_refusal_no_fallback) + observed"), text="a second refusal ends the run"),
+        "http-retry": Cited(Note(f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10)"), text="408/409/429/5xx retried"),
+        "overloaded-retry": Cited(Note(f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3)"), text="529 retried"),
+        "stream-retry": Cited(Note(f"{BIN}@320104200-320105500 (qPs: connectionLost -> zG, truncated a6 1, thinkingOnly serverError a6 2) + observed"), text="a broken stream retried, 10 retries"),
+        "stream-error-stop": Cited(Note(f"{BIN}@320104200-320105500 (qPs: an error event after output or thinking, badRequest -> fail) + @320110417 (XPs) + observed (rec-openrouter-length-then-stream-error)"), text="the run fails at once"),
+        "compact-summary": Cited(Note(f"{BIN}@328813000-328816500 + @319524457 (k6n, reactive compaction) + observed (chat-context-overflow-after-tools)"), text="an overflow: a summarising request"),
+        "compact-retry": Cited(Note("observed (chat-context-overflow-after-tools, -window-shrinks)"), text="each failed try of the compaction request is sent once more"),
+        "compact-truncate": Cited(Note(f"{BIN}@319856914 (Dye, Jvt) + @319856902 (Gee=3)"), text="too long: the oldest fifth of the groups dropped, the request tried again"),
+        "compact-failed": Cited(Note(f"{BIN}@319862938 (Qye 'Conversation too long') + observed"), text="no cut left: the run ends, subtype success, is_error true"),
+        "compact-summary-again": Cited(Note(f"{BIN}@319524457 (k6n: no <summary> block: asked once more, a paragraph added; observed, chat-context-overflow-compacted)")),
+        "compacted": Cited(Note(f"{BIN}@319524457 (k6n: the first summary taken) + observed (chat-context-overflow-compacted)"), text="the loop goes on with the compacted conversation"),
+        "not-found-retry": Cited(Note(f"{BIN}@320103811 (zPs -> j1e)"), text="a 404 is retried once without streaming"),
+        "duplicate-id": Cited(Note("observed (chat-tool-call-id-reused-per-round, chat-repeat-same-call)"), text="a tool_use whose id was used before is dropped, not run; none left: the request ends in '(no content)'"),
+        "no-stream-retry": Cited(Note(f"{BIN}@320104200-320105500 (qPs badRequest/unknown -> j1e) + observed (rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image)"), text="another status is tried once more without streaming"),
+        "unknown-stop": Cited(Note("observed (gemini-malformed-function-call, responses-failed)"), text="a stop_reason outside the Messages API's ends the run, subtype error_during_execution"),
+        "api-error": Cited(Note(f"{BIN}@320103811 (zPs)"), text="any other status, or retries spent: the run fails"),
     },
     explained=CONFORMANCE_EXPLAINED,
 )

@@ -122,14 +122,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench import Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
+from bench import Cited, Continue, Decision, Note, Remind, Resend, Source, State, Stop, Turn, predicate
 
 REPO = "openai/codex"
 BIN = ("@openai/codex@0.169.0 (npm @openai/codex-linux-x64@0.169.0 "
        "vendor/x86_64-unknown-linux-musl/bin/codex, sha256 b452ca20f838a885...)")
-TURN = f"{REPO}@553376ff codex-rs/core/src/session/turn.rs"
-SEU = f"{REPO}@010ccb0c codex-rs/core/src/stream_events_utils.rs"
-SSE = f"{REPO}@0a7fb0d7 codex-rs/codex-api/src/sse/responses.rs"
+TURN = Source(REPO, ref="553376ff").file("codex-rs/core/src/session/turn.rs")
+SEU = Source(REPO, ref="010ccb0c").file("codex-rs/core/src/stream_events_utils.rs")
+SSE = Source(REPO, ref="0a7fb0d7").file("codex-rs/codex-api/src/sse/responses.rs")
+REGISTRY = Source(REPO, ref="0004ad15").file("codex-rs/core/src/tools/registry.rs")
+API_BRIDGE = Source(REPO, ref="001cb8e2").file("codex-rs/core/src/api_bridge.rs")
 OBSERVED = "observed driving 0.169.0 (reports/conformance/codex.json)"
 
 STREAM_MAX_RETRIES = 5  # DEFAULT_STREAM_MAX_RETRIES (model_provider_info; secondary, see docstring)
@@ -150,52 +152,67 @@ insufficient_quota and usage_not_included, and the words "context window", in th
 stream_outcome); the port reads the kinds those codes answer to, never the text."""
 
 RULES = {
-    "tool-follow-up": f"{SEU} @c~13900-15000 handle_output_item_done: a tool call item -> record it, "
-                      "start the tool future, needs_follow_up = true; "
-                      f"{TURN} @c~72000 try_run_sampling_request needs_follow_up |= ...; "
-                      f"@c~18000 run_turn: needs_follow_up -> continue (another sampling request); {OBSERVED}; "
-                      "a call with arguments that are not JSON ('failed to parse function arguments', "
-                      "bin/codex @824468) or a name no tool has ('unsupported call: ', @659030; "
-                      f"{REPO}@0004ad15 codex-rs/core/src/tools/registry.rs dispatch_any) gets an error "
-                      "output instead of running: failed",
-    "end-turn-false": "SECONDARY (not in the pinned turn.rs): later upstream turn.rs, ResponseEvent::"
-                      "Completed { end_turn, .. }: if let Some(false) = end_turn { needs_follow_up = "
-                      "true } - the model's message is recorded and the loop samples again; " + OBSERVED,
-    "steer": f"{TURN} @c~18000 run_turn: needs_follow_up = model_needs_follow_up || "
-             "has_pending_input; queued user input is drained into the next request (@c~15600-17000)",
-    "no-follow-up": f"{TURN} @c~19800-26000 run_turn: !needs_follow_up -> last_agent_message = ...; "
-                    "stop hooks (none configured) and after_agent hooks pass -> break (TurnComplete)",
-    "incomplete-response": f"{BIN} @380429 'Incomplete response returned, reason: ' (response.incomplete, "
-                           "any reason but content_filter): an error that is not retried -> the turn fails "
-                           f"(codexErrorInfo other, willRetry false); {OBSERVED}",
-    "content-filter-retry": f"{BIN} @5424824 'Incomplete response returned, reason: content_filter', "
-                            "@5389750 'stream disconnected before completion: ...': a retryable stream error "
-                            "counted against stream_max_retries (5); before the retry the template "
-                            "generic.content_filter_guidance (@3730913, text @5321139) is appended as a "
-                            f"<content_filter_guidance> message; {OBSERVED} (5 reminders, then stream_error)",
-    "stream-retry": f"{TURN} @c~40500-43500 run_sampling_request: a retryable error with retries < "
-                    "stream_max_retries (5) -> retries += 1, backoff, re-run the request with the "
-                    f"history re-read; {TURN} @c~84500 drain_in_flight runs the tools of items already "
-                    f"done; {BIN} @2446904 'stream closed before response.completed', @8225014 'error "
-                    f"decoding response body'; the items already done are in the history re-read, so a "
-                    f"retry after output is a continue (their calls run), after none a resend; {OBSERVED}",
-    "request-retry": f"{BIN} @1948847 ModelProviderInfo.request_max_retries (default 4, secondary): the "
-                     "transport re-sends a request answered with a 5xx up to 4 times before the error reaches "
-                     "run_sampling_request, then as internalServerError (@2301490, 'We're currently "
-                     f"experiencing high demand' @5390450) it is a stream retry; {OBSERVED} (HTTP 500 on "
-                     "every request: 30 requests = 6 x (1 + 4))",
-    "stream-retry-exhausted": f"{TURN} @c~43500 run_sampling_request: retries used up -> return Err; "
-                              f"@c~25500-26300 run_turn Err(e) -> Error event, break; {OBSERVED}",
-    "rate-limit": f"{BIN} @720263 'exceeded retry limit, last status: ' (RetryLimit, codexErrorInfo "
-                  "responseTooManyFailedAttempts @2301577): a 429 is re-sent by neither the transport (429 not "
-                  f"among its retried statuses) nor run_sampling_request (not retryable) -> the turn fails; {OBSERVED}"
-                  " with the default request_max_retries: one request",
-    "fatal-error": f"{TURN} @c~40800 run_sampling_request: !err.is_retryable() (or ContextWindowExceeded"
-                   f" / UsageLimitReached) -> return Err at once; {SSE} @c~7500-8300 response.failed "
-                   "codes context_length_exceeded / insufficient_quota / usage_not_included; "
-                   f"{REPO}@001cb8e2 codex-rs/core/src/api_bridge.rs map_api_error: HTTP 400 -> InvalidRequest "
-                   "(not retryable); any status but 400/429/500 -> UnexpectedStatus, retryable (a stream "
-                   f"retry; 401 kept fatal, see the docstring); {OBSERVED}",
+    "tool-follow-up": Cited(
+        SEU.at(detail="@c~13900-15000 handle_output_item_done"),
+        TURN.at(detail="@c~72000 try_run_sampling_request, @c~18000 run_turn"),
+        REGISTRY.at(detail="dispatch_any"), Note(f"{BIN} @824468, @659030"), Note(OBSERVED),
+        text="a tool call item -> record it, start the tool future, needs_follow_up = true; try_run_sampling_request "
+             "needs_follow_up |= ...; run_turn: needs_follow_up -> continue (another sampling request); a call with "
+             "arguments that are not JSON ('failed to parse function arguments', bin/codex @824468) or a name no tool "
+             "has ('unsupported call: ', @659030; registry.rs dispatch_any) gets an error output instead of running: "
+             "failed"),
+    "end-turn-false": Cited(
+        Note("SECONDARY (not in the pinned turn.rs): later upstream turn.rs, ResponseEvent::Completed { end_turn, .. "
+             "}: if let Some(false) = end_turn { needs_follow_up = true }"), Note(OBSERVED),
+        text="the model's message is recorded and the loop samples again"),
+    "steer": Cited(
+        TURN.at(detail="@c~18000 run_turn, @c~15600-17000"),
+        text="needs_follow_up = model_needs_follow_up || has_pending_input; queued user input is drained into the "
+             "next request (@c~15600-17000)"),
+    "no-follow-up": Cited(
+        TURN.at(detail="@c~19800-26000 run_turn"),
+        text="!needs_follow_up -> last_agent_message = ...; stop hooks (none configured) and after_agent hooks pass "
+             "-> break (TurnComplete)"),
+    "incomplete-response": Cited(
+        Note(f"{BIN} @380429 'Incomplete response returned, reason: '"), Note(OBSERVED),
+        text="response.incomplete, any reason but content_filter: an error that is not retried -> the turn fails "
+             "(codexErrorInfo other, willRetry false)"),
+    "content-filter-retry": Cited(
+        Note(f"{BIN} @5424824 'Incomplete response returned, reason: content_filter', @5389750 'stream disconnected "
+             "before completion: ...', @3730913, @5321139"), Note(f"{OBSERVED} (5 reminders, then stream_error)"),
+        text="a retryable stream error counted against stream_max_retries (5); before the retry the template "
+             "generic.content_filter_guidance (@3730913, text @5321139) is appended as a <content_filter_guidance> "
+             "message"),
+    "stream-retry": Cited(
+        TURN.at(detail="@c~40500-43500 run_sampling_request, @c~84500 drain_in_flight"),
+        Note(f"{BIN} @2446904 'stream closed before response.completed', @8225014 'error decoding response body'"),
+        Note(OBSERVED),
+        text="a retryable error with retries < stream_max_retries (5) -> retries += 1, backoff, re-run the request "
+             "with the history re-read; drain_in_flight runs the tools of items already done; the items already done "
+             "are in the history re-read, so a retry after output is a continue (their calls run), after none a "
+             "resend"),
+    "request-retry": Cited(
+        Note(f"{BIN} @1948847 ModelProviderInfo.request_max_retries (default 4, secondary), @2301490, @5390450"),
+        Note(f"{OBSERVED} (HTTP 500 on every request: 30 requests = 6 x (1 + 4))"),
+        text="the transport re-sends a request answered with a 5xx up to 4 times before the error reaches "
+             "run_sampling_request, then as internalServerError (@2301490, 'We're currently experiencing high "
+             "demand' @5390450) it is a stream retry"),
+    "stream-retry-exhausted": Cited(
+        TURN.at(detail="@c~43500 run_sampling_request, @c~25500-26300 run_turn"), Note(OBSERVED),
+        text="retries used up -> return Err; run_turn Err(e) -> Error event, break"),
+    "rate-limit": Cited(
+        Note(f"{BIN} @720263 'exceeded retry limit, last status: ', @2301577"),
+        Note(f"{OBSERVED} with the default request_max_retries: one request"),
+        text="RetryLimit (codexErrorInfo responseTooManyFailedAttempts @2301577): a 429 is re-sent by neither the "
+             "transport (429 not among its retried statuses) nor run_sampling_request (not retryable) -> the turn "
+             "fails"),
+    "fatal-error": Cited(
+        TURN.at(detail="@c~40800 run_sampling_request"), SSE.at(detail="@c~7500-8300"),
+        API_BRIDGE.at(detail="map_api_error"), Note(OBSERVED),
+        text="!err.is_retryable() (or ContextWindowExceeded / UsageLimitReached) -> return Err at once; "
+             "response.failed codes context_length_exceeded / insufficient_quota / usage_not_included; "
+             "map_api_error: HTTP 400 -> InvalidRequest (not retryable); any status but 400/429/500 -> "
+             "UnexpectedStatus, retryable (a stream retry; 401 kept fatal, see the docstring)"),
 }
 
 
@@ -290,7 +307,8 @@ def has_output(turn: Turn) -> bool:
 
 
 @predicate(
-    source=f"{BIN}; structure from {TURN}; {SEU}; {SSE} (see the module docstring)",
+    source=Cited(Note(BIN), TURN.at(), SEU.at(), SSE.at(),
+                 text="the binary runs; the source files give its structure (see the module docstring)"),
     max_steps=None,
     reasons=["turn_complete", "stream_error", "error"],
     rules=RULES,

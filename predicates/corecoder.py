@@ -36,10 +36,10 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
 
-PIN = "he-yufeng/CoreCoder@v0.4.0 (PyPI corecoder==0.4.0)"
-OPENAI = "openai==3.57.0"
+PIN = Source("he-yufeng/CoreCoder", ref="v0.4.0", release="PyPI corecoder==0.4.0")
+OPENAI = Source(release="openai==3.57.0")
 MAX_ROUNDS = 50  # agent.py L28 `max_rounds: int = 50`
 SDK_RETRIES = 2  # openai/_constants.py L8
 CALL_ATTEMPTS = 3  # llm.py L193 `max_retries: int = 3`
@@ -141,19 +141,19 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
 
 
 @predicate(
-    source=f"{PIN}: corecoder/agent.py Agent.chat L49-99, corecoder/llm.py LLM.chat L110-209",
+    source=Cited(PIN.at("corecoder/agent.py", "L49-99", detail="Agent.chat"), PIN.at("corecoder/llm.py", "L110-209", detail="LLM.chat")),
     max_steps=None,
     cap_note="cap 50 tool rounds (retried requests do not count) -> max_rounds, ok=True",
     reasons=["text", "max_rounds", "api_error", "stream_error"],
     rules={
-        "no-calls": f"{PIN} corecoder/agent.py:L61-64 - `if not resp.tool_calls:` append the message and `return resp.content` (the streamed text, '' when none: llm.py L28, L186-187); finish_reason is never read (llm.py L110-191)",
-        "calls": f"{PIN} corecoder/agent.py:L66-97 - append the assistant message, run the one call (L71-80) or all calls in a thread pool (L81-89, L118-130), append one role 'tool' result each, maybe compress, next round; arguments that are not a JSON object become {{}} (llm.py L177-180) and fail `bind` -> 'Error: bad arguments' (agent.py L108-111), an unknown/empty name -> 'Error: unknown tool' (L103-105): those calls are failed",
-        "max-rounds": f"{PIN} corecoder/agent.py:L28, L54, L99 - `for _ in range(self.max_rounds)` with max_rounds=50; the 50th tool round runs its tools, then `return \"(reached maximum tool-call rounds)\"`: a string return, so the caller sees success-shaped text (ok=True per source, though the task is not done)",
-        "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default client (llm.py L93) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors before raising",
-        "call-retry": f"{PIN} corecoder/llm.py:L193-209 - `_call_with_retry` (3 attempts) re-calls create() after RateLimitError, APITimeoutError, APIConnectionError or an APIError with status >= 500, sleeping 2**attempt s",
-        "bad-request-fallback": f"{PIN} corecoder/llm.py:L129-134 - a BadRequestError (400) from the first `_call_with_retry` makes chat() drop `stream_options` and call `_call_with_retry` again, once",
-        "raise": f"{PIN} corecoder/llm.py:L198-209, L131-134 - retries exhausted or a non-retried status: the exception propagates out of Agent.chat (agent.py L55 has no try); the CLI prints it (cli.py L107-111, L234-242 catch Exception)",
-        "stream-error": f"{PIN} corecoder/llm.py:L141-171 (and {OPENAI} openai/_streaming.py:L79-107, an error event in the stream raises APIError) - an error raised while iterating the stream is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once",
+        "no-calls": Cited(PIN.at("corecoder/agent.py", "L61-64"), PIN.at("corecoder/llm.py", "L28, L186-187, L110-191"), text="`if not resp.tool_calls:` append the message and `return resp.content` (the streamed text, '' when none: llm.py L28, L186-187); finish_reason is never read (llm.py L110-191)"),
+        "calls": Cited(PIN.at("corecoder/agent.py", "L66-97"), PIN.at("corecoder/llm.py", "L177-180"), PIN.at("corecoder/agent.py", "L108-111"), text="append the assistant message, run the one call (L71-80) or all calls in a thread pool (L81-89, L118-130), append one role 'tool' result each, maybe compress, next round; arguments that are not a JSON object become {} (llm.py L177-180) and fail `bind` -> 'Error: bad arguments' (agent.py L108-111), an unknown/empty name -> 'Error: unknown tool' (L103-105): those calls are failed"),
+        "max-rounds": Cited(PIN.at("corecoder/agent.py", "L28, L54, L99"), text='`for _ in range(self.max_rounds)` with max_rounds=50; the 50th tool round runs its tools, then `return "(reached maximum tool-call rounds)"`: a string return, so the caller sees success-shaped text (ok=True per source, though the task is not done)'),
+        "sdk-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), text="the default client (llm.py L93) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors before raising"),
+        "call-retry": Cited(PIN.at("corecoder/llm.py", "L193-209"), text="`_call_with_retry` (3 attempts) re-calls create() after RateLimitError, APITimeoutError, APIConnectionError or an APIError with status >= 500, sleeping 2**attempt s"),
+        "bad-request-fallback": Cited(PIN.at("corecoder/llm.py", "L129-134"), text="a BadRequestError (400) from the first `_call_with_retry` makes chat() drop `stream_options` and call `_call_with_retry` again, once"),
+        "raise": Cited(PIN.at("corecoder/llm.py", "L198-209, L131-134"), PIN.at("corecoder/agent.py", "L55"), PIN.at("corecoder/cli.py", "L107-111, L234-242"), text="retries exhausted or a non-retried status: the exception propagates out of Agent.chat (agent.py L55 has no try); the CLI prints it (cli.py L107-111, L234-242 catch Exception)"),
+        "stream-error": Cited(PIN.at("corecoder/llm.py", "L141-171"), OPENAI.at("openai/_streaming.py", "L79-107"), text="an error raised while iterating the stream (an error event in the stream raises APIError, openai/_streaming.py) is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once"),
     },
     explained=CONFORMANCE_EXPLAINED,
 )

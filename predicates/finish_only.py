@@ -12,9 +12,9 @@ None, so a model stuck on `tool_calls` ends as the bench's `capped`), and does n
 runs the calls of a non-tool_calls turn; "drops the calls" says it does not.
 """
 
-from bench import ALL, Continue, Decision, State, Stop, Turn, predicate
+from bench import ALL, Cited, Continue, Decision, Note, State, Stop, Turn, predicate
 
-SEED = "seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 的朴素谓词'"
+SEED = Note("seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 的朴素谓词'")
 
 
 @predicate(
@@ -22,9 +22,8 @@ SEED = "seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 
     max_steps=None,
     reasons=["finished"],
     rules={
-        "tool-calls": f"{SEED}: finish_reason == tool_calls: run the turn's calls (even none) and ask again",
-        "finished": f"{SEED}: any other finish_reason: done; calls in the message are dropped "
-                    "('只信 finish_reason 的朴素谓词把调用扔掉了')",
+        "tool-calls": Cited(SEED, text="finish_reason == tool_calls: run the turn's calls (even none) and ask again"),
+        "finished": Cited(SEED, text="any other finish_reason: done; calls in the message are dropped ('只信 finish_reason 的朴素谓词把调用扔掉了')"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

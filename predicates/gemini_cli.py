@@ -74,11 +74,26 @@ from __future__ import annotations
 import json
 import re
 
-from bench import TABLES, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, error_mode, predicate
+from bench import (
+    TABLES,
+    Cited,
+    Continue,
+    Decision,
+    Note,
+    Remind,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    error_mode,
+    predicate,
+)
 
-PIN = "npm @google/gemini-cli@0.61.0 (Apache-2.0)"
-CLI = f"{PIN} bundle/gemini-3HFX2LNT.js"
-CORE = f"{PIN} bundle/chunk-JDPZ4CE3.js"
+PIN = Source(release="npm @google/gemini-cli@0.61.0 (Apache-2.0)")
+CLI = PIN.file("bundle/gemini-3HFX2LNT.js")
+CORE = PIN.file("bundle/chunk-JDPZ4CE3.js")
 
 MID_STREAM_ATTEMPTS = 4  # MID_STREAM_RETRY_OPTIONS.maxAttempts, L331736-331741
 HTTP_ATTEMPTS = 10  # DEFAULT_MAX_ATTEMPTS, L307884; config maxAttempts, L379137
@@ -200,27 +215,24 @@ take tens of minutes; reported 'not driven' (never 'explained')."""
 
 
 @predicate(
-    source=f"{PIN}, bundle/gemini-3HFX2LNT.js (packages/cli/src/nonInteractiveCli.ts) and "
-           "bundle/chunk-JDPZ4CE3.js (packages/core: client, turn, geminiChat, retry, loopDetectionService)",
+    source=Cited(CLI.at(detail="(packages/cli/src/nonInteractiveCli.ts)"),
+                 CORE.at(detail="(packages/core: client, turn, geminiChat, retry, loopDetectionService)")),
     max_steps=None,
     reasons=["no_tool_calls", "invalid_stream", "api_error", "loop_detected"],
     rules={
-        "calls": f"{CLI} L12339-12421 + {CORE} L333058-333063: every functionCall part is run, whatever the finish",
-        "answer": f"{CLI} L12422-12450 + {CORE} L332647-332679: no calls and a valid response: the run ends",
-        "invalid-retry": f"{CORE} L332069-332140 + L331736-331741: an invalid stream is asked again, 3 times",
-        "invalid-nudge": f"{CORE} L332243-332256 + L331816-331855: a retry after an empty or thoughts-only "
-                         "response adds a nudge",
-        "invalid-stop": f"{CLI} L12296-12336: the 4th invalid stream ends the run with an error",
-        "http-retry": f"{CORE} L308010-308185 + L379137: 429, 499 and 5xx retried with back-off, 10 attempts",
-        "cut-retry": f"{CORE} L308010-308185 + L307892-307990 (network error codes): a connection dropped "
-                     "before the first chunk is retried like a 5xx, 10 attempts (observed: 10 requests)",
-        "stream-error-retry": f"{CORE} L267627-267640 + L332119-332140: an in-stream 429/499/5xx is retried "
-                              "mid-stream",
-        "api-error": f"{CORE} L307290 + L307971-307990 + {CLI} L12253-12254: any other error ends the run",
-        "loop-recover": f"{CORE} L342418-342447 + L346676-346710 + L346954-346962: a 5-fold repeated call "
-                        "cycle: feedback message, the call not run",
-        "loop-stop": f"{CORE} L346676-346680 + {CLI} L12231-12245: the second detection ends the run "
-                     "(status success)",
+        "calls": Cited(CLI.at("L12339-12421"), CORE.at("L333058-333063"), text="every functionCall part is run, whatever the finish"),
+        "answer": Cited(CLI.at("L12422-12450"), CORE.at("L332647-332679"), text="no calls and a valid response: the run ends"),
+        "invalid-retry": Cited(CORE.at("L332069-332140, L331736-331741"), text="an invalid stream is asked again, 3 times"),
+        "invalid-nudge": Cited(CORE.at("L332243-332256, L331816-331855"), text="a retry after an empty or thoughts-only response adds a nudge"),
+        "invalid-stop": Cited(CLI.at("L12296-12336"), text="the 4th invalid stream ends the run with an error"),
+        "http-retry": Cited(CORE.at("L308010-308185, L379137"), text="429, 499 and 5xx retried with back-off, 10 attempts"),
+        "cut-retry": Cited(CORE.at("L308010-308185, L307892-307990"), Note("observed: 10 requests"),
+                           text="a connection dropped before the first chunk (L307892-307990: the network error "
+                                "codes) is retried like a 5xx, 10 attempts"),
+        "stream-error-retry": Cited(CORE.at("L267627-267640, L332119-332140"), text="an in-stream 429/499/5xx is retried mid-stream"),
+        "api-error": Cited(CORE.at("L307290, L307971-307990"), CLI.at("L12253-12254"), text="any other error ends the run"),
+        "loop-recover": Cited(CORE.at("L342418-342447, L346676-346710, L346954-346962"), text="a 5-fold repeated call cycle: feedback message, the call not run"),
+        "loop-stop": Cited(CORE.at("L346676-346680"), CLI.at("L12231-12245"), text="the second detection ends the run (status success)"),
     },
     not_driven=CONFORMANCE_NOT_DRIVEN,
 )

@@ -72,11 +72,13 @@ from typing import Any
 from bench import (
     ALL,
     TABLES,
+    Cited,
     Continue,
     Decision,
     Remind,
     RequestChanges,
     Resend,
+    Source,
     State,
     Stop,
     Turn,
@@ -84,9 +86,9 @@ from bench import (
     predicate,
 )
 
-PIN = "NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9)"
-LOOP = f"{PIN} agent/conversation_loop.py"
-FIN = f"{PIN} agent/turn_finalizer.py"
+PIN = Source("NousResearch/hermes-agent", version="0.19.0", release="PyPI sdist; nearest release to 56dc01d9")
+LOOP = PIN.file("agent/conversation_loop.py")
+FIN = PIN.file("agent/turn_finalizer.py")
 
 MAX_ITERATIONS = 90  # agent_init.py L287, run_agent.py L434
 API_MAX_RETRIES = 3  # agent_init.py L1586-1594, hermes_cli/config.py L1042
@@ -408,133 +410,50 @@ _HOUSEKEEPING = frozenset({"memory", "todo", "skill_manage", "session_search"})
 # ---------------------------------------------------------------- rules
 
 RULES = {
-    "tools": f"{LOOP}:L4707-5157 - the response carries tool calls: names and JSON arguments "
-             "valid, duplicates (same name and arguments) dropped (L4904-4909, run_agent.py "
-             "L3965-3981), the rest executed (L5061) and the loop continues (L5157); arguments "
-             "that are valid JSON but not an object (a JSON string holding the object) are not "
-             "executed: 'Invalid tool arguments' error result (agent/tool_executor.py L79-95, "
-             "L366, L1062; observed), those calls are failed",
-    "tools-mixed-invalid": f"{LOOP}:L4729-4755, L5015-5033 - a batch with a blank (unknown) tool "
-                           "name beside valid ones: the invalid calls get error results, the valid "
-                           "ones run",
-    "invalid-tool-name": f"{LOOP}:L4756-4805 - every call has an unknown (here: blank) name: "
-                         "assistant message plus error tool results (no user message, observed: a "
-                         "continue with the calls failed), ask again; the 3rd time in a row returns "
-                         "partial 'Model generated invalid tool call'",
-    "invalid-json-retry": f"{LOOP}:L4860-4870 - tool arguments are not valid JSON (and look "
-                          "complete): retry without appending anything, while _invalid_json_retries < 3",
-    "invalid-json-recover": f"{LOOP}:L4871-4899 - the 3rd invalid-JSON response: append it with "
-                            "error tool results for every call, reset the counter, continue",
-    "truncated-json-stop": f"{LOOP}:L4830-4858 - invalid JSON arguments that do not end with }} or ] "
-                           "(cut off): return partial 'Response truncated due to output length limit'",
-    "text-response": f"{LOOP}:L5436-5683 - no tool calls and visible content: strip think blocks, "
-                     "(verify/pre_verify/kanban nudges do not fire by default, see docstring) append "
-                     "the answer, _turn_exit_reason = text_response(finish_reason=...), break; "
-                     f"{FIN}:L194-202 completed",
-    "intent-ack": f"{LOOP}:L5445-5476 - codex_responses mode only (intent_ack_continuation 'auto', "
-                  "agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer "
-                  "with no tool results yet is answered with '[System: Continue now...]', at most 2",
-    "stream-stub-continue": f"{PIN} agent/chat_completion_helpers.py:L2996-3040, L2209-2226 - chat_completions "
-                            "streams: a stream that ends with no finish_reason after text without tool calls, "
-                            "or with cut-off tool arguments, becomes a partial-stream stub with finish_reason "
-                            "'length' and no tool calls; "
-                            f"{LOOP}:L2032-2077 then appends it with a continuation prompt (length_continue_retries "
-                            "< 4), as for a truncation (found by conformance)",
-    "stream-retry": f"{PIN} agent/chat_completion_helpers.py:L3227-3240, L3389-3450 - chat_completions and "
-                    "anthropic_messages stream: a timeout, connection error or SSE error naming a dropped "
-                    "connection (no HTTP status) is retried with a fresh connection up to "
-                    "HERMES_STREAM_RETRIES=2 times before the outer retry loop counts it (found by conformance)",
-    "post-tool-nudge": f"{LOOP}:L5226-5291 - empty response and a tool result among the last 5 "
-                       "messages, first time since the last tool round: append '(empty)' and a "
-                       "user nudge, continue",
-    "thinking-prefill": f"{LOOP}:L5293-5325 - empty visible content but reasoning present: append "
-                        "the message as a thinking prefill and continue, at most 2 (a continue: no harness "
-                        "text is added, the request carries the assistant message only)",
-    "empty-retry": f"{LOOP}:L5327-5354 - truly empty response: retry without appending anything, "
-                   "while _empty_content_retries < 3",
-    "empty-exhausted": f"{LOOP}:L5356-5433 - empty after the retries, no fallback configured: "
-                       "_turn_exit_reason = empty_response_exhausted, final_response '(empty)', "
-                       f"break; {FIN}:L194-202 counts that as completed",
-    "fallback-prior-content": f"{LOOP}:L5200-5224 - empty response after a turn whose content came "
-                              "with housekeeping-only tools (memory, todo, skill_manage, "
-                              "session_search): that content is the answer, "
-                              "_turn_exit_reason = fallback_prior_turn_content",
-    "content-filter": f"{LOOP}:L1784-1883 - finish_reason content_filter (refusal, SAFETY, "
-                      "incomplete/content_filter): no fallback configured, return "
-                      "_content_policy_blocked_result (completed False, failed True)",
-    "length-continue": f"{LOOP}:L2032-2077, L4418-4433 - finish_reason length, no tool calls: "
-                       "append the partial message and a user continuation prompt, boost "
-                       "max_tokens, ask again while length_continue_retries < 4 (3 times)",
-    "length-exhausted": f"{LOOP}:L2079-2089 - the 4th truncation without tool calls: return "
-                        "partial 'Response remained truncated after 4 continuation attempts'",
-    "length-tools-resend": f"{LOOP}:L2091-2128 - finish_reason length with tool calls: do not "
-                           "append the broken response, re-run the same request (inner retry "
-                           "loop) with boosted max_tokens while truncated_tool_call_retries < 4",
-    "length-tools-stop": f"{LOOP}:L2129-2155 - the 5th truncated tool-call response: refuse to "
-                         "execute, return partial 'Response truncated due to output length limit'",
-    "thinking-exhausted": f"{LOOP}:L1931-1978 - finish_reason length, no tool calls, content is "
-                          "only a think block: return partial 'Thinking Budget Exhausted'",
-    "scratchpad-retry": f"{LOOP}:L4545-4555 - an unclosed <REASONING_SCRATCHPAD>: retry without "
-                        "appending, at most 2",
-    "scratchpad-stop": f"{LOOP}:L4556-4572 - the 3rd unclosed scratchpad: return partial",
-    "codex-incomplete-continue": f"{LOOP}:L4578-4691 - codex_responses status incomplete "
-                                 "(max_output_tokens): keep the interim message (if it has text) "
-                                 "and continue while _codex_incomplete_retries < 3; with visible text "
-                                 "nothing else is added (a continue), with reasoning only a nudge "
-                                 "follows it (a remind, L4630-4647)",
-    "codex-incomplete-duplicate": f"{LOOP}:L4591-4622 - the same branch when the interim has the same "
-                                  "visible text as the interim message just before: it replaces that "
-                                  "message in place, so the request is sent again as is (found by "
-                                  "conformance)",
-    "codex-incomplete-resend": f"{LOOP}:L4578-4691 - the same branch when the interim message has "
-                               "no text: nothing is appended (no nudge either: the last message "
-                               "is not an assistant message), so the request is sent again as is",
-    "codex-incomplete-stop": f"{LOOP}:L4693-4701 - the 3rd incomplete response in a row: return "
-                             "partial 'Codex response remained incomplete after 3 continuation attempts'",
-    "invalid-response-retry": f"{LOOP}:L1493-1570, L1572-1598, L1700-1731 - response fails "
-                              "validation (Responses status failed/cancelled, or empty output): "
-                              "retry_count += 1, backoff, re-run the request (inner loop)",
-    "invalid-response-stop": f"{LOOP}:L1674-1698 - retry_count reaches api_max_retries (3): return "
-                             "failed 'Invalid API response after 3 retries'",
-    "api-error-retry": f"{LOOP}:L3126, L4318-4380 - retryable API error (classify_api_error: 429, "
-                       "5xx, transport): retry_count += 1, backoff, re-run the request (inner loop)",
-    "api-error-recover": f"{LOOP}:L4106-4123 and agent_runtime_helpers.py L1124-1160 - retries "
-                         "used up on a transient transport error (timeout, connection): rebuild "
-                         "the client once, retry_count = 0, try again",
-    "api-error-stop": f"{LOOP}:L4106, L4124-4270 - retry_count reaches 3, no recovery and no "
-                      "fallback: return failed 'API call failed after 3 retries'",
-    "api-content-policy": f"{LOOP}:L4084-4095, L537-560 with agent/error_classifier.py:L650-663, "
-                          "L382-402 - the classifier's first rule: the provider's safety filter refused "
-                          "the prompt (its patterns: OpenAI's 'violates our usage policies', "
-                          "Azure's content_filter / ResponsibleAIPolicyViolation, ...; the port reads "
-                          "the error kind content_filter those patterns answer to): not retryable, no "
-                          "fallback configured, return failed 'content_policy_blocked' at once "
-                          "(found by driving 0.19.0 on rec-azure-prompt-filter-error)",
-    "api-error-fatal": f"{LOOP}:L3899-4100 - non-retryable client error (4xx other than 408/429/402 "
-                       "and context overflow; 5xx request-validation bodies, error_classifier.py "
-                       "L1074-1091): no fallback, return failed at once",
-    "context-compress": f"{LOOP}:L3780-3826, L4387-4405 - context overflow: compress and re-run "
-                        "the request (the iteration is refunded), at most 3 compressions; a compression "
-                        "counts as done when the error reports a window below the current one (L3738-3760, "
-                        "L3815; model_metadata.py L1238-1285, the window starts at 256,000, L179-189) or the "
-                        "conversation has more than 7 messages to summarise (context_compressor.py L3353-3356; "
-                        "the summary's own request is not modelled)",
-    "context-uncompressible": f"{LOOP}:L3798-3840 - context overflow that compression cannot shrink: at most 7 "
-                              "messages (context_compressor.py L3353-3356: protect_first_n 3 + 3 tail + 1 "
-                              "returns them unchanged) and no window below the current one in the error, so "
-                              "'Context length exceeded (N tokens). Cannot compress further.' is returned "
-                              "(found by conformance; L3546-3608 do the same for a 413, which reports no window)",
-    "context-exhausted": f"{LOOP}:L3780-3796 - a 4th overflow: return failed 'Context length "
-                         "exceeded: max compression attempts (3) reached'",
-    "max-iterations-summary-request": f"{LOOP}:L721 and {PIN} agent/chat_completion_helpers.py:L1903-1912 - "
-                                      "the 90th iteration continues the loop, which then ends; the next request "
-                                      "asks for a summary: the tool results and a new user message (found by "
-                                      "conformance)",
-    "max-iterations-summary-retry": f"{PIN} agent/chat_completion_helpers.py:L2094-2143 - the "
-                                    "summary came back with empty content: one more toolless request",
-    "max-iterations": f"{LOOP}:L721 loop exits after {MAX_ITERATIONS} iterations; {FIN}:L94-135 "
-                      "asks for a summary (chat_completion_helpers.py L1903-2151, tools stripped), "
-                      f"_turn_exit_reason = {REASON_MAX}; L194-202 not completed",
+    "tools": Cited(LOOP.at("L4707-5157"), text="the response carries tool calls: names and JSON arguments valid, duplicates (same name and arguments) dropped (L4904-4909, run_agent.py L3965-3981), the rest executed (L5061) and the loop continues (L5157); arguments that are valid JSON but not an object (a JSON string holding the object) are not executed: 'Invalid tool arguments' error result (agent/tool_executor.py L79-95, L366, L1062; observed), those calls are failed"),
+    "tools-mixed-invalid": Cited(LOOP.at("L4729-4755, L5015-5033"), text="a batch with a blank (unknown) tool name beside valid ones: the invalid calls get error results, the valid ones run"),
+    "invalid-tool-name": Cited(LOOP.at("L4756-4805"), text="every call has an unknown (here: blank) name: assistant message plus error tool results (no user message, observed: a continue with the calls failed), ask again; the 3rd time in a row returns partial 'Model generated invalid tool call'"),
+    "invalid-json-retry": Cited(LOOP.at("L4860-4870"), text="tool arguments are not valid JSON (and look complete): retry without appending anything, while _invalid_json_retries < 3"),
+    "invalid-json-recover": Cited(LOOP.at("L4871-4899"), text="the 3rd invalid-JSON response: append it with error tool results for every call, reset the counter, continue"),
+    "truncated-json-stop": Cited(LOOP.at("L4830-4858"), text="invalid JSON arguments that do not end with } or ] (cut off): return partial 'Response truncated due to output length limit'"),
+    "text-response": Cited(LOOP.at("L5436-5683"), text="no tool calls and visible content: strip think blocks, (verify/pre_verify/kanban nudges do not fire by default, see docstring) append the answer, _turn_exit_reason = text_response(finish_reason=...), break; NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9) agent/turn_finalizer.py:L194-202 completed"),
+    "intent-ack": Cited(LOOP.at("L5445-5476"), text="codex_responses mode only (intent_ack_continuation 'auto', agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer with no tool results yet is answered with '[System: Continue now...]', at most 2"),
+    "stream-stub-continue": Cited(PIN.at("agent/chat_completion_helpers.py", "L2996-3040, L2209-2226"), text="chat_completions streams: a stream that ends with no finish_reason after text without tool calls, or with cut-off tool arguments, becomes a partial-stream stub with finish_reason 'length' and no tool calls; NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9) agent/conversation_loop.py:L2032-2077 then appends it with a continuation prompt (length_continue_retries < 4), as for a truncation (found by conformance)"),
+    "stream-retry": Cited(PIN.at("agent/chat_completion_helpers.py", "L3227-3240, L3389-3450"), text="chat_completions and anthropic_messages stream: a timeout, connection error or SSE error naming a dropped connection (no HTTP status) is retried with a fresh connection up to HERMES_STREAM_RETRIES=2 times before the outer retry loop counts it (found by conformance)"),
+    "post-tool-nudge": Cited(LOOP.at("L5226-5291"), text="empty response and a tool result among the last 5 messages, first time since the last tool round: append '(empty)' and a user nudge, continue"),
+    "thinking-prefill": Cited(LOOP.at("L5293-5325"), text="empty visible content but reasoning present: append the message as a thinking prefill and continue, at most 2 (a continue: no harness text is added, the request carries the assistant message only)"),
+    "empty-retry": Cited(LOOP.at("L5327-5354"), text="truly empty response: retry without appending anything, while _empty_content_retries < 3"),
+    "empty-exhausted": Cited(LOOP.at("L5356-5433"), text="empty after the retries, no fallback configured: _turn_exit_reason = empty_response_exhausted, final_response '(empty)', break; NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9) agent/turn_finalizer.py:L194-202 counts that as completed"),
+    "fallback-prior-content": Cited(LOOP.at("L5200-5224"), text="empty response after a turn whose content came with housekeeping-only tools (memory, todo, skill_manage, session_search): that content is the answer, _turn_exit_reason = fallback_prior_turn_content"),
+    "content-filter": Cited(LOOP.at("L1784-1883"), text="finish_reason content_filter (refusal, SAFETY, incomplete/content_filter): no fallback configured, return _content_policy_blocked_result (completed False, failed True)"),
+    "length-continue": Cited(LOOP.at("L2032-2077, L4418-4433"), text="finish_reason length, no tool calls: append the partial message and a user continuation prompt, boost max_tokens, ask again while length_continue_retries < 4 (3 times)"),
+    "length-exhausted": Cited(LOOP.at("L2079-2089"), text="the 4th truncation without tool calls: return partial 'Response remained truncated after 4 continuation attempts'"),
+    "length-tools-resend": Cited(LOOP.at("L2091-2128"), text="finish_reason length with tool calls: do not append the broken response, re-run the same request (inner retry loop) with boosted max_tokens while truncated_tool_call_retries < 4"),
+    "length-tools-stop": Cited(LOOP.at("L2129-2155"), text="the 5th truncated tool-call response: refuse to execute, return partial 'Response truncated due to output length limit'"),
+    "thinking-exhausted": Cited(LOOP.at("L1931-1978"), text="finish_reason length, no tool calls, content is only a think block: return partial 'Thinking Budget Exhausted'"),
+    "scratchpad-retry": Cited(LOOP.at("L4545-4555"), text="an unclosed <REASONING_SCRATCHPAD>: retry without appending, at most 2"),
+    "scratchpad-stop": Cited(LOOP.at("L4556-4572"), text="the 3rd unclosed scratchpad: return partial"),
+    "codex-incomplete-continue": Cited(LOOP.at("L4578-4691"), text="codex_responses status incomplete (max_output_tokens): keep the interim message (if it has text) and continue while _codex_incomplete_retries < 3; with visible text nothing else is added (a continue), with reasoning only a nudge follows it (a remind, L4630-4647)"),
+    "codex-incomplete-duplicate": Cited(LOOP.at("L4591-4622"), text="the same branch when the interim has the same visible text as the interim message just before: it replaces that message in place, so the request is sent again as is (found by conformance)"),
+    "codex-incomplete-resend": Cited(LOOP.at("L4578-4691"), text="the same branch when the interim message has no text: nothing is appended (no nudge either: the last message is not an assistant message), so the request is sent again as is"),
+    "codex-incomplete-stop": Cited(LOOP.at("L4693-4701"), text="the 3rd incomplete response in a row: return partial 'Codex response remained incomplete after 3 continuation attempts'"),
+    "invalid-response-retry": Cited(LOOP.at("L1493-1570, L1572-1598, L1700-1731"), text="response fails validation (Responses status failed/cancelled, or empty output): retry_count += 1, backoff, re-run the request (inner loop)"),
+    "invalid-response-stop": Cited(LOOP.at("L1674-1698"), text="retry_count reaches api_max_retries (3): return failed 'Invalid API response after 3 retries'"),
+    "api-error-retry": Cited(LOOP.at("L3126, L4318-4380"), text="retryable API error (classify_api_error: 429, 5xx, transport): retry_count += 1, backoff, re-run the request (inner loop)"),
+    "api-error-recover": Cited(LOOP.at("L4106-4123"), PIN.at("agent/agent_runtime_helpers.py", "L1124-1160"), text="retries used up on a transient transport error (timeout, connection): rebuild the client once, retry_count = 0, try again"),
+    "api-error-stop": Cited(LOOP.at("L4106, L4124-4270"), text="retry_count reaches 3, no recovery and no fallback: return failed 'API call failed after 3 retries'"),
+    "api-content-policy": Cited(LOOP.at("L4084-4095, L537-560"), PIN.at("agent/error_classifier.py", "L650-663, L382-402"), text="the classifier's first rule: the provider's safety filter refused the prompt (its patterns: OpenAI's 'violates our usage policies', Azure's content_filter / ResponsibleAIPolicyViolation, ...; the port reads the error kind content_filter those patterns answer to): not retryable, no fallback configured, return failed 'content_policy_blocked' at once (found by driving 0.19.0 on rec-azure-prompt-filter-error)"),
+    "api-error-fatal": Cited(LOOP.at("L3899-4100"), text="non-retryable client error (4xx other than 408/429/402 and context overflow; 5xx request-validation bodies, error_classifier.py L1074-1091): no fallback, return failed at once"),
+    "context-compress": Cited(LOOP.at("L3780-3826, L4387-4405"), text="context overflow: compress and re-run the request (the iteration is refunded), at most 3 compressions; a compression counts as done when the error reports a window below the current one (L3738-3760, L3815; model_metadata.py L1238-1285, the window starts at 256,000, L179-189) or the conversation has more than 7 messages to summarise (context_compressor.py L3353-3356; the summary's own request is not modelled)"),
+    "context-uncompressible": Cited(LOOP.at("L3798-3840"), text="context overflow that compression cannot shrink: at most 7 messages (context_compressor.py L3353-3356: protect_first_n 3 + 3 tail + 1 returns them unchanged) and no window below the current one in the error, so 'Context length exceeded (N tokens). Cannot compress further.' is returned (found by conformance; L3546-3608 do the same for a 413, which reports no window)"),
+    "context-exhausted": Cited(LOOP.at("L3780-3796"), text="a 4th overflow: return failed 'Context length exceeded: max compression attempts (3) reached'"),
+    "max-iterations-summary-request": Cited(LOOP.at("L721"), PIN.at("agent/chat_completion_helpers.py", "L1903-1912"), text="the 90th iteration continues the loop, which then ends; the next request asks for a summary: the tool results and a new user message (found by conformance)"),
+    "max-iterations-summary-retry": Cited(PIN.at("agent/chat_completion_helpers.py", "L2094-2143"), text="the summary came back with empty content: one more toolless request"),
+    "max-iterations": Cited(
+        LOOP.at("L721"), FIN.at("L94-135, L194-202"), PIN.at("agent/chat_completion_helpers.py", "L1903-2151"),
+        text=f"the loop exits after {MAX_ITERATIONS} iterations; turn_finalizer.py asks for a summary "
+             f"(chat_completion_helpers.py L1903-2151, tools stripped), _turn_exit_reason = {REASON_MAX}; "
+             "L194-202 not completed"),
 }
 
 REASONS = [f"text_response(finish_reason={x})" for x in (*LABELS, "<unlisted>")] + [

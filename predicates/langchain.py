@@ -37,16 +37,16 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cap, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cap, Cited, Continue, Decision, Note, Resend, Source, State, Stop, Turn, TurnError, predicate
 
-PIN = "PyPI langchain==1.5.0"
-OAI = "PyPI langchain-openai==1.7.4"
-ANT = "PyPI langchain-anthropic==1.7.10"
-CORE = "PyPI langchain-core==1.8.3"
-LG = "PyPI langgraph==1.2.24"
-PRE = "PyPI langgraph-prebuilt==1.1.3"
-OPENAI = "openai==3.57.0"
-ANTHROPIC = "anthropic==2.14.0"
+PIN = Source(release="PyPI langchain==1.5.0")
+OAI = Source(release="PyPI langchain-openai==1.7.4")
+ANT = Source(release="PyPI langchain-anthropic==1.7.10")
+CORE = Source(release="PyPI langchain-core==1.8.3")
+LG = Source(release="PyPI langgraph==1.2.24")
+PRE = Source(release="PyPI langgraph-prebuilt==1.1.3")
+OPENAI = Source(release="openai==3.57.0")
+ANTHROPIC = Source(release="anthropic==2.14.0")
 MODEL_CALLS = 5000  # ceil(9_999 / 2): factory.py L1902, _loop.py L666, L1923
 CLIENT_RETRIES = 2  # openai/_constants.py L8 DEFAULT_MAX_RETRIES; anthropic/_constants.py DEFAULT_MAX_RETRIES
 _RETRY_STATUS = (408, 409, 429)  # openai/_base_client.py _should_retry; anthropic/_base_client.py the same
@@ -110,19 +110,19 @@ def _parse(arguments: str, wire: str) -> str:
 
 
 @predicate(
-    source=f"{PIN}: langchain/agents/factory.py create_agent L1523-1552, L1991-2042, L679-710; {OAI} langchain_openai/chat_models/base.py L1944-2016, L2066-2161; {ANT} langchain_anthropic/chat_models.py L2530-2621; {LG}; {PRE} langgraph/prebuilt/tool_node.py",
+    source=Cited(PIN.at("langchain/agents/factory.py", "L1523-1552, L1991-2042, L679-710", detail="create_agent"), OAI.at("langchain_openai/chat_models/base.py", "L1944-2016, L2066-2161"), ANT.at("langchain_anthropic/chat_models.py", "L2530-2621"), Note(str(LG)), PRE.at("langgraph/prebuilt/tool_node.py")),
     max_steps=MODEL_CALLS,
     cap=Cap(reason="GraphRecursionError", ok=False, rule="recursion-limit"),
     cap_note="recursion_limit 9,999 super-steps set by create_agent = 5,000 model calls -> GraphRecursionError, ok=False",
     reasons=["final", "GraphRecursionError", "api_error", "exception"],
     rules={
-        "tools": f"{PIN} langchain/agents/factory.py:L1991-2032 - the AIMessage has parsed tool_calls not yet answered: each is sent to the ToolNode (one Send per call) and the graph goes back to the model; {PRE} langgraph/prebuilt/tool_node.py:L1316-1330, L405-413 - a name that is no tool (here: blank) answers 'Error: ... is not a valid tool', arguments the tool's schema rejects answer the ToolInvocationError text: those calls are failed; calls whose JSON did not parse are InvalidToolCalls, never run, and answered by the model node's repair before the next request (factory.py L679-710, L1525): failed",
-        "final": f"{PIN} langchain/agents/factory.py:L2017-2019 - the AIMessage has no parsed tool_calls: the run ends (`end_destination`) and invoke returns the messages; finish_reason / stop_reason / refusal are not read ({OAI} base.py:L2125-2136; {ANT} chat_models.py:L2557-2573); InvalidToolCalls of this message are never answered (the repair runs only in the next model node)",
-        "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_constants.py, anthropic/_base_client.py _should_retry - the client ChatOpenAI / ChatAnthropic build with defaults retries up to 2 times on 408/409/429/>=500 and connection errors ({OAI} base.py:L913, L1474-1475 passes max_retries only when set; {ANT} chat_models.py:L1417 max_retries=2); create_agent adds no retry of its own (no RetryPolicy on the model node)",
-        "raise": f"{OAI} langchain_openai/chat_models/base.py:L1997-2001, L684-746; {ANT} langchain_anthropic/chat_models.py:L2610-2615 - the provider's error (after the client's retries) is re-raised as a LangChain error class; nothing in the graph catches it: out of invoke",
-        "args-not-object": f"{CORE} langchain_core/output_parsers/openai_tools.py:L58-78 - parsed arguments become `function_args or {{}}`; a truthy JSON value that is not an object (a string, a list) makes the AIMessage fail validation (tool_calls.N.args must be a dict): a pydantic ValidationError out of the model call, not retried (it is raised after the HTTP response)",
-        "responses-error": f"{OAI} langchain_openai/chat_models/base.py:L5195-5203 - a Response with `error` set (status failed) raises ValueError(response.error) after the client returned it: no retry, out of invoke",
-        "recursion-limit": f"{PIN} langchain/agents/factory.py:L1900-1902; {LG} langgraph/pregel/_loop.py:L666, L1923, langgraph/pregel/main.py:L3118-3127 - the 5,000th model call is the last super-step the limit allows when it asks for tools: GraphRecursionError, raised",
+        "tools": Cited(PIN.at("langchain/agents/factory.py", "L1991-2032"), text="the AIMessage has parsed tool_calls not yet answered: each is sent to the ToolNode (one Send per call) and the graph goes back to the model; PyPI langgraph-prebuilt==1.1.3 langgraph/prebuilt/tool_node.py:L1316-1330, L405-413 - a name that is no tool (here: blank) answers 'Error: ... is not a valid tool', arguments the tool's schema rejects answer the ToolInvocationError text: those calls are failed; calls whose JSON did not parse are InvalidToolCalls, never run, and answered by the model node's repair before the next request (factory.py L679-710, L1525): failed"),
+        "final": Cited(PIN.at("langchain/agents/factory.py", "L2017-2019"), text="the AIMessage has no parsed tool_calls: the run ends (`end_destination`) and invoke returns the messages; finish_reason / stop_reason / refusal are not read (PyPI langchain-openai==1.7.4 base.py:L2125-2136; PyPI langchain-anthropic==1.7.10 chat_models.py:L2557-2573); InvalidToolCalls of this message are never answered (the repair runs only in the next model node)"),
+        "client-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), ANTHROPIC.at("anthropic/_constants.py"), ANTHROPIC.at("anthropic/_base_client.py", detail="_should_retry"), text="the client ChatOpenAI / ChatAnthropic build with defaults retries up to 2 times on 408/409/429/>=500 and connection errors (PyPI langchain-openai==1.7.4 base.py:L913, L1474-1475 passes max_retries only when set; PyPI langchain-anthropic==1.7.10 chat_models.py:L1417 max_retries=2); create_agent adds no retry of its own (no RetryPolicy on the model node)"),
+        "raise": Cited(OAI.at("langchain_openai/chat_models/base.py", "L1997-2001, L684-746"), ANT.at("langchain_anthropic/chat_models.py", "L2610-2615"), text="the provider's error (after the client's retries) is re-raised as a LangChain error class; nothing in the graph catches it: out of invoke"),
+        "args-not-object": Cited(CORE.at("langchain_core/output_parsers/openai_tools.py", "L58-78"), text="parsed arguments become `function_args or {}`; a truthy JSON value that is not an object (a string, a list) makes the AIMessage fail validation (tool_calls.N.args must be a dict): a pydantic ValidationError out of the model call, not retried (it is raised after the HTTP response)"),
+        "responses-error": Cited(OAI.at("langchain_openai/chat_models/base.py", "L5195-5203"), text="a Response with `error` set (status failed) raises ValueError(response.error) after the client returned it: no retry, out of invoke"),
+        "recursion-limit": Cited(PIN.at("langchain/agents/factory.py", "L1900-1902"), LG.at("langgraph/pregel/_loop.py", "L666, L1923"), LG.at("langgraph/pregel/main.py", "L3118-3127"), text="the 5,000th model call is the last super-step the limit allows when it asks for tools: GraphRecursionError, raised"),
     },
     unreachable={"recursion-limit": "5,000 model calls: past the bench's safety cap of 200 requests"},
     explained=CONFORMANCE_EXPLAINED,

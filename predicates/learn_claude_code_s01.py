@@ -34,11 +34,11 @@ What the port models (one step = one HTTP request):
 
 from __future__ import annotations
 
-from bench import ALL, TABLES, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
+from bench import ALL, TABLES, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
 
-PIN = "shareAI-lab/learn-claude-code@0f691a092cb7dfcb9b51db5e72d99866f6d8588d"
-FILE = f"{PIN} agents/s01_agent_loop.py"
-ANTHROPIC = "anthropic==2.14.0"
+PIN = Source("shareAI-lab/learn-claude-code", ref="0f691a092cb7dfcb9b51db5e72d99866f6d8588d")
+FILE = PIN.file("agents/s01_agent_loop.py")
+ANTHROPIC = Source(release="anthropic==2.14.0")
 SDK_RETRIES = 2  # anthropic/_constants.py L11
 
 _RETRIED_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_cut", "stream_error")
@@ -95,15 +95,15 @@ def _sdk_retries(err: TurnError) -> bool:
 
 
 @predicate(
-    source=f"{FILE}: agent_loop L74-94",
+    source=Cited(FILE.at("L74-94", detail="agent_loop")),
     max_steps=None,
     reasons=["return", "api_error"],
     rules={
-        "return": f"{FILE}:L80-84 - the assistant content is appended, then `if response.stop_reason != \"tool_use\": return` (end_turn, max_tokens, stop_sequence, refusal, pause_turn, anything else; tool_use blocks of such a turn are never run)",
-        "tool-use": f"{FILE}:L85-94 - stop_reason is tool_use: run every tool_use block with bash (`block.input[\"command\"]`), append one user message with the list of tool_result blocks, loop (`while True`, L75: no cap)",
-        "tool-use-no-blocks": f"{FILE}:L85-94 - stop_reason is tool_use but the content has no tool_use block: `results` stays [] and `{{\"role\": \"user\", \"content\": []}}` is appended; the loop asks again (the real API would most likely answer that request with a 400, which the bench cannot see)",
-        "sdk-retry": f"{ANTHROPIC} anthropic/_constants.py:L11, anthropic/_base_client.py:L1274-1345, L939-997, L1458-1470 - the default client (s01 L38-44) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
-        "raise": f"{FILE}:L74-79, L97-106 - no try/except around client.messages.create and none around agent_loop(history) in __main__ (only input() is guarded): the exception ends the program",
+        "return": Cited(FILE.at("L80-84"), text='the assistant content is appended, then `if response.stop_reason != "tool_use": return` (end_turn, max_tokens, stop_sequence, refusal, pause_turn, anything else; tool_use blocks of such a turn are never run)'),
+        "tool-use": Cited(FILE.at("L85-94"), text='stop_reason is tool_use: run every tool_use block with bash (`block.input["command"]`), append one user message with the list of tool_result blocks, loop (`while True`, L75: no cap)'),
+        "tool-use-no-blocks": Cited(FILE.at("L85-94"), text='stop_reason is tool_use but the content has no tool_use block: `results` stays [] and `{"role": "user", "content": []}` is appended; the loop asks again (the real API would most likely answer that request with a 400, which the bench cannot see)'),
+        "sdk-retry": Cited(ANTHROPIC.at("anthropic/_constants.py", "L11"), ANTHROPIC.at("anthropic/_base_client.py", "L1274-1345, L939-997, L1458-1470"), text="the default client (s01 L38-44) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors"),
+        "raise": Cited(FILE.at("L74-79, L97-106"), text="no try/except around client.messages.create and none around agent_loop(history) in __main__ (only input() is guarded): the exception ends the program"),
     },
     explained=CONFORMANCE_EXPLAINED,
 )

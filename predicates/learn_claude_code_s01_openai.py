@@ -31,11 +31,11 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
 
-PIN = "shareAI-lab/learn-claude-code@f8671fcbb0314ba40b27c3b0514b5a7faad596a9"
-FILE = f"{PIN} agents/openai_code/s01_agent_loop_openai.py"
-OPENAI = "openai==3.57.0"
+PIN = Source("shareAI-lab/learn-claude-code", ref="f8671fcbb0314ba40b27c3b0514b5a7faad596a9")
+FILE = PIN.file("agents/openai_code/s01_agent_loop_openai.py")
+OPENAI = Source(release="openai==3.57.0")
 SDK_RETRIES = 2  # openai/_constants.py L8
 
 _RETRIED_KINDS = ("timeout", "connection_refused", "connection_reset", "stream_cut", "stream_error")
@@ -61,16 +61,16 @@ def _parse(arguments: str) -> str:
 
 
 @predicate(
-    source=f"{FILE}: agent_loop L106-159",
+    source=Cited(FILE.at("L106-159", detail="agent_loop")),
     max_steps=None,
     reasons=["return", "api_error", "exception"],
     rules={
-        "return": f"{FILE}:L121-131 - the assistant message is appended, then `if not assistant_message.tool_calls: return` (finish_reason is never read)",
-        "calls": f"{FILE}:L132-159 - for each tool call named bash: json.loads the arguments and run the command, appending a role 'tool' result (L136-152); invalid JSON gets 'Error parsing command arguments' instead (L153-159, failed); loop (`while True`, L107: no cap)",
-        "not-bash": f"{FILE}:L133-134 - `if tool_call.function.name == \"bash\":` has no else: a call with another name (here: blank) gets no role 'tool' message, neither run nor answered (dropped); the other calls of the turn are handled as in rule calls and the loop goes on (`while True`, L107)",
-        "bad-args-crash": f"{FILE}:L137-138, L153 - arguments that parse to a non-object (list, string, number, null) make `command_args.get` raise AttributeError, which `except json.JSONDecodeError` does not catch; nothing in agent_loop or __main__ (L162-173) catches it either",
-        "sdk-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218 - the default client (s01 L34-37) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors",
-        "raise": f"{FILE}:L109-119, L173 - no try/except around client.chat.completions.create or around agent_loop(history): the exception ends the program",
+        "return": Cited(FILE.at("L121-131"), text="the assistant message is appended, then `if not assistant_message.tool_calls: return` (finish_reason is never read)"),
+        "calls": Cited(FILE.at("L132-159"), text="for each tool call named bash: json.loads the arguments and run the command, appending a role 'tool' result (L136-152); invalid JSON gets 'Error parsing command arguments' instead (L153-159, failed); loop (`while True`, L107: no cap)"),
+        "not-bash": Cited(FILE.at("L133-134"), text='`if tool_call.function.name == "bash":` has no else: a call with another name (here: blank) gets no role \'tool\' message, neither run nor answered (dropped); the other calls of the turn are handled as in rule calls and the loop goes on (`while True`, L107)'),
+        "bad-args-crash": Cited(FILE.at("L137-138, L153"), text="arguments that parse to a non-object (list, string, number, null) make `command_args.get` raise AttributeError, which `except json.JSONDecodeError` does not catch; nothing in agent_loop or __main__ (L162-173) catches it either"),
+        "sdk-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), text="the default client (s01 L34-37) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors"),
+        "raise": Cited(FILE.at("L109-119, L173"), text="no try/except around client.chat.completions.create or around agent_loop(history): the exception ends the program"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

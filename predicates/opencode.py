@@ -50,9 +50,24 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, ErrorKind, Remind, RequestChanges, Resend, State, Stop, Turn, predicate
+from bench import (
+    ALL,
+    Cited,
+    Continue,
+    Decision,
+    ErrorKind,
+    Note,
+    Remind,
+    RequestChanges,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    predicate,
+)
 
-BIN = "opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)"
+BIN = Source(release="opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)")
 RUN = f"{BIN} SessionPrompt.run"
 
 # bin/opencode @104608071 (exported as vA, imported as `us`): the six values OpenCode keeps.
@@ -266,80 +281,46 @@ COMPACTED = RequestChanges(compact=True)
     reasons=["exit", "content_filter", "error"],
     rules={
         "exit": (
-            f"{RUN} @96801587: `if(j?.finish&&![\"tool-calls\",\"unknown\"].includes(j.finish)&&!fe&&"
-            "j.parentID===X.id)` ... logInfo(\"exiting loop\"); break - finish set, not tool-calls or "
-            "unknown, no non-provider-executed tool part (fe, @96801504), no newer user message"
+            Cited(Note(f"{RUN} @96801587"), text='`if(j?.finish&&!["tool-calls","unknown"].includes(j.finish)&&!fe&&j.parentID===X.id)` ... logInfo("exiting loop"); break - finish set, not tool-calls or unknown, no non-provider-executed tool part (fe, @96801504), no newer user message')
         ),
         "tool-parts": (
-            f"{RUN} @96801587 conjunct !fe fails (and/or finish is tool-calls): no exit; the tools ran "
-            "inside processor.process (AI SDK executes each tool-call; processor tool-result/tool-error "
-            "@96744793) and the loop requests again with their results; a call whose input is not a "
-            "JSON object or whose name is no tool (blank) is repaired into the 'invalid' tool "
-            "(@96729657, via yK @99364145): failed, not run"
+            Cited(Note(f"{RUN} @96801587 conjunct !fe fails (and/or finish is tool-calls)"), text="no exit; the tools ran inside processor.process (AI SDK executes each tool-call; processor tool-result/tool-error @96744793) and the loop requests again with their results; a call whose input is not a JSON object or whose name is no tool (blank) is repaired into the 'invalid' tool (@96729657, via yK @99364145): failed, not run")
         ),
         "tool-calls-no-parts": (
-            f"{RUN} @96801587 conjunct 2: finish 'tool-calls' never exits; with no tool part nothing "
-            "is added but the (empty or text-only) assistant message and the loop requests again; "
-            "maxSteps = agent.steps ?? Infinity (@96802784), so there is no cap"
+            Cited(Note(f"{RUN} @96801587 conjunct 2"), text="finish 'tool-calls' never exits; with no tool part nothing is added but the (empty or text-only) assistant message and the loop requests again; maxSteps = agent.steps ?? Infinity (@96802784), so there is no cap")
         ),
         "unknown-finish": (
-            f"{RUN} @96801587 conjunct 2 at v1.18.32 excludes \"unknown\" too: no exit, request again, "
-            "no cap. fs() @96590298 stores any non-schema unified reason ('other') as 'unknown'"
+            Cited(Note(f'{RUN} @96801587 conjunct 2 at v1.18.32 excludes "unknown" too'), text="no exit, request again, no cap. fs() @96590298 stores any non-schema unified reason ('other') as 'unknown'")
         ),
         "newer-user": (
-            f"{RUN} @96801587 conjunct 4 `j.parentID===X.id`: a user message that arrived while this "
-            "response streamed is the new lastUser, so the loop goes on and sends it (wrapped as a "
-            "system-reminder for step > 1); the turn's tools ran in process"
+            Cited(Note(f"{RUN} @96801587 conjunct 4 `j.parentID===X.id`"), text="a user message that arrived while this response streamed is the new lastUser, so the loop goes on and sends it (wrapped as a system-reminder for step > 1); the turn's tools ran in process")
         ),
         "content-filter": (
-            f"{RUN} @96804875: after process, finish 'content-filter' with no error sets "
-            "ContentFilterError on the message, publishes it and breaks (tools of the turn already ran)"
+            Cited(Note(f"{RUN} @96804875"), text="after process, finish 'content-filter' with no error sets ContentFilterError on the message, publishes it and breaks (tools of the turn already ran)")
         ),
         "retry": (
-            f"{BIN} SessionProcessor.process @96749828: the stream runs under n.retry(SessionRetry.policy) "
-            "(@96750462); policy Cd @96738852 retries while ga() (@96736794) says retryable and attempt <= "
-            "RETRY_MAX_RETRIES = 5 (@96735412; attempt counts from 1, Effect Schedule @106052907), backoff "
-            "2s*2^(n-1); the request is sent again"
+            Cited(Note(f"{BIN} SessionProcessor.process @96749828"), text="the stream runs under n.retry(SessionRetry.policy) (@96750462); policy Cd @96738852 retries while ga() (@96736794) says retryable and attempt <= RETRY_MAX_RETRIES = 5 (@96735412; attempt counts from 1, Effect Schedule @106052907), backoff 2s*2^(n-1); the request is sent again")
         ),
         "connection-retry": (
-            f"{BIN} @ai-sdk/provider-utils handleFetchError @94935712: a broken connection (fetch failed, "
-            "ConnectionClosed, ECONNRESET, EPIPE, ...) becomes APICallError 'Cannot connect to API: ...' "
-            "with isRetryable true; the retry policy (@96738852) re-sends it like any retryable error "
-            "(found by driving the original: conformance/drivers/opencode_driver.mjs)"
+            Cited(Note(f"{BIN} @ai-sdk/provider-utils handleFetchError @94935712"), text="a broken connection (fetch failed, ConnectionClosed, ECONNRESET, EPIPE, ...) becomes APICallError 'Cannot connect to API: ...' with isRetryable true; the retry policy (@96738852) re-sends it like any retryable error (found by driving the original: conformance/drivers/opencode_driver.mjs)")
         ),
         "retries-exhausted": (
-            f"{BIN} policy Cd @96738852 `if(o.attempt>wa)return be.done` with wa = 5: the error "
-            "propagates to halt (@96749087), assistantMessage.error is set, process returns 'stop' "
-            f"(@96750666) and {RUN} breaks on it (@96805449)"
+            Cited(Note(f"{BIN} policy Cd @96738852 `if(o.attempt>wa)return be.done` with wa = 5"), text="the error propagates to halt (@96749087), assistantMessage.error is set, process returns 'stop' (@96750666) and opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode) SessionPrompt.run breaks on it (@96805449)")
         ),
         "error": (
-            f"{BIN} ga() @96736794 not retryable: halt sets assistantMessage.error, process returns "
-            f"'stop' (@96750666), {RUN} breaks"
+            Cited(Note(f"{BIN} ga() @96736794 not retryable"), text="halt sets assistantMessage.error, process returns 'stop' (@96750666), opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode) SessionPrompt.run breaks")
         ),
         "network-error-finish": (
-            f"{BIN} LLMAISDK.toLLMEvents @96591472: finish-step with rawFinishReason 'network_error' "
-            "fails with ResponseStreamError('Provider finish_reason: network_error'), which the retry "
-            "policy treats as retryable (network[-_\\s]error)"
+            Cited(Note(f"{BIN} LLMAISDK.toLLMEvents @96591472"), text="finish-step with rawFinishReason 'network_error' fails with ResponseStreamError('Provider finish_reason: network_error'), which the retry policy treats as retryable (network[-_\\s]error)")
         ),
         "responses-failed": (
-            f"{BIN} @ai-sdk/openai responses doStream @117326458: GX (@117234370) peeks the stream "
-            "and throws APICallError (Q1/Y1: status from the error code, default 500) when a "
-            "response.failed frame comes before any output; the retry policy treats status >= 500 as "
-            "retryable"
+            Cited(Note(f"{BIN} @ai-sdk/openai responses doStream @117326458"), text="GX (@117234370) peeks the stream and throws APICallError (Q1/Y1: status from the error code, default 500) when a response.failed frame comes before any output; the retry policy treats status >= 500 as retryable")
         ),
         "context-overflow": (
-            f"{BIN} halt @96749087: a ContextOverflowError (compaction.auto not false) sets "
-            "needsCompaction; process returns 'compact' (@96750666); run creates a compaction and "
-            "continues (@96805478). Approximation: the compaction's own summary request is taken to "
-            "consume the next turn (rule compaction-summary)"
+            Cited(Note(f"{BIN} halt @96749087"), text="a ContextOverflowError (compaction.auto not false) sets needsCompaction; process returns 'compact' (@96750666); run creates a compaction and continues (@96805478). Approximation: the compaction's own summary request is taken to consume the next turn (rule compaction-summary)")
         ),
         "compaction-summary": (
-            f"{BIN} SessionCompaction.process @96755709-96760200: the summary request; on 'continue' with auto "
-            "(text @96759511) it adds a synthetic user message ('Continue if you have next steps...') and the "
-            "loop goes on; an error there sets the message error and returns 'stop'. The next request is "
-            f"compacted: {RUN} re-reads the messages at the top of every iteration with "
-            "Me.filterCompactedEffect (@96801238), which drops everything before the completed compaction "
-            "(the summary stands in for it): changes compact"
+            Cited(Note(f"{BIN} SessionCompaction.process @96755709-96760200"), text="the summary request; on 'continue' with auto (text @96759511) it adds a synthetic user message ('Continue if you have next steps...') and the loop goes on; an error there sets the message error and returns 'stop'. The next request is compacted: opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode) SessionPrompt.run re-reads the messages at the top of every iteration with Me.filterCompactedEffect (@96801238), which drops everything before the completed compaction (the summary stands in for it): changes compact")
         ),
     },
     explained=CONFORMANCE_EXPLAINED,

@@ -32,11 +32,10 @@ from __future__ import annotations
 import json
 import re
 
-from bench import ALL, Continue, Decision, Remind, State, Stop, Turn, predicate
+from bench import ALL, Cited, Continue, Decision, Remind, Source, State, Stop, Turn, predicate
 
-PIN = "earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources)"
-LOOP = f"{PIN} packages/agent/src/agent-loop.ts"
-AI = f"{PIN} packages/ai/src"
+PIN = Source("earendil-works/pi", ref="31b513e3", release="npm pi-agent-core/pi-ai 0.84.1 sources")
+LOOP = PIN.file("packages/agent/src/agent-loop.ts")
 
 # the text of each failed call's error tool result (agent-loop.ts L381-406); it goes back as the
 # call's result, not as a message, so the decision carries no message
@@ -101,42 +100,35 @@ def stop_reason(turn: Turn) -> tuple[str, str]:
 
 
 _MAPPER_RULES = {
-    "stream-error": (
-        f"{AI}/api/openai-completions.ts:L590-609 (and the same catch in anthropic-messages.ts:L760-769, "
-        "openai-responses.ts:L179-189, google-generative-ai.ts:L279-289) - a transport or provider "
-        "error sets stopReason 'error' and emits an error event; utils/provider-retry.ts:L105-125 "
-        f"retries only when maxRetries is given (default 0); then {LOOP}:L196-200 returns"
-    ),
+    "stream-error": Cited(
+        PIN.at("packages/ai/src/api/openai-completions.ts", "L590-609"),
+        PIN.at("packages/ai/src/api/anthropic-messages.ts", "L760-769"),
+        PIN.at("packages/ai/src/api/openai-responses.ts", "L179-189"),
+        PIN.at("packages/ai/src/api/google-generative-ai.ts", "L279-289"),
+        text="the same catch in each provider: a transport or provider error sets stopReason 'error' and emits an "
+             "error event; utils/provider-retry.ts:L105-125 retries only when maxRetries is given (default 0); "
+             "then agent-loop.ts returns"),
     "no-finish": (
-        f"{AI}/api/openai-completions.ts:L584-586, anthropic-messages.ts:L751-753, openai-responses.ts:"
-        "L170-172, google-generative-ai.ts:L267-269 - no finish reason: the provider throws, "
-        f"stopReason 'error'; {LOOP}:L196-200 returns"
+        Cited(PIN.at("packages/ai/src/api/openai-completions.ts", "L584-586"), PIN.at("packages/ai/src/api/anthropic-messages.ts", "L751-753"), PIN.at("packages/ai/src/api/openai-responses.ts", "L170-172"), PIN.at("packages/ai/src/api/google-generative-ai.ts", "L267-269"), LOOP.at("L196-200"), text="no finish reason: the provider throws, stopReason 'error'; earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources) packages/agent/src/agent-loop.ts:L196-200 returns")
     ),
     "map-openai-completions": (
-        f"{AI}/api/openai-completions.ts:L1412-1436 mapStopReason - stop/end -> stop, length -> length, "
-        "tool_calls/function_call -> toolUse, content_filter/network_error -> error; L581-583 throws on "
-        "error"
+        Cited(PIN.at("packages/ai/src/api/openai-completions.ts", "L1412-1436", detail="mapStopReason"), text="stop/end -> stop, length -> length, tool_calls/function_call -> toolUse, content_filter/network_error -> error; L581-583 throws on error")
     ),
     "map-anthropic": (
-        f"{AI}/api/anthropic-messages.ts:L1325-1351 mapStopReason - end_turn/pause_turn/stop_sequence -> "
-        "stop, max_tokens -> length, tool_use -> toolUse, refusal/sensitive -> error; L754-756 throws on "
-        "error"
+        Cited(PIN.at("packages/ai/src/api/anthropic-messages.ts", "L1325-1351", detail="mapStopReason"), text="end_turn/pause_turn/stop_sequence -> stop, max_tokens -> length, tool_use -> toolUse, refusal/sensitive -> error; L754-756 throws on error")
     ),
     "map-openai-responses": (
-        f"{AI}/api/openai-responses-shared.ts:L742-772 mapStopReason - completed -> stop, incomplete with "
-        "max_output_tokens -> length, other incomplete/failed/cancelled -> error; L574-576 stop with a "
-        "toolCall block -> toolUse; L722-735 error and response.failed events throw"
+        Cited(PIN.at("packages/ai/src/api/openai-responses-shared.ts", "L742-772", detail="mapStopReason"), text="completed -> stop, incomplete with max_output_tokens -> length, other incomplete/failed/cancelled -> error; L574-576 stop with a toolCall block -> toolUse; L722-735 error and response.failed events throw")
     ),
     "map-google": (
-        f"{AI}/api/google-shared.ts:L341-367 mapStopReason - STOP -> stop, MAX_TOKENS -> length, the other "
-        "enum values -> error; google-generative-ai.ts:L215-220 any toolCall block -> toolUse (so a "
-        "MAX_TOKENS reply with calls is not guarded); L270-275 throws on error"
+        Cited(PIN.at("packages/ai/src/api/google-shared.ts", "L341-367", detail="mapStopReason"), PIN.at("packages/ai/src/api/google-generative-ai.ts", "L215-220"), text="STOP -> stop, MAX_TOKENS -> length, the other enum values -> error; google-generative-ai.ts:L215-220 any toolCall block -> toolUse (so a MAX_TOKENS reply with calls is not guarded); L270-275 throws on error")
     ),
-    "unknown-finish": (
-        f"{AI}/api/openai-completions.ts:L1430-1434 (default -> error), anthropic-messages.ts:L1347-1349, "
-        "openai-responses-shared.ts:L767-770, google-shared.ts:L362-365 (default throws 'Unhandled stop "
-        "reason') - an unknown raw string ends as stopReason 'error'"
-    ),
+    "unknown-finish": Cited(
+        PIN.at("packages/ai/src/api/openai-completions.ts", "L1430-1434", detail="(default -> error)"),
+        PIN.at("packages/ai/src/api/anthropic-messages.ts", "L1347-1349"),
+        PIN.at("packages/ai/src/api/openai-responses-shared.ts", "L767-770"),
+        PIN.at("packages/ai/src/api/google-shared.ts", "L362-365", detail="(default throws 'Unhandled stop reason')"),
+        text="an unknown raw string ends as stopReason 'error'"),
 }
 
 
@@ -180,41 +172,32 @@ def _refused(name: str, arguments: str) -> bool:
 
 
 @predicate(
-    source=f"{LOOP}:L155-275 runLoop (MIT)",
+    source=Cited(LOOP.at("L155-275", detail="runLoop (MIT)")),
     max_steps=None,
     reasons=["stop", "length", "toolUse", "error"],
     rules={
-        **{f"error/{k}": f"{v}; {LOOP}:L196-200 - stopReason error or aborted: turn_end, agent_end, "
-                        "return (no tool runs, no retry in the core loop)"
+        **{f"error/{k}": Cited(*v.citations, LOOP.at("L196-200"),
+                               text=f"{v.text}; agent-loop.ts L196-200: stopReason error or aborted: turn_end, "
+                                    "agent_end, return (no tool runs, no retry in the core loop)")
            for k, v in _MAPPER_RULES.items()},
         "truncated-calls": (
-            f"{LOOP}:L202-216 with L381-406 failToolCallsFromTruncatedMessage - stopReason 'length' "
-            "and toolCall blocks: every call is answered with an error tool result (not executed; the "
-            "results are pushed like executed ones, no extra message), terminate false, so "
-            "hasMoreToolCalls stays true and the loop asks again"
+            Cited(LOOP.at("L202-216, L381-406", detail="failToolCallsFromTruncatedMessage"), text="stopReason 'length' and toolCall blocks: every call is answered with an error tool result (not executed; the results are pushed like executed ones, no extra message), terminate false, so hasMoreToolCalls stays true and the loop asks again")
         ),
         "tool-calls": (
-            f"{LOOP}:L202-216 with L411-426 executeToolCalls - toolCall content blocks (only those; "
-            "stopReason toolUse is not consulted) are executed, results pushed, hasMoreToolCalls true "
-            "(a batch terminates only if every result sets terminate, which the bench's tools do not)"
+            Cited(LOOP.at("L202-216, L411-426", detail="executeToolCalls"), text="toolCall content blocks (only those; stopReason toolUse is not consulted) are executed, results pushed, hasMoreToolCalls true (a batch terminates only if every result sets terminate, which the bench's tools do not)")
         ),
         "tool-calls-refused": (
-            f"{LOOP}:L202-216, L411-426, L600-614 prepareToolCall - a call whose name no tool has "
-            "(here: blank) gets the error result 'Tool <name> not found'; L616-618, L661-666 with "
-            f"{AI}/utils/validation.ts:L285-317 validateToolArguments - arguments that parse "
-            "(openai-completions.ts L537, utils/json-parse.ts L104-110) to a JSON value that is not an "
-            "object fail the tool's object schema and get the validation error as the result: those "
-            "calls are failed, the others run, hasMoreToolCalls true"
+            Cited(LOOP.at("L202-216, L411-426, L600-614", detail="prepareToolCall"), PIN.at("packages/ai/src/utils/validation.ts", "L285-317"), PIN.at("packages/ai/src/utils/openai-completions.ts", "L537"), PIN.at("packages/ai/src/utils/json-parse.ts", "L104-110"), text="a call whose name no tool has (here: blank) gets the error result 'Tool <name> not found'; L616-618, L661-666 with earendil-works/pi@31b513e3 (npm pi-agent-core/pi-ai 0.84.1 sources) packages/ai/src/utils/validation.ts:L285-317 validateToolArguments - arguments that parse (openai-completions.ts L537, utils/json-parse.ts L104-110) to a JSON value that is not an object fail the tool's object schema and get the validation error as the result: those calls are failed, the others run, hasMoreToolCalls true")
         ),
-        "steer": (
-            f"{LOOP}:L259 polls getSteeringMessages after the turn; L174 keeps the inner loop running "
-            "while pendingMessages is non-empty; L182-190 inject them before the next request"
-        ),
-        "done": (
-            f"{LOOP}:L206 hasMoreToolCalls = false with no toolCall blocks; L174 inner loop ends; "
-            "L261-274 no follow-up messages: break, agent_end. The final message's stopReason "
-            "(stop, length, or toolUse without blocks) is the only exit reason; no error is raised"
-        ),
+        "steer": Cited(
+            LOOP.at("L259, L174, L182-190"),
+            text="L259 polls getSteeringMessages after the turn; L174 keeps the inner loop running "
+                 "while pendingMessages is non-empty; L182-190 inject them before the next request"),
+        "done": Cited(
+            LOOP.at("L206, L174, L261-274"),
+            text="L206 hasMoreToolCalls = false with no toolCall blocks; L174 inner loop ends; "
+                 "L261-274 no follow-up messages: break, agent_end. The final message's stopReason "
+                 "(stop, length, or toolUse without blocks) is the only exit reason; no error is raised"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

@@ -34,11 +34,11 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Remind, Resend, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, Remind, Resend, Source, State, Stop, Turn, TurnError, predicate
 
-PIN = "PyPI pydantic-ai-slim==2.68.0"
-OPENAI = "openai==3.57.0"
-ANTHROPIC = "anthropic==2.14.0"
+PIN = Source(release="PyPI pydantic-ai-slim==2.68.0")
+OPENAI = Source(release="openai==3.57.0")
+ANTHROPIC = Source(release="anthropic==2.14.0")
 REQUEST_LIMIT = 50  # usage.py L559
 TOOL_RETRIES = 1  # agent/__init__.py L487 default=1
 OUTPUT_RETRIES = 1  # the same default, the output budget
@@ -144,27 +144,27 @@ def _tools(turn: Turn, state: State) -> Decision:
 
 
 @predicate(
-    source=f"{PIN}: pydantic_ai/_agent_graph.py CallToolsNode L3891-4046, _handle_tool_calls L4067-4160; pydantic_ai/tool_manager.py; pydantic_ai/usage.py L559-637",
+    source=Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3891-4046", detail="CallToolsNode"), PIN.at("pydantic_ai/_agent_graph.py", "L4067-4160", detail="_handle_tool_calls"), PIN.at("pydantic_ai/tool_manager.py"), PIN.at("pydantic_ai/usage.py", "L559-637")),
     max_steps=None,
     cap_note="request_limit 50 model requests (SDK retries do not count) -> UsageLimitExceeded, ok=False",
     reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "IncompleteToolCall", "OutputTokenLimitExceeded",
              "ContentFilterError", "ModelAPIError"],
     rules={
-        "output": f"{PIN} pydantic_ai/_agent_graph.py:L3943-3946, L4017-4020 - no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path",
-        "tools": f"{PIN} pydantic_ai/_agent_graph.py:L3999-4006, L4067-4160; pydantic_ai/tool_manager.py:L808-825, L880-915 - every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request",
-        "tool-retries-exceeded": f"{PIN} pydantic_ai/tool_manager.py:L519-533, L436-447 - a call fails validation while its tool name already used its budget of 1 retry (a failure in an earlier step, with no success of that tool since): UnexpectedModelBehavior 'Tool ... exceeded max retries count of 1', raised out of run",
-        "incomplete-tool-call": f"{PIN} pydantic_ai/_tool_execution.py:L764-767, pydantic_ai/_agent_graph.py:L830-845 - the tool budget is exceeded on a response cut by length whose last part is a tool call with arguments that do not parse as an object: IncompleteToolCall (a subclass of UnexpectedModelBehavior) is raised in its place (found by driving the original on chat-length-cut-json-repeat)",
-        "no-output-retry": f"{PIN} pydantic_ai/_agent_graph.py:L3906-3939, L4021-4046, L851-870 - a response with no tool call and no text (empty, blank text or thinking only), not cut by length nor filtered: a retry prompt ('Please return text or call a tool.') is added as a new request, consuming the output retry budget of 1",
-        "output-retries-exceeded": f"{PIN} pydantic_ai/_agent_graph.py:L851-870 - a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised",
-        "empty-length": f"{PIN} pydantic_ai/_agent_graph.py:L3909-3913 - no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry",
-        "chat-refusal": f"{PIN} pydantic_ai/models/openai/_chat_model.py:L658-675, pydantic_ai/_agent_graph.py:L3915-3921 - a Chat Completions message with `refusal` set becomes a response with no parts and finish 'content_filter' (its text and tool calls dropped): ContentFilterError, raised",
-        "empty-content-filter": f"{PIN} pydantic_ai/_agent_graph.py:L3915-3921 - no actionable output and finish_reason 'content_filter': ContentFilterError, raised",
-        "responses-failed": f"{PIN} pydantic_ai/models/openai/_responses_model.py:L1124-1127 - a Response with status failed carries its error object: `response_error(...)` raises a ModelAPIError after the client returned the 200, so no retry",
-        "pause-continue": f"{PIN} pydantic_ai/models/anthropic/__init__.py:L2469, pydantic_ai/_agent_graph.py:L1838-1990 - Anthropic `stop_reason: pause_turn` makes the response `suspended`: the model request node echoes it back and asks again (a continuation, no new message), then merges the segments into one response that CallToolsNode handles; a continuation is not a separate request step (L1805-1813). AMBIGUOUS: tool calls in a paused segment are merged, not run before the continuation; the port does not model running them afterwards",
-        "continuations-exceeded": f"{PIN} pydantic_ai/models/_continuation.py:L92, pydantic_ai/_agent_graph.py:L1911-1921 - more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised",
-        "request-limit": f"{PIN} pydantic_ai/usage.py:L559, L631-637 - before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made",
-        "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964, L1182-1218; {ANTHROPIC} anthropic/_base_client.py _should_retry - the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it ({PIN} models/_sdk_retries.py:L24-37)",
-        "raise": f"{PIN} pydantic_ai/models/openai/_errors.py map_api_errors; pydantic_ai/models/anthropic/__init__.py - the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)",
+        "output": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3943-3946, L4017-4020"), text="no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path"),
+        "tools": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3999-4006, L4067-4160"), PIN.at("pydantic_ai/tool_manager.py", "L808-825, L880-915"), text="every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request"),
+        "tool-retries-exceeded": Cited(PIN.at("pydantic_ai/tool_manager.py", "L519-533, L436-447"), text="a call fails validation while its tool name already used its budget of 1 retry (a failure in an earlier step, with no success of that tool since): UnexpectedModelBehavior 'Tool ... exceeded max retries count of 1', raised out of run"),
+        "incomplete-tool-call": Cited(PIN.at("pydantic_ai/_tool_execution.py", "L764-767"), PIN.at("pydantic_ai/_agent_graph.py", "L830-845"), text="the tool budget is exceeded on a response cut by length whose last part is a tool call with arguments that do not parse as an object: IncompleteToolCall (a subclass of UnexpectedModelBehavior) is raised in its place (found by driving the original on chat-length-cut-json-repeat)"),
+        "no-output-retry": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3906-3939, L4021-4046, L851-870"), text="a response with no tool call and no text (empty, blank text or thinking only), not cut by length nor filtered: a retry prompt ('Please return text or call a tool.') is added as a new request, consuming the output retry budget of 1"),
+        "output-retries-exceeded": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L851-870"), text="a second response with nothing to act on exceeds the output retry budget (1): UnexpectedModelBehavior 'Exceeded maximum output retries (1)', raised"),
+        "empty-length": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3909-3913"), text="no actionable output and finish_reason 'length': OutputTokenLimitExceeded, raised, no retry"),
+        "chat-refusal": Cited(PIN.at("pydantic_ai/models/openai/_chat_model.py", "L658-675"), PIN.at("pydantic_ai/_agent_graph.py", "L3915-3921"), text="a Chat Completions message with `refusal` set becomes a response with no parts and finish 'content_filter' (its text and tool calls dropped): ContentFilterError, raised"),
+        "empty-content-filter": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3915-3921"), text="no actionable output and finish_reason 'content_filter': ContentFilterError, raised"),
+        "responses-failed": Cited(PIN.at("pydantic_ai/models/openai/_responses_model.py", "L1124-1127"), text="a Response with status failed carries its error object: `response_error(...)` raises a ModelAPIError after the client returned the 200, so no retry"),
+        "pause-continue": Cited(PIN.at("pydantic_ai/models/anthropic/__init__.py", "L2469"), PIN.at("pydantic_ai/_agent_graph.py", "L1838-1990"), text="Anthropic `stop_reason: pause_turn` makes the response `suspended`: the model request node echoes it back and asks again (a continuation, no new message), then merges the segments into one response that CallToolsNode handles; a continuation is not a separate request step (L1805-1813). AMBIGUOUS: tool calls in a paused segment are merged, not run before the continuation; the port does not model running them afterwards"),
+        "continuations-exceeded": Cited(PIN.at("pydantic_ai/models/_continuation.py", "L92"), PIN.at("pydantic_ai/_agent_graph.py", "L1911-1921"), text="more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised"),
+        "request-limit": Cited(PIN.at("pydantic_ai/usage.py", "L559, L631-637"), text="before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made"),
+        "client-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), ANTHROPIC.at("anthropic/_base_client.py", detail="_should_retry"), text="the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it (PyPI pydantic-ai-slim==2.68.0 models/_sdk_retries.py:L24-37)"),
+        "raise": Cited(PIN.at("pydantic_ai/models/openai/_errors.py", detail="map_api_errors"), PIN.at("pydantic_ai/models/anthropic/__init__.py"), text="the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)"),
     },
     explained=CONFORMANCE_EXPLAINED,
 )

@@ -45,7 +45,7 @@ import json
 import re
 from typing import Any
 
-from bench import ALL, Cap, Continue, Decision, Remind, Resend, State, Stop, Turn, predicate
+from bench import ALL, Cap, Cited, Continue, Decision, Note, Remind, Resend, State, Stop, Turn, predicate
 
 EDGE = "edge-cases.md"
 SEED2 = "seed 002 (shared/seeds/002_34851cc3c716137e.txt)"
@@ -103,53 +103,29 @@ def _reset(memo: dict[str, Any], *keys: str) -> None:
     reasons=["no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call",
              "model_error", "unknown_finish", "empty_response", "repeated_tool_call", "unfinished_turn"],
     rules={
-        "error-resend": f"{EDGE} F2, B8, B9, D7 (MALFORMED_FUNCTION_CALL: 'fail or resend, not stop "
-                        "successfully'); loops.md: CoreCoder, Pi, Codex all retry transient errors a bounded "
-                        f"number of times (3-5): resend, at most {MAX_RESENDS} in a row",
-        "error-stop": f"{EDGE} F2 (a failed response reported as success); loops.md section 1 (j): an unbounded "
-                      "retry hangs; non-transient or exhausted errors stop model_error, ok false",
-        "filter": f"{EDGE} D1, D3-D5, F1: a filtered or refused turn must stop (or fall back), not be retried as is",
-        "refusal": f"{EDGE} D1 and OpenAI Structured Outputs 'Refusals' (message.refusal, content null, finish "
-                   "stop): a refusal is a refused turn whatever the finish says: stop content_filter",
-        "truncated-calls": f"{EDGE} C1, C7, C8; {SEED2} on Pi's agent-loop.ts:192-224 "
-                           "(failToolCallsFromTruncatedMessage): fail the calls of a length turn so the "
-                           f"model re-issues them, at most {MAX_TRUNCATED} times in a row",
-        "truncated-stop": f"{EDGE} C3 (repeated length on a large write_file: retries cannot succeed): stop length",
-        "length": f"seed 000 corrected loop ('if finish_reason === length throw'); {EDGE} C9-C11: "
-                  "a cut text is not an answer",
-        "length-hidden": "BerriAI/litellm#25825, UKGovernmentBEIS/inspect_ai#5143: a server that reports a cut at "
-                         "max_tokens as stop; usage.output_tokens reaching the request's max_tokens is the "
-                         "truncation: stop length",
-        "calls": f"{EDGE} A1-A9 (stop with tool calls, Gemini STOP with functionCall), A6 (tool_call), H1 "
-                 f"(no finish): calls present are run whatever the finish; {EDGE} C2 (unterminated JSON "
-                 "under a tool_calls finish): calls whose arguments are not JSON are failed, not run",
-        "calls-steer": f"{SEED2}: production loops put a mid-run user message into the next request "
-                       "(OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it",
-        "repeat-remind": f"{EDGE} I1-I4, I9 (identical calls 10+ times; OpenCode doom_loop and nanobot fire "
-                         f"at 3): the {REPEAT_REMIND}rd identical call set is failed with a reminder; results "
-                         "that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: "
-                         "polling that moves is not a loop)",
-        "repeat-stop": f"{EDGE} I1-I4: the {REPEAT_STOP}th identical call set in a row stops repeated_tool_call",
-        "paused": f"{EDGE} E1 (pause_turn: 'send the assistant content back unchanged to continue'), A15/F4 "
-                  f"(Responses end_turn false: the model wants another inference): ask again, at most {MAX_PAUSES}",
-        "paused-stop": f"{EDGE} E1: a turn that stays paused is not an answer: stop unfinished_turn",
-        "dropped-remind": f"{SEED2}: the project loop reminds when finish says tool_calls and no call came "
-                          f"(pd-v2-nothink-s1, turns 7-9); {EDGE} B1-B3: at most {MAX_REMINDERS} in a row",
-        "text-call-remind": f"{EDGE} A10-A12 ('should send a reminder, not stop'): a tool call left as text "
-                            f"in the content is reminded, at most {MAX_REMINDERS} in a row",
-        "dropped-stop": f"{SEED2}: '提醒 2 次无效后以 dropped_tool_call 停' (two useless reminders, then stop "
-                        "dropped_tool_call, ok false)",
-        "unknown": f"{EDGE} A6, E5, H1-H4, H16; loops.md section 2 (Pi throws 'Unhandled stop reason'): a finish "
-                   "nobody defined is not reported as success",
-        "steer": f"{SEED2} (插话) and OpenCode's fourth conjunct (lastUser.id < lastAssistant.id, loops.md "
-                 "section 1): a user message that arrived during the answer is sent before stopping",
-        "empty-remind": f"{EDGE} A13 (empty stop: 'should trigger a resend, not the end'), E4 (empty end_turn "
-                        f"after tool results); loops.md section 3 7(iii) Hermes' nudge: at most {MAX_REMINDERS}",
-        "empty-stop": f"{EDGE} A13, E4, D9: an empty reply that stays empty is not an answer: empty_response",
-        "done": "seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first: finish stop, "
-                "no calls, non-empty content",
-        "cap": f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text "
-               "(loops.md section 5): a cap is an error, not an answer",
+        "error-resend": Cited(Note(f"{EDGE} F2, B8, B9, D7 (MALFORMED_FUNCTION_CALL: 'fail or resend, not stop successfully'); loops.md"), text="CoreCoder, Pi, Codex all retry transient errors a bounded number of times (3-5): resend, at most 3 in a row"),
+        "error-stop": Cited(Note(f"{EDGE} F2 (a failed response reported as success); loops.md section 1 (j)"), text="an unbounded retry hangs; non-transient or exhausted errors stop model_error, ok false"),
+        "filter": Cited(Note(f"{EDGE} D1, D3-D5, F1"), text="a filtered or refused turn must stop (or fall back), not be retried as is"),
+        "refusal": Cited(Note(f"{EDGE} D1 and OpenAI Structured Outputs 'Refusals' (message.refusal, content null, finish stop)"), text="a refusal is a refused turn whatever the finish says: stop content_filter"),
+        "truncated-calls": Cited(Note(f"{EDGE} C1, C7, C8; {SEED2} on Pi's agent-loop.ts:192-224 (failToolCallsFromTruncatedMessage)"), text="fail the calls of a length turn so the model re-issues them, at most 2 times in a row"),
+        "truncated-stop": Cited(Note(f"{EDGE} C3 (repeated length on a large write_file: retries cannot succeed)"), text="stop length"),
+        "length": Cited(Note(f"seed 000 corrected loop ('if finish_reason === length throw'); {EDGE} C9-C11"), text="a cut text is not an answer"),
+        "length-hidden": Cited(Note("BerriAI/litellm#25825, UKGovernmentBEIS/inspect_ai#5143"), text="a server that reports a cut at max_tokens as stop; usage.output_tokens reaching the request's max_tokens is the truncation: stop length"),
+        "calls": Cited(Note(f"{EDGE} A1-A9 (stop with tool calls, Gemini STOP with functionCall), A6 (tool_call), H1 (no finish)"), text="calls present are run whatever the finish; edge-cases.md C2 (unterminated JSON under a tool_calls finish): calls whose arguments are not JSON are failed, not run"),
+        "calls-steer": Cited(Note(f"{SEED2}"), text="production loops put a mid-run user message into the next request (OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it"),
+        "repeat-remind": Cited(Note(f"{EDGE} I1-I4, I9 (identical calls 10+ times; OpenCode doom_loop and nanobot fire at 3)"), text="the 3rd identical call set is failed with a reminder; results that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: polling that moves is not a loop)"),
+        "repeat-stop": Cited(Note(f"{EDGE} I1-I4"), text="the 4th identical call set in a row stops repeated_tool_call"),
+        "paused": Cited(Note(f"{EDGE} E1 (pause_turn: 'send the assistant content back unchanged to continue'), A15/F4 (Responses end_turn false: the model wants another inference)"), text="ask again, at most 3"),
+        "paused-stop": Cited(Note(f"{EDGE} E1"), text="a turn that stays paused is not an answer: stop unfinished_turn"),
+        "dropped-remind": Cited(Note(f"{SEED2}"), text="the project loop reminds when finish says tool_calls and no call came (pd-v2-nothink-s1, turns 7-9); edge-cases.md B1-B3: at most 2 in a row"),
+        "text-call-remind": Cited(Note(f"{EDGE} A10-A12 ('should send a reminder, not stop')"), text="a tool call left as text in the content is reminded, at most 2 in a row"),
+        "dropped-stop": Cited(Note(f"{SEED2}"), text="'提醒 2 次无效后以 dropped_tool_call 停' (two useless reminders, then stop dropped_tool_call, ok false)"),
+        "unknown": Cited(Note(f"{EDGE} A6, E5, H1-H4, H16; loops.md section 2 (Pi throws 'Unhandled stop reason')"), text="a finish nobody defined is not reported as success"),
+        "steer": Cited(Note(f"{SEED2} (插话) and OpenCode's fourth conjunct (lastUser.id < lastAssistant.id, loops.md section 1)"), text="a user message that arrived during the answer is sent before stopping"),
+        "empty-remind": Cited(Note(f"{EDGE} A13 (empty stop: 'should trigger a resend, not the end'), E4 (empty end_turn after tool results); loops.md section 3 7(iii) Hermes' nudge"), text="at most 2"),
+        "empty-stop": Cited(Note(f"{EDGE} A13, E4, D9"), text="an empty reply that stays empty is not an answer: empty_response"),
+        "done": Cited(Note("seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first"), text="finish stop, no calls, non-empty content"),
+        "cap": Cited(Note(f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text (loops.md section 5)"), text="a cap is an error, not an answer"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

@@ -4,9 +4,9 @@ response does is not settled; `await model(messages)` would most likely throw. T
 error turn as an ordinary reply with no content and no calls (it reads only the fields the article's
 criterion reads), and says so here rather than inventing an exception path."""
 
-from bench import ALL, Cap, Continue, Decision, State, Stop, Turn, predicate
+from bench import ALL, Cap, Cited, Continue, Decision, Note, State, Stop, Turn, predicate
 
-SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 finish_reason 判'"
+SEED = Note("seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 finish_reason 判'")
 
 
 @predicate(
@@ -15,9 +15,9 @@ SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按
     cap=Cap(reason="max_steps", ok=False, rule="cap"),
     reasons=["finish_stop"],
     rules={
-        "finish-stop": f"{SEED}: finish_reason == 'stop' ends the loop (tool calls of the turn run first)",
-        "finish-other": f"{SEED}: any other finish_reason: run the turn's tool calls and ask again",
-        "cap": f"{SEED}: cap 8 steps; hitting it is an error ('撞上限')",
+        "finish-stop": Cited(SEED, text="finish_reason == 'stop' ends the loop (tool calls of the turn run first)"),
+        "finish-other": Cited(SEED, text="any other finish_reason: run the turn's tool calls and ask again"),
+        "cap": Cited(SEED, text="cap 8 steps; hitting it is an error ('撞上限')"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

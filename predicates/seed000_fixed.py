@@ -4,9 +4,9 @@ response does is not settled; `await model(messages)` would most likely throw. T
 error turn as an ordinary reply with no content and no calls (it reads only the fields the article's
 criterion reads), and says so here rather than inventing an exception path."""
 
-from bench import Cap, Continue, Decision, State, Stop, Turn, predicate
+from bench import Cap, Cited, Continue, Decision, Note, State, Stop, Turn, predicate
 
-SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('正确的组合')"
+SEED = Note("seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('正确的组合')")
 
 
 @predicate(
@@ -15,11 +15,11 @@ SEED = "seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), the corrected loop ('�
     cap=Cap(reason="max_steps", ok=False, rule="cap"),
     reasons=["length", "content_filter", "no_tool_calls"],
     rules={
-        "length": f"{SEED}: `if (res.finish_reason === 'length') throw` before anything else",
-        "content-filter": f"{SEED}: `if (res.finish_reason === 'content_filter') throw`",
-        "no-calls": f"{SEED}: `if (calls.length === 0) return res.content ?? ''`",
-        "calls": f"{SEED}: run every call, push its result, loop",
-        "cap": f"{SEED}: after MAX_STEPS = 8 the loop throws ('跑满 8 步仍然没有收尾')",
+        "length": Cited(SEED, text="`if (res.finish_reason === 'length') throw` before anything else"),
+        "content-filter": Cited(SEED, text="`if (res.finish_reason === 'content_filter') throw`"),
+        "no-calls": Cited(SEED, text="`if (calls.length === 0) return res.content ?? ''`"),
+        "calls": Cited(SEED, text="run every call, push its result, loop"),
+        "cap": Cited(SEED, text="after MAX_STEPS = 8 the loop throws ('跑满 8 步仍然没有收尾')"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

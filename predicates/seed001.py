@@ -49,9 +49,9 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Continue, Decision, Resend, State, Stop, Turn, predicate
+from bench import ALL, Cited, Continue, Decision, Note, Resend, State, Stop, Turn, predicate
 
-SEED = "seed 001 (shared/seeds/001_978c2ceda988d7ef.txt, 第 18 节 循环终止条件)"
+SEED = Note("seed 001 (shared/seeds/001_978c2ceda988d7ef.txt, 第 18 节 循环终止条件)")
 MAX_ITERS = 10  # section 强制终止：max_iters 兜底, max_iters_demo.py: `MAX_ITERS=10# 硬上限：最多转 10 圈`
 RETRIES = 3  # ASSUMED (section 19 not in the article): resends of a retried error in a row
 RETRIED_KINDS = frozenset({"connection_refused", "connection_reset", "stream_cut", "rate_limit", "timeout"})
@@ -72,27 +72,12 @@ def _valid_json(arguments: str) -> bool:
     cap_note=f"MAX_ITERS = {MAX_ITERS} rounds, counted by the port: a retry (resend) is not a round",
     reasons=["no_tool_calls", "truncated", "max_iters", "api_error"],
     rules={
-        "calls": f"{SEED}, section 自然终止 order item 1: '有 tool_calls → 继续循环（工具优先）'; code in section "
-                 "finish_reason: `if has_tool_calls: # 模型明确要调工具 —— 继续循环` (before finish_reason is "
-                 "read: the calls of a `length` turn run too); a call whose arguments are not valid JSON is "
-                 "answered with an error ('参数校验不过', section 三种终止条件全景; ASSUMED, retry-or-stop is "
-                 "deferred to 第 19 节)",
-        "natural": f"{SEED}, section 自然终止 item 2: '没有 tool_calls 且 finish_reason 正常 → 自然结束，取 content 为"
-                   "答案'; code: `else: # 模型想好了，输出最终答案，循环结束` (every finish but length, "
-                   "content_filter included)",
-        "length": f"{SEED}, section 自然终止 item 3: '没有 tool_calls 但 finish_reason == length → 输出可能不完整，"
-                  "走异常/降级（第 19 节讲）'; code: `elif finish_reason==\"length\": # 输出被截断，通常要提示模型，"
-                  "或至少不能直接当答案`; the degrade path is deferred to 第 19 节: ASSUMED stop, not success",
-        "max-iters": f"{SEED}, section 强制终止：max_iters 兜底, max_iters_demo.py: `MAX_ITERS=10`, `iters+=1; "
-                     "if iters>MAX_ITERS: print('[停机] 达到 max_iters=..., 强制终止循环'); break`: the 10th "
-                     "round's calls run, then the loop ends without an answer ('即使模型还想调工具，也必须停')",
-        "error-retry": f"{SEED}, section 三种终止条件全景: '异常终止：执行中抛错（...网络断了...），按错误的性质决定是重试"
-                       "（第 19 节）还是直接停机'; 下节预告: '网络抖动、API 限流、超时……指数退避重试'. ASSUMED (第 19 "
-                       f"节 is not in the article): kinds {', '.join(sorted(RETRIED_KINDS))} resent, at most "
-                       f"{RETRIES} times in a row",
-        "error-stop": f"{SEED}, section 三种终止条件全景 '...还是直接停机'; section 案例: '程序才因为 context 超长被 "
-                      "API 拒绝而崩溃': any other error kind (context_overflow among them), or a retried kind "
-                      f"after {RETRIES} resends, stops the loop, not success",
+        "calls": Cited(SEED, text="section 自然终止 order item 1: '有 tool_calls → 继续循环（工具优先）'; code in section finish_reason: `if has_tool_calls: # 模型明确要调工具 —— 继续循环` (before finish_reason is read: the calls of a `length` turn run too); a call whose arguments are not valid JSON is answered with an error ('参数校验不过', section 三种终止条件全景; ASSUMED, retry-or-stop is deferred to 第 19 节)"),
+        "natural": Cited(SEED, text="section 自然终止 item 2: '没有 tool_calls 且 finish_reason 正常 → 自然结束，取 content 为答案'; code: `else: # 模型想好了，输出最终答案，循环结束` (every finish but length, content_filter included)"),
+        "length": Cited(SEED, text='section 自然终止 item 3: \'没有 tool_calls 但 finish_reason == length → 输出可能不完整，走异常/降级（第 19 节讲）\'; code: `elif finish_reason=="length": # 输出被截断，通常要提示模型，或至少不能直接当答案`; the degrade path is deferred to 第 19 节: ASSUMED stop, not success'),
+        "max-iters": Cited(SEED, text="section 强制终止：max_iters 兜底, max_iters_demo.py: `MAX_ITERS=10`, `iters+=1; if iters>MAX_ITERS: print('[停机] 达到 max_iters=..., 强制终止循环'); break`: the 10th round's calls run, then the loop ends without an answer ('即使模型还想调工具，也必须停')"),
+        "error-retry": Cited(SEED, text="section 三种终止条件全景: '异常终止：执行中抛错（...网络断了...），按错误的性质决定是重试（第 19 节）还是直接停机'; 下节预告: '网络抖动、API 限流、超时……指数退避重试'. ASSUMED (第 19 节 is not in the article): kinds connection_refused, connection_reset, rate_limit, stream_cut, timeout resent, at most 3 times in a row"),
+        "error-stop": Cited(SEED, text="section 三种终止条件全景 '...还是直接停机'; section 案例: '程序才因为 context 超长被 API 拒绝而崩溃': any other error kind (context_overflow among them), or a retried kind after 3 resends, stops the loop, not success"),
     },
 )
 def decide(turn: Turn, state: State) -> Decision:

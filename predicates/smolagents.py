@@ -48,10 +48,25 @@ import json
 import keyword
 from typing import Any
 
-from bench import ALL, Continue, Decision, Remind, RequestChanges, Resend, State, Stop, Turn, TurnError, predicate
+from bench import (
+    ALL,
+    Cited,
+    Continue,
+    Decision,
+    Note,
+    Remind,
+    RequestChanges,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+)
 
-PIN = "PyPI smolagents==1.26.0"
-OPENAI = "openai==3.57.0"
+PIN = Source(release="PyPI smolagents==1.26.0")
+OPENAI = Source(release="openai==3.57.0")
 MAX_STEPS = 20  # agents.py L300 max_steps: int = 20
 CLIENT_RETRIES = 2  # openai/_constants.py L8 DEFAULT_MAX_RETRIES
 RATE_LIMIT_ATTEMPTS = 3  # models.py L39 RETRY_MAX_ATTEMPTS
@@ -168,21 +183,21 @@ def _step(turn: Turn) -> Decision:
 
 
 @predicate(
-    source=f"{PIN}: smolagents/agents.py MultiStepAgent._run_stream L540-611, ToolCallingAgent._step_stream L1276-1359, process_tool_calls L1361-1442, execute_tool_call L1453-1502; smolagents/models.py OpenAIModel L1646-1796; smolagents/memory.py ActionStep.to_messages L92-150; {OPENAI}",
+    source=Cited(PIN.at("smolagents/agents.py", "L540-611", detail="MultiStepAgent._run_stream"), PIN.at("smolagents/agents.py", "L1276-1359", detail="ToolCallingAgent._step_stream"), PIN.at("smolagents/agents.py", "L1361-1442", detail="process_tool_calls"), PIN.at("smolagents/agents.py", "L1453-1502", detail="execute_tool_call"), PIN.at("smolagents/models.py", "L1646-1796", detail="OpenAIModel"), PIN.at("smolagents/memory.py", "L92-150", detail="ActionStep.to_messages"), Note(str(OPENAI))),
     max_steps=None,
     cap_note="max_steps 20 steps (replies that did not raise), then one request without tools whose reply is the output -> max_steps_error, ok=False",
     reasons=["final_answer", "max_steps_error", "api_error"],
     rules={
-        "tools": f"{PIN} smolagents/agents.py:L1327-1334, L1361-1442 - the reply's tool_calls (arguments parsed when they are JSON, models.py:L193-200) each validate and run, in parallel when there are several; the results go back as one user message 'Observation: ...' and the loop goes on (agents.py:L597-605); calls sharing an id run once, the last one (L1374-1380)",
-        "text-call": f"{PIN} smolagents/models.py:L583-594, L400-415, smolagents/utils.py:L166-186 - no tool_calls: the text's JSON blob with a 'name' key is read as one tool call, which runs as above",
-        "no-tool-call": f"{PIN} smolagents/agents.py:L1327-1331 - no tool_calls and no text (assert) or text without a JSON tool call (ValueError): AgentParsingError, caught as the step's error (L597-600) and sent back as a user message 'Error: ... Now let's retry' (memory.py:L137-148); the loop goes on: text is never the answer",
-        "tool-error": f"{PIN} smolagents/agents.py:L1453-1481, L1336-1352; smolagents/tools.py:L1361-1412 - a call that does not validate (unknown or blank name, a key the tool lacks, a missing required key) raises AgentToolCallError / AgentToolExecutionError, and final_answer beside other calls raises AgentExecutionError: the step's error, sent back as a user message; no result of that step is sent (memory_step.tool_calls and observations are set only after every call returned, L1436-1442); the loop goes on",
-        "final-answer": f"{PIN} smolagents/agents.py:L1336-1358, L578-592 - final_answer, alone and validated, is the answer: the run returns its argument (default_tools.py:L83-90)",
-        "client-retry": f"{OPENAI} openai/_constants.py:L8, openai/_base_client.py:L922-964 - the client OpenAIModel builds with defaults (models.py:L1697-1705) retries up to 2 times on 408/409/429/>=500 and connection errors",
-        "rate-limit-retry": f"{PIN} smolagents/models.py:L38-41, L1174-1184, L1194-1202; smolagents/utils.py:L551-600 - after the client gave up, the model call is tried again, 3 attempts in all (each with the client's own retries), when the error's text reads as a rate limit (status 429 or kind rate_limit, see _rate_limited), after a wait of 60 s doubled with jitter",
-        "generation-error": f"{PIN} smolagents/agents.py:L1324-1325, L594-596 - the model call raised (after the retries): AgentGenerationError, re-raised out of run",
-        "max-steps": f"{PIN} smolagents/agents.py:L545, L606-608, L625-637, L810-853 - the 20th step did not end the run: provide_final_answer sends the memory again with another system prompt and a last user message, without tools (so without tool_choice), the step's results or error in it",
-        "max-steps-answer": f"{PIN} smolagents/agents.py:L625-637, L848-853 - the reply to that request is the output, whatever it carries (an exception after the retries becomes its text); AgentMaxStepsError is recorded: RunResult.state 'max_steps_error' (L523-524)",
+        "tools": Cited(PIN.at("smolagents/agents.py", "L1327-1334, L1361-1442"), text="the reply's tool_calls (arguments parsed when they are JSON, models.py:L193-200) each validate and run, in parallel when there are several; the results go back as one user message 'Observation: ...' and the loop goes on (agents.py:L597-605); calls sharing an id run once, the last one (L1374-1380)"),
+        "text-call": Cited(PIN.at("smolagents/models.py", "L583-594, L400-415"), PIN.at("smolagents/utils.py", "L166-186"), text="no tool_calls: the text's JSON blob with a 'name' key is read as one tool call, which runs as above"),
+        "no-tool-call": Cited(PIN.at("smolagents/agents.py", "L1327-1331"), text="no tool_calls and no text (assert) or text without a JSON tool call (ValueError): AgentParsingError, caught as the step's error (L597-600) and sent back as a user message 'Error: ... Now let's retry' (memory.py:L137-148); the loop goes on: text is never the answer"),
+        "tool-error": Cited(PIN.at("smolagents/agents.py", "L1453-1481, L1336-1352"), PIN.at("smolagents/tools.py", "L1361-1412"), text="a call that does not validate (unknown or blank name, a key the tool lacks, a missing required key) raises AgentToolCallError / AgentToolExecutionError, and final_answer beside other calls raises AgentExecutionError: the step's error, sent back as a user message; no result of that step is sent (memory_step.tool_calls and observations are set only after every call returned, L1436-1442); the loop goes on"),
+        "final-answer": Cited(PIN.at("smolagents/agents.py", "L1336-1358, L578-592"), text="final_answer, alone and validated, is the answer: the run returns its argument (default_tools.py:L83-90)"),
+        "client-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964"), text="the client OpenAIModel builds with defaults (models.py:L1697-1705) retries up to 2 times on 408/409/429/>=500 and connection errors"),
+        "rate-limit-retry": Cited(PIN.at("smolagents/models.py", "L38-41, L1174-1184, L1194-1202"), PIN.at("smolagents/utils.py", "L551-600"), text="after the client gave up, the model call is tried again, 3 attempts in all (each with the client's own retries), when the error's text reads as a rate limit (status 429 or kind rate_limit, see _rate_limited), after a wait of 60 s doubled with jitter"),
+        "generation-error": Cited(PIN.at("smolagents/agents.py", "L1324-1325, L594-596"), text="the model call raised (after the retries): AgentGenerationError, re-raised out of run"),
+        "max-steps": Cited(PIN.at("smolagents/agents.py", "L545, L606-608, L625-637, L810-853"), text="the 20th step did not end the run: provide_final_answer sends the memory again with another system prompt and a last user message, without tools (so without tool_choice), the step's results or error in it"),
+        "max-steps-answer": Cited(PIN.at("smolagents/agents.py", "L625-637, L848-853"), text="the reply to that request is the output, whatever it carries (an exception after the retries becomes its text); AgentMaxStepsError is recorded: RunResult.state 'max_steps_error' (L523-524)"),
     },
     unreachable={"final-answer": "no sequence of the catalogue calls final_answer, smolagents' own tool (the "
                                  "sequences' tools are the recorded loops'); tests/ports/test_smolagents.py pins it"},

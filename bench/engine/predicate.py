@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from bench.engine.cite import Citation, Cited
 from bench.engine.model import Decision, Turn
 
 
@@ -151,7 +152,9 @@ class Predicate:
     """A termination predicate: a decide function plus what it declares about itself.
 
     `name` is the column (the file's stem, filled in by discovery). `rules` maps each rule id to
-    its citation (source lines, or why it exists). `reasons` are the stop reasons it may return.
+    its citation as text (source lines, or why it exists); `citations` holds, for each rule declared
+    with :class:`~bench.engine.cite.Cited`, the same citations as data, and `source_citations` the
+    column's (the page links them). `reasons` are the stop reasons it may return.
     `unreachable` maps a rule id to why no sequence of an open-loop replay can make it fire (rule
     coverage, :mod:`bench.report.coverage`, lists these apart and a test fails if one fires after all).
     `explained` maps a sequence id to why the original loop, driven on the replay server, differs
@@ -175,6 +178,8 @@ class Predicate:
     explained: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     not_driven: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     mutation_notes: tuple[MutationNote, ...] = ()
+    citations: Mapping[str, tuple[Citation, ...]] = field(default_factory=lambda: MappingProxyType({}))
+    source_citations: tuple[Citation, ...] = ()
     reason_set: frozenset[str] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -198,6 +203,8 @@ class Predicate:
             explained=self.explained,
             not_driven=self.not_driven,
             mutation_notes=self.mutation_notes,
+            citations=self.citations,
+            source_citations=self.source_citations,
         )
 
     @property
@@ -214,11 +221,11 @@ class Predicate:
 
 def predicate(
     *,
-    source: str = "constructed",
+    source: str | Cited = "constructed",
     max_steps: int | None = None,
     cap: Cap | None = None,
     reasons: tuple[str, ...] | list[str] = (),
-    rules: Mapping[str, str] | None = None,
+    rules: Mapping[str, str | Cited] | None = None,
     description: str = "",
     cap_note: str = "",
     unreachable: Mapping[str, str] | None = None,
@@ -244,6 +251,8 @@ def predicate(
     `explained` and `not_driven` map sequence ids to why the original loop differs from the port
     there for a reason of the replay server, or cannot be driven there (``stopbench conform``);
     `mutation_notes` say why mutants of the file survive the mutation check (:class:`MutationNote`).
+    A rule's citation (and `source`) is text or a :class:`~bench.engine.cite.Cited`: its places as
+    data and its prose, from which the text is derived.
     """
 
     def wrap(fn: DecideFn) -> Predicate:
@@ -253,11 +262,14 @@ def predicate(
         return Predicate(
             decide=fn,
             description=description or _first_line(fn.__doc__),
-            source=source,
+            source=str(source),
             max_steps=max_steps,
             cap=cap or Cap(),
             reasons=tuple(reasons),
-            rules=MappingProxyType(dict(rules or {})),
+            rules=MappingProxyType({rid: str(v) for rid, v in (rules or {}).items()}),
+            citations=MappingProxyType({rid: v.citations for rid, v in (rules or {}).items()
+                                        if isinstance(v, Cited)}),
+            source_citations=source.citations if isinstance(source, Cited) else (),
             cap_note=cap_note,
             unreachable=MappingProxyType(dict(unreachable or {})),
             explained=MappingProxyType(dict(explained or {})),
@@ -288,7 +300,7 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
         return isinstance(value, str) and value != ""
 
     for name, value in (("source", source), ("description", description), ("cap_note", cap_note)):
-        if not isinstance(value, str):
+        if not isinstance(value, str) and not (name == "source" and isinstance(value, Cited)):
             raise bad(f"{name} must be a string, not {type(value).__name__}")
     if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
         raise bad(f"max_steps must be a positive whole number or None, not {max_steps!r:.40}")
@@ -313,9 +325,9 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
         if not isinstance(mapping, Mapping):
             raise bad(f"{what} must map rule ids to text, not {type(mapping).__name__}")
         for key, value in mapping.items():
-            if not text(key) or not isinstance(value, str):
+            if not text(key) or not (isinstance(value, str) or (what == "rules" and isinstance(value, Cited))):
                 raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
-                          "with its citation (a string)")
+                          "with its citation (a string) or a Cited")
         if what == "rules":
             declared = set(mapping)
     if max_steps is not None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bench.engine.cite import Cite, Cited, Note, Source, parse_lines
+from bench import Cite, Cited, Note, Source
+from bench.engine.cite import parse_lines
 
 PIN = Source("ex/loop", ref="0123abcd", release="PyPI loop==1.0")
 WHEEL = Source("ex/pkg", ref="v2.0", release="PyPI pkg==2.0", tree="src/")

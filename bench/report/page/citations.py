@@ -12,7 +12,10 @@ article) stays text: a link that guesses a ref would send the reader to the wron
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+from bench.engine.cite import Citation, Cite
 
 GITHUB = "https://github.com"
 
@@ -37,6 +40,13 @@ class Link:
 
     def as_json(self) -> dict[str, str]:
         return {"text": self.text, "url": self.url}
+
+
+def citation_links(citations: Iterable[Citation]) -> list[Link]:
+    """The links of citations declared as data (:mod:`bench.engine.cite`): one per line range of
+    each place in a repository at a git ref, in order, each URL once. A :class:`~bench.engine.cite.Note`
+    and a place in a release without a known git ref give none."""
+    return _unique([Link(text, url) for c in citations if isinstance(c, Cite) for text, url in c.urls()])
 
 
 def is_git_pin(pin: str) -> bool:
