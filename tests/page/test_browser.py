@@ -303,7 +303,7 @@ def test_a_loops_name_opens_its_rules_and_a_sequence_opens_the_stepper(fresh: An
     assert shown == list(pi.rules)
     rule = '#loop-rules > li[data-rule="tool-calls"] a'
     links = [a.get_attribute("href") for a in fresh.find_elements(by("CSS_SELECTOR"), rule)]
-    assert links == [KNOWN_LINK]
+    assert links == [KNOWN_LINK, KNOWN_LINK.replace("#L202-L216", "#L411-L426")]  # agent-loop.ts:L202-216 with L411-426
     fresh.find_element(by("ID"), "drill-close").click()
     fresh.find_element(by("CSS_SELECTOR"), "#row-seed000-talk-only > th").click()
     assert fresh.find_element(by("ID"), "st-seq").get_attribute("value") == "seed000-talk-only"
