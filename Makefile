@@ -47,23 +47,21 @@ clean:
 ## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
 ## CONFORM_DIR (installed here, never by the plain install). Fails on a difference no port explains.
 ## It drives every driver of bench/conform/runner.py's DRIVERS but those whose record is reused
-## (`stopbench conform --list-driven`), each installed from its PIN_<loop> (PyPI) or NPM_<loop> (npm)
-## below, (loop, sequence) runs CONFORM_JOBS at a time, each on its own replay server, longest first (the
-## last run's wall times, CONFORM_DIR/timings.json), on the virtual clock (conformance/clock/: a retry
+## (`stopbench conform --list-driven`), each installed from its pin in bench/conform/pins.py (PyPI or npm),
+## (loop, sequence) runs CONFORM_JOBS at a time, each on its own replay server, longest first (the last run's
+## wall times, CONFORM_DIR/timings.json), on the virtual clock (conformance/clock/: a retry
 ## back-off sleep is cut short, the loop's clock moves on by all of it; native binaries sleep for real).
 CONFORM_DIR ?= /tmp/stopbench-conform
 CONFORM_JOBS ?= 6
 CONFORM_TIMEOUT ?= 400
 CONFORM_FLAGS ?=
 DRIVEN = $$($(BIN)/stopbench conform --list-driven)
-PY_LOOPS := corecoder openai_agents hermes langchain pydantic_ai smolagents
-# pinned installs, one venv per loop: CONFORM_DIR/<loop>
-PIN_corecoder     := corecoder==0.4.0 openai==3.57.0
-PIN_openai_agents := openai-agents==0.24.0 openai==3.57.0
-PIN_hermes        := 'hermes-agent[anthropic]==0.19.0'
-PIN_langchain     := langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10 langgraph==1.2.24 langgraph-prebuilt==1.1.3 langchain-core==1.8.3 openai==3.57.0 anthropic==2.14.0
-PIN_pydantic_ai   := 'pydantic-ai-slim[openai,anthropic]==2.68.0' openai==3.57.0 anthropic==2.14.0
-PIN_smolagents    := smolagents==1.26.0 openai==3.57.0
+# the pins, one place (standard library only, so it runs before the bench's venv exists): `$(PINS) LOOP` prints
+# a loop's install words, `$(PINS) --loops pypi` the loops installed with pip (one venv each: CONFORM_DIR/<loop>),
+# `--loops npm` those installed with npm (one prefix each)
+PINS = $(PYTHON) bench/conform/pins.py
+PY_LOOPS = $(shell $(PINS) --loops pypi)
+NPM_LOOPS = $(shell $(PINS) --loops npm)
 .PHONY: conformance conformance-installs conformance-driven-installs conformance-python conformance-venvs
 conformance: conformance-driven-installs
 	$(BIN)/stopbench conform $(DRIVEN) --conform-dir $(CONFORM_DIR) --jobs $(CONFORM_JOBS) \
@@ -74,14 +72,14 @@ conformance: conformance-driven-installs
 conformance-driven-installs: $(STAMP)
 	$(MAKE) --no-print-directory conformance-installs CONFORM_LOOPS="$(DRIVEN)"
 
-# each loop of CONFORM_LOOPS from its pin (expanded once the whole Makefile is read, so pins written below
-# count); a driver with neither pin stops here (exit 2), before anything runs
+# each loop of CONFORM_LOOPS from its pin; a driver without one stops here (exit 2), before anything runs
 .SECONDEXPANSION:
-conformance-installs: $$(foreach l,$$(CONFORM_LOOPS),$$(if $$(PIN_$$(l)),$$(CONFORM_DIR)/$$(l)/.pinned,$$(if \
-	$$(NPM_$$(l)),$$(CONFORM_DIR)/$$(l)/.pinned-npm,conformance-no-pin-$$(l))))
+conformance-installs: $$(foreach l,$$(CONFORM_LOOPS),$$(if $$(filter $$(l),$$(PY_LOOPS)),\
+	$$(CONFORM_DIR)/$$(l)/.pinned,$$(if $$(filter $$(l),$$(NPM_LOOPS)),$$(CONFORM_DIR)/$$(l)/.pinned-npm,\
+	conformance-no-pin-$$(l))))
 
 conformance-no-pin-%:
-	@echo "make: the driver $* (bench/conform/runner.py DRIVERS) has no PIN_$* or NPM_$* in the Makefile" >&2; exit 2
+	@echo "make: the driver $* (bench/conform/runner.py DRIVERS) has no pin in bench/conform/pins.py" >&2; exit 2
 
 ## make conformance-ci: what .ci/run drives: make conformance, CI_JOBS runs at a time, driving only the
 ## (loop, sequence) pairs whose record row has no key, a key other than the pair's key now, or fails,
@@ -96,22 +94,19 @@ conformance-ci:
 	$(MAKE) --no-print-directory conformance CONFORM_JOBS=$(CI_JOBS) \
 	  CONFORM_FLAGS="--reuse-unchanged --sample $(CI_SAMPLE)"
 
-## make conformance-python: the Python loops of PY_LOOPS only
+## make conformance-python: the Python loops (those installed from PyPI) only
 conformance-python: $(STAMP) conformance-venvs
 	$(BIN)/stopbench conform $(PY_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 300 --virtual-clock
 
 conformance-venvs: $(PY_LOOPS:%=$(CONFORM_DIR)/%/.pinned)
 
-$(CONFORM_DIR)/%/.pinned: Makefile
+$(CONFORM_DIR)/%/.pinned: bench/conform/pins.py
 	test -x $(CONFORM_DIR)/$*/bin/python || $(PYTHON) -m venv $(CONFORM_DIR)/$*
-	$(CONFORM_DIR)/$*/bin/python -m pip install --quiet --disable-pip-version-check $(PIN_$*)
+	$(CONFORM_DIR)/$*/bin/python -m pip install --quiet --disable-pip-version-check $(shell $(PINS) $*)
 	touch $@
 
 ## the Node/CLI loops: each installed with npm under its own prefix CONFORM_DIR/<loop>, driven with node
 NODE_LOOPS := pi opencode codex
-NPM_pi       := @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1
-NPM_opencode := opencode-ai@1.18.32
-NPM_codex    := @openai/codex@0.169.0
 .PHONY: conformance-node $(NODE_LOOPS:%=conformance-%)
 conformance-node: $(STAMP) $(NODE_LOOPS:%=$(CONFORM_DIR)/%/.pinned-npm)
 	$(BIN)/stopbench conform $(NODE_LOOPS) --conform-dir $(CONFORM_DIR) --timeout 180 --virtual-clock
@@ -122,20 +117,12 @@ $(NODE_LOOPS:%=conformance-%): conformance-%: $(STAMP) $(CONFORM_DIR)/%/.pinned-
 ## Gemini CLI, on the replay server's Gemini endpoint: its own target; a failing sequence spends about 4 minutes
 ## in its retry back-off on the real clock (10 attempts, 5 s doubling to 30 s; predicates/gemini_cli.py), about
 ## 30 s on the virtual one
-NPM_gemini_cli := @google/gemini-cli@0.61.0
 .PHONY: conformance-gemini_cli
 conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
 	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400 --virtual-clock
 
-## Claude Code: the wrapper and its platform package (the native binary, run directly; predicates/claude_code.py)
-NPM_claude_code := @anthropic-ai/claude-code@2.1.328
-
-## the Vercel AI SDK's generateText (predicates/_vercel_ai.py): the same pins for both columns
-NPM_vercel_ai       := ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105 zod@4.6.7
-NPM_vercel_ai_steps := $(NPM_vercel_ai)
-
-$(CONFORM_DIR)/%/.pinned-npm: Makefile
-	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(NPM_$*)
+$(CONFORM_DIR)/%/.pinned-npm: bench/conform/pins.py
+	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(shell $(PINS) $*)
 	touch $@
 
 ## The framework scorecard (docs/frameworks.md): each framework of examples/frameworks/<name>/ installed in

@@ -4,8 +4,9 @@ A row of ``reports/conformance/<loop>.json`` is the observed cell of one origina
 sequence, compared with its port's cell. It stays true as long as none of these changed, and its
 ``key`` is a hash of all of them, taken when the loop was driven:
 
-* ``pin``: the loop's pin: its ``PIN_<loop>``/``NPM_<loop>`` line in the Makefile (other Makefile
-  variables it names expanded) and the driver's install line and interpreter;
+* ``pin``: the loop's pin: the words its install passes to pip or npm (:mod:`bench.conform.pins`, hashed
+  under ``make``, ``PIN`` for PyPI and ``NPM`` for npm, the names of the Makefile variables that held
+  them, so a key stays what it was) and the driver's install line and interpreter;
 * ``driver``: the driver script and every file beside it that it imports (``stopbench_driver.py``,
   ``lib/stub_tools.mjs``, ...), and for a loop on the virtual clock the clock's files;
 * ``port``: the port's file and the shared rules modules it loads (``predicates/_vercel_ai.py``);
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.conform.clock import CLOCK_DIR, clock_env
+from bench.conform.pins import PINS, Pin
 from bench.conform.report import steps_json
 from bench.conform.runner import Driver, driver_spec
 from bench.engine.discovery import shared_users
@@ -62,8 +64,6 @@ imports to SERVER_SOURCES and this list)."""
 
 _PY_IMPORT = re.compile(r"^\s*(?:from|import)\s+([A-Za-z_]\w*)", re.M)
 _JS_IMPORT = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.\.?/[^"']+)["']""")
-_MAKE_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*[:?]?=[ \t]*(.*?)\s*$", re.M)
-_MAKE_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 
 
 def digest(data: Any) -> str:
@@ -114,29 +114,15 @@ def script_closure(script: Path) -> list[Path]:
     return seen
 
 
-def makefile_pins(makefile: Path) -> dict[str, str]:
-    """Every ``PIN_<loop>``/``NPM_<loop>`` of the Makefile, with the variables it names expanded."""
-    if not makefile.is_file():
-        return {}
-    values = {m.group(1): m.group(2) for m in _MAKE_ASSIGN.finditer(makefile.read_text(encoding="utf-8"))}
-
-    def expand(text: str, depth: int = 0) -> str:
-        if depth > 10:
-            return text
-        return _MAKE_REF.sub(lambda m: expand(values.get(m.group(1), ""), depth + 1), text)
-
-    return {name: expand(value) for name, value in values.items() if name.startswith(("PIN_", "NPM_"))}
-
-
 @dataclass
 class KeySources:
     """Where the parts of a key are read from, with each loop-wide part computed once."""
 
     root: Path
-    """The project's root: the driver scripts, the server's code and the Makefile are found from it."""
+    """The project's root: the driver scripts and the server's code are found from it."""
     predicates_dir: Path
-    makefile: Path | None = None
-    _pins: dict[str, str] | None = field(default=None, repr=False)
+    pins: Mapping[str, Pin] = field(default_factory=lambda: PINS)
+    """Each loop's pin, by driver name (a loop without one is keyed by its install line alone)."""
     _server: str | None = field(default=None, repr=False)
     _parts: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
 
@@ -146,9 +132,9 @@ class KeySources:
         return self._server
 
     def pin(self, driver: Driver) -> str:
-        if self._pins is None:
-            self._pins = makefile_pins(self.makefile or self.root / "Makefile")
-        return digest({"make": {k: self._pins.get(f"{k}_{driver.name}") for k in ("PIN", "NPM")},
+        pin = self.pins.get(driver.name)
+        words = {"PIN": "pypi", "NPM": "npm"}
+        return digest({"make": {k: pin.words() if pin and pin.registry == r else None for k, r in words.items()},
                        "install": driver.install, "interpreter": driver.interpreter})
 
     def driver(self, driver: Driver) -> str:

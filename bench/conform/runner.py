@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.processes import end_all_contained, end_contained, start_contained
+from bench.conform.pins import PINS
 from bench.engine.changes import changes_data, changes_text
 from bench.engine.model import Cell, Decision, Sequence
 from bench.engine.predicate import Predicate
@@ -36,8 +37,6 @@ OK_MARKER = "STOPBENCH-OK"
 
 PROMPT = "stopbench conformance run: do the task with the tools you have."
 
-
-VERCEL_AI_PINS = "ai@7.0.173 @ai-sdk/openai@4.0.118 @ai-sdk/anthropic@4.0.105 zod@4.6.7"
 
 @dataclass(frozen=True, slots=True)
 class Driver:
@@ -78,60 +77,60 @@ LCC_REUSED = ("learn-claude-code is not in a registry: driven once from checkout
 
 DRIVERS: Mapping[str, Driver] = {
     "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
-                        "pip install corecoder==0.4.0 openai==3.57.0"),
+                        PINS["corecoder"].install_line()),
     # Chat Completions model for every sequence but the Responses ones (predicates/openai_agents.py)
     "openai_agents": Driver("openai_agents", "openai_agents", "conformance/drivers/openai_agents_driver.py",
-                            "openai-chat", "pip install openai-agents==0.24.0 openai==3.57.0",
+                            "openai-chat", PINS["openai_agents"].install_line(),
                             wires={"openai-responses": "openai-responses"}),
     # api_mode follows the dialect (predicates/hermes.py); Gemini on its native Gemini client
     # (provider "gemini", Google's base URL, sent to the server by the driver)
     "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
-                     "pip install 'hermes-agent[anthropic]==0.19.0'",
+                     PINS["hermes"].install_line(),
                      wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}),
     # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish),
     # its google-generative-ai provider on the server's Gemini endpoint for Gemini sequences
     "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
-                 "npm install --prefix LOOP @earendil-works/pi-agent-core@0.84.1 @earendil-works/pi-ai@0.84.1",
+                 PINS["pi"].install_line(),
                  wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                  interpreter="node"),
     # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API (@ai-sdk/google
     # on the server's Gemini endpoint for Gemini sequences)
     "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
-                       "npm install --prefix LOOP opencode-ai@1.18.32",
+                       PINS["opencode"].install_line(),
                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                        interpreter="node"),
     # `codex app-server` with dynamic tools; Responses only: every sequence is served as Responses
     # (predicates/codex.py reads other dialects as a proxy's Responses stream)
     "codex": Driver("codex", "codex", "conformance/drivers/codex_driver.mjs", "openai-responses",
-                    "npm install --prefix LOOP @openai/codex@0.169.0", interpreter="node"),
+                    PINS["codex"].install_line(), interpreter="node"),
     # create_agent on ChatOpenAI (Chat; use_responses_api for Responses) or ChatAnthropic; Gemini on Chat
     "langchain": Driver("langchain", "langchain", "conformance/drivers/langchain_driver.py", "openai-chat",
-                        "pip install langchain==1.5.0 langchain-openai==1.7.4 langchain-anthropic==1.7.10",
+                        PINS["langchain"].install_line(),
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
     # Agent.run on OpenAIChatModel (Chat), OpenAIResponsesModel (Responses) or AnthropicModel; Gemini on Chat
     "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
-                          "pip install 'pydantic-ai-slim[openai,anthropic]==2.68.0'",
+                          PINS["pydantic_ai"].install_line(),
                           wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
     # ToolCallingAgent on OpenAIServerModel: Chat Completions only, every dialect served on Chat
     # (predicates/smolagents.py)
     "smolagents": Driver("smolagents", "smolagents", "conformance/drivers/smolagents_driver.py", "openai-chat",
-                         "pip install smolagents==1.26.0 openai==3.57.0"),
+                         PINS["smolagents"].install_line()),
     # `gemini -p` (non-interactive) on the Gemini API; every sequence is served as Gemini (a tool-call
     # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
     "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
-                         "npm install --prefix LOOP @google/gemini-cli@0.61.0", interpreter="node"),
+                         PINS["gemini_cli"].install_line(), interpreter="node"),
     # `claude -p` (headless, stream-json) on the Anthropic Messages API; every sequence is served as
     # Anthropic; the sequence's tools as MCP stub tools, renamed by the driver's proxy
     "claude_code": Driver("claude_code", "claude_code", "conformance/drivers/claude_code_driver.mjs", "anthropic",
-                          "npm install --prefix LOOP @anthropic-ai/claude-code@2.1.328", interpreter="node"),
+                          PINS["claude_code"].install_line(), interpreter="node"),
     # generateText with tools (default stopWhen; _steps: isStepCount(5)), @ai-sdk/openai .chat (Chat; Gemini
     # on Chat) or .responses, @ai-sdk/anthropic by dialect (predicates/_vercel_ai.py)
     "vercel_ai": Driver("vercel_ai", "vercel_ai", "conformance/drivers/vercel_ai_driver.mjs", "openai-chat",
-                        "npm install --prefix LOOP " + VERCEL_AI_PINS,
+                        PINS["vercel_ai"].install_line(),
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
     "vercel_ai_steps": Driver("vercel_ai_steps", "vercel_ai_steps", "conformance/drivers/vercel_ai_steps_driver.mjs",
                               "openai-chat",
-                              "npm install --prefix LOOP " + VERCEL_AI_PINS,
+                              PINS["vercel_ai_steps"].install_line(),
                               wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
                               interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)

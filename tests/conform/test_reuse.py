@@ -13,7 +13,8 @@ from click.testing import CliRunner, Result
 
 from bench.cli import cli
 from bench.cli import conform as conform_cli
-from bench.conform.keys import SERVER_SOURCES, UNKEYED_IMPORTS, KeySources, makefile_pins, script_closure
+from bench.conform.keys import SERVER_SOURCES, UNKEYED_IMPORTS, KeySources, script_closure
+from bench.conform.pins import Pin
 from bench.conform.report import read_record
 from bench.conform.reuse import choose, rotating_sample, stale
 from bench.conform.runner import DRIVERS, Driver
@@ -193,19 +194,15 @@ def test_a_driver_s_files_are_its_script_and_what_it_imports_from_beside_it() ->
     assert "conformance/drivers/vercel_ai_driver.mjs" in names
 
 
-def test_a_loop_s_pin_is_read_from_the_makefile_with_the_variables_it_names(tmp_path: Path) -> None:
-    makefile = tmp_path / "Makefile"
-    makefile.write_text("NPM_x := a@1 b@2\nNPM_y := $(NPM_x)\nPIN_z     := 'p[q]==3'\nOTHER = 1\n", encoding="utf-8")
-    assert makefile_pins(makefile) == {"NPM_x": "a@1 b@2", "NPM_y": "a@1 b@2", "PIN_z": "'p[q]==3'"}
-    real = makefile_pins(ROOT / "Makefile")
-    assert all(f"PIN_{n}" in real or f"NPM_{n}" in real for n, d in DRIVERS.items() if not d.reused)
-    before = KeySources(ROOT, ROOT / "predicates", makefile=makefile)
-    pins = {n: before.pin(d) for n, d in (("x", Driver("x", "x", "x.mjs", "openai-chat", "i")),
-                                          ("z", Driver("z", "z", "z.py", "openai-chat", "i")))}
-    makefile.write_text("NPM_x := a@1 b@3\nPIN_z     := 'p[q]==3'\n", encoding="utf-8")
-    after = KeySources(ROOT, ROOT / "predicates", makefile=makefile)
-    assert after.pin(Driver("x", "x", "x.mjs", "openai-chat", "i")) != pins["x"]
-    assert after.pin(Driver("z", "z", "z.py", "openai-chat", "i")) == pins["z"]
+def test_a_loop_s_pin_is_part_of_its_key() -> None:
+    x, z = Driver("x", "x", "x.mjs", "openai-chat", "i"), Driver("z", "z", "z.py", "openai-chat", "i")
+    pins = {"x": Pin("npm", ("a@1", "b@2")), "z": Pin("pypi", ("p[q]==3",))}
+    before = KeySources(ROOT, ROOT / "predicates", pins=pins)
+    after = KeySources(ROOT, ROOT / "predicates", pins={**pins, "x": Pin("npm", ("a@1", "b@3"))})
+    assert after.pin(x) != before.pin(x)
+    assert after.pin(z) == before.pin(z)
+    beside = KeySources(ROOT, ROOT / "predicates", pins={**pins, "z": Pin("pypi", ("p[q]==3",), beside=("r==1",))})
+    assert beside.pin(z) != before.pin(z)
 
 
 def test_a_shared_rules_module_is_part_of_the_port_of_every_loop_that_loads_it(tmp_path: Path) -> None:
