@@ -20,8 +20,10 @@ Fixtures:
 * ``stopbench_serve``: a factory, ``stopbench_serve(id | path | Sequence)``, for more than one
   sequence in a test.
 
-The catalogue folder is the ini option ``stopbench_sequences`` (default ``sequences``, relative to
-the rootdir). :func:`assert_meets_requirements` fails with the first broken requirement, its step,
+The catalogue is the shipped one with the project's own ``sequences/`` (beside the rootdir) added,
+as the ``stopbench`` commands read it (:mod:`bench.catalogue.shipped`: a sequence of yours replaces
+a shipped one with the same id); the ini option ``stopbench_sequences`` (a folder, relative to the
+rootdir) reads that folder alone. :func:`assert_meets_requirements` fails with the first broken requirement, its step,
 the turn served there and what the loop did.
 
 Everything heavy (the server, the catalogue) is imported only when a test asks for it, so the plugin
@@ -56,8 +58,8 @@ def assert_meets_requirements(sequence: Sequence, cell: Cell) -> None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini(INI, "stopbench: the catalogue folder the stopbench fixtures read (relative to the rootdir)",
-                  default="sequences")
+    parser.addini(INI, "stopbench: the catalogue folder the stopbench fixtures read alone (relative to the "
+                       "rootdir); default: the shipped catalogue with the rootdir's sequences/ added", default="")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,21 +67,34 @@ def pytest_configure(config: pytest.Config) -> None:
                                        "sequence matching all the given filters (stopbench_sequence)")
 
 
-def catalogue_folder(config: pytest.Config) -> Path:
-    """The catalogue folder from the ini option, relative to the rootdir."""
+def catalogue_folders(config: pytest.Config) -> list[Path]:
+    """The catalogue folders: the ini option's alone (relative to the rootdir), else the shipped
+    catalogue with the rootdir's ``sequences/`` added when it has one."""
+    from bench.catalogue.shipped import layered
+
     value = str(config.getini(INI))
+    if not value:
+        return layered("sequences", config.rootpath / "sequences", only_mine=False)
     path = Path(value)
-    return path if path.is_absolute() else config.rootpath / path
+    return [path if path.is_absolute() else config.rootpath / path]
+
+
+def catalogue_folder(config: pytest.Config) -> str:
+    """The catalogue folders as messages name them."""
+    return " + ".join(str(p) for p in catalogue_folders(config))
 
 
 def _catalogue(config: pytest.Config) -> Catalogue:
     cached: Catalogue | None = getattr(config, "_stopbench_catalogue", None)
     if cached is None:
-        from bench.catalogue.load import load_catalogue
-        folder = catalogue_folder(config)
-        if not folder.is_dir():
-            pytest.fail(f"{INI} = {folder}: no such folder", pytrace=False)
-        cached = load_catalogue(folder)
+        from bench.catalogue.shipped import load_layered_catalogue
+        folders = catalogue_folders(config)
+        for folder in folders:
+            if not folder.is_dir():
+                pytest.fail(f"{INI} = {folder}: no such folder", pytrace=False)
+        cached, notes = load_layered_catalogue(folders)
+        for note in notes:
+            config.issue_config_time_warning(pytest.PytestConfigWarning(f"stopbench: {note}"), stacklevel=2)
         if cached.problems:
             pytest.fail(f"bad sequence: {cached.problems[0]}", pytrace=False)
         config._stopbench_catalogue = cached  # type: ignore[attr-defined]

@@ -32,6 +32,11 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 
+# Tests build their own sequences/, predicates/ and expected/ in temporary folders and read them alone:
+# the shipped ones are added to a user's own only where a test asks for it (tests/cli/test_shipped_folders.py,
+# tests/install/). In the repository itself the default folders are the shipped ones either way.
+os.environ.setdefault("STOPBENCH_ONLY_MINE", "1")
+
 
 # ---------------------------------------------------------------- the `slow` marker
 

@@ -27,15 +27,39 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "mcp-tools": ("bench.cli.mcp_tools:mcp_tools_cmd", "Serve the current run's tools over MCP (stdio or HTTP)."),
     "corpus": ("bench.cli.corpus:corpus_cmd", "Stream recorded traces through every predicate; count what they show."),
     "scorecard": ("bench.cli.scorecard:scorecard_cmd", "Install, record and score agent frameworks' own loops."),
+    "init": ("bench.cli.init:init_cmd", "Scaffold your own sequence, predicate, pytest file and CI workflow here."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
+
+EXTRAS: dict[str, tuple[str, frozenset[str]]] = {
+    "corpus": ("corpus", frozenset({"msgspec", "pyarrow", "dask", "distributed"})),
+}
+"""subcommand -> (the optional dependency set it needs, ``stopbench[<extra>]``; the top-level modules
+that set installs). Every other subcommand runs on the base install."""
+
+
+def missing_extra(name: str, exc: ModuleNotFoundError) -> str | None:
+    """The one line for subcommand `name` failing to import a module of its extra, or None."""
+    extra = EXTRAS.get(name)
+    missing = (exc.name or "").partition(".")[0]
+    if extra is None or missing not in extra[1]:
+        return None
+    return (f"stopbench {name} needs the {extra[0]} extra ({missing} is not installed): "
+            f"pip install 'stopbench[{extra[0]}]'")
 
 
 def load_command(name: str) -> click.Command:
     """Import the subcommand `name` from its row of :data:`COMMANDS`."""
     target = COMMANDS[name][0]
     module_name, _, attr = target.partition(":")
-    cmd = getattr(importlib.import_module(module_name), attr)
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        line = missing_extra(name, exc)
+        if line is None:
+            raise
+        raise UnusableInput(line) from None
+    cmd = getattr(module, attr)
     if not isinstance(cmd, click.Command):
         raise TypeError(f"{target} is not a click command")
     return cmd

@@ -5,6 +5,13 @@ take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the c
 under that per-decision time limit (:mod:`bench.engine.contain`); the user's Ctrl-C ends it with one
 line and exit 2, like pytest's "interrupted".
 
+Folders: ``--sequences``, ``--predicates`` and ``--expected`` left at their defaults stand for the
+shipped catalogue, predicates and golden files with the user's own ``./sequences``, ``./predicates``
+and ``./expected`` added (theirs replace a shipped one with the same id, said in one line);
+``--only-mine`` reads only theirs (:mod:`bench.catalogue.shipped`). A folder given explicitly is
+read alone. Whatever is written (``accept``'s golden files, ``fuzz --save``) goes to the user's own
+folder, never the shipped one.
+
 Exit statuses (the README's table): 0 clean; 1 a verdict failed; 2 unusable input (or an
 interrupted run). Nothing else, and no traceback.
 """
@@ -22,9 +29,10 @@ from typing import IO, Any, TypeVar
 import click
 from click.core import ParameterSource
 
-from bench.catalogue.load import Catalogue, load_catalogue
+from bench.catalogue.load import Catalogue
+from bench.catalogue.shipped import Kind, collision_line, layered, load_layered_catalogue, replaced_files
 from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
-from bench.engine.discovery import Broken, Loaded, discover
+from bench.engine.discovery import SHARED_PREFIX, Broken, Loaded, discover, load_file
 from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.errors import UnusableInput
 from bench.golden.expected import Golden, load_golden
@@ -57,6 +65,18 @@ only_predicates_option = click.option("--predicate", "-p", "only", multiple=True
                                       help="Only this predicate (repeatable).")
 quiet_option = click.option("--quiet", "-q", is_flag=True,
                             help="Only the verdict line and what made it fail; no progress bar.")
+ONLY_MINE_ENV = "STOPBENCH_ONLY_MINE"
+
+
+def _keep_only_mine(ctx: click.Context, _param: click.Parameter, value: bool) -> bool:
+    ctx.meta["stopbench.only_mine"] = value
+    return value
+
+
+only_mine_option = click.option("--only-mine", is_flag=True, envvar=ONLY_MINE_ENV, expose_value=False,
+                                callback=_keep_only_mine, is_eager=True,
+                                help="Only your own ./sequences, ./predicates and ./expected, not the shipped "
+                                     f"ones they add to by default (also {ONLY_MINE_ENV}=1).")
 verbose_option = click.option("--verbose", "-v", is_flag=True,
                               help="Every problem, every violation and every unused expectation, not the first few.")
 
@@ -83,7 +103,7 @@ def decision_timeout_option(fn: F) -> F:
 def folder_options(fn: F) -> F:
     """--sequences, --predicates, --expected, --safety-cap, --no-entry-points and --decision-timeout
     (which runs the command under the time limit): what run, show and accept take (run adds --reports)."""
-    for opt in (decision_timeout_option, no_entry_points_option, safety_cap_option, expected_option,
+    for opt in (only_mine_option, decision_timeout_option, no_entry_points_option, safety_cap_option, expected_option,
                 predicates_option, sequences_option):
         fn = opt(fn)
     return fn
@@ -121,6 +141,62 @@ def check_folder(path: Path, param: str, what: str) -> bool:
     return False
 
 
+def folders(kind: Kind, path: Path, param: str) -> list[Path]:
+    """The folders option `param` (value `path`) stands for: itself when given, else the shipped
+    folder with the user's own added (:func:`bench.catalogue.shipped.layered`)."""
+    if given(param):
+        return [path]
+    ctx = click.get_current_context(silent=True)
+    only_mine = bool(ctx.meta.get("stopbench.only_mine")) if ctx is not None else False
+    return layered(kind, path, only_mine=only_mine)
+
+
+def load_sequences(sequences_dir: Path) -> Catalogue:
+    """The catalogue `--sequences` stands for (:func:`folders`), with the collision line if any;
+    a missing folder of the user's own is refused as :func:`check_folder` says."""
+    chosen = folders("sequences", sequences_dir, "sequences_dir")
+    if chosen == [sequences_dir]:
+        check_folder(sequences_dir, "sequences_dir", "sequences")
+    cat, notes = load_layered_catalogue(chosen)
+    for note in notes:
+        click.echo(note, err=True)
+    return cat
+
+
+def predicate_folders(predicates_dir: Path) -> list[Path]:
+    """The predicate folders `--predicates` stands for, with the collision line if any; [] when
+    the user's own folder is missing (a note; an explicit one is refused by :func:`check_folder`)."""
+    chosen = folders("predicates", predicates_dir, "predicates_dir")
+    if chosen == [predicates_dir]:
+        if not check_folder(predicates_dir, "predicates_dir", "predicates"):
+            click.echo(f"note: no predicates folder at {predicates_dir}", err=True)
+            return []
+        if given("predicates_dir") and not any(not p.name.startswith("_") for p in predicates_dir.glob("*.py")):
+            raise UnusableInput(f"--predicates {predicates_dir}: holds no predicate file (*.py)")
+    for folder, stems in replaced_files(chosen, "*.py").items():
+        line = collision_line("predicate(s)", [s for s in stems if not s.startswith("_")], folder)
+        if line:
+            click.echo(line, err=True)
+    return chosen
+
+
+def discover_in(folders: list[Path], *, entry_points_too: bool) -> list[Loaded]:
+    """:func:`bench.engine.discovery.discover` over several folders (the shipped predicates, then the
+    user's own): a later folder's file replaces an earlier one's of the same name, which is then not
+    imported at all; sorted by name."""
+    if len(folders) < 2:
+        return discover(folders[0] if folders else None, entry_points_too=entry_points_too)
+    *earlier, last = folders
+    loaded = discover(last, entry_points_too=entry_points_too)
+    taken = {p.name for p in loaded}
+    for folder in reversed(earlier):
+        for path in sorted(folder.glob("*.py")):
+            if not path.name.startswith(SHARED_PREFIX) and path.stem not in taken:
+                loaded.append(load_file(path))
+                taken.add(path.stem)
+    return sorted(loaded, key=lambda p: p.name)
+
+
 def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool,
                 only: tuple[str, ...] = ()) -> Inputs:
     """Load the catalogue and predicates, printing every problem as one line on stderr.
@@ -128,18 +204,12 @@ def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool
     A folder given explicitly that is missing, not a folder or empty, a missing sequences folder,
     and a run with no sequence or no predicate at all are unusable input (exit 2), so that such a
     run never replaces the reports with an empty table."""
-    check_folder(sequences_dir, "sequences_dir", "sequences")
-    cat = load_catalogue(sequences_dir)
+    cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
     if not cat.sequences and not cat.problems:
         raise UnusableInput(f"{sequences_dir}: holds no sequence file (*.yaml)")
-    folder = predicates_dir if check_folder(predicates_dir, "predicates_dir", "predicates") else None
-    if folder is None:
-        click.echo(f"note: no predicates folder at {predicates_dir}", err=True)
-    elif given("predicates_dir") and not any(not p.name.startswith("_") for p in folder.glob("*.py")):
-        raise UnusableInput(f"--predicates {predicates_dir}: holds no predicate file (*.py)")
-    preds = discover(folder, entry_points_too=not no_entry_points)
+    preds = discover_in(predicate_folders(predicates_dir), entry_points_too=not no_entry_points)
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
     if only:
@@ -159,7 +229,11 @@ def load_expected(expected_dir: Path, *, for_writing: bool = False) -> Golden:
 
     An explicit ``--expected`` must be a folder holding golden files (for ``accept`` it may be
     missing or empty: accept creates it). A missing default folder leaves every cell unreviewed,
-    said in one line."""
+    said in one line. Left at its default (and not for writing), it stands for the shipped golden
+    files with the user's own added, a file of theirs replacing the shipped one of its predicate."""
+    chosen = folders("expected", expected_dir, "expected_dir")
+    if not for_writing and chosen != [expected_dir]:
+        return _load_layered_expected(chosen)
     exists = check_folder(expected_dir, "expected_dir", "expected") if not for_writing else expected_dir.is_dir()
     if for_writing and expected_dir.exists() and not exists:
         raise UnusableInput(f"--expected {expected_dir}: not a folder")
@@ -173,6 +247,24 @@ def load_expected(expected_dir: Path, *, for_writing: bool = False) -> Golden:
             click.echo(f"note: no golden files folder at {expected_dir}: every cell is unreviewed", err=True)
         elif not golden.files and given("expected_dir"):
             raise UnusableInput(f"--expected {expected_dir}: holds no golden file (<predicate>.yaml)")
+    return golden
+
+
+def _load_layered_expected(chosen: list[Path]) -> Golden:
+    golden = Golden(chosen[-1])
+    for folder in chosen:
+        one = load_golden(folder)
+        golden.problems += one.problems
+        golden.files.update(one.files)
+    for problem in golden.problems:
+        click.echo(f"bad golden file: {problem}", err=True)
+    if golden.problems:
+        raise UnusableInput(f"{len(golden.problems)} golden file(s) unusable in {', '.join(map(str, chosen))}; "
+                            "nothing replayed")
+    for folder, stems in replaced_files(chosen, "*.yaml").items():
+        line = collision_line("golden file(s)", stems, folder)
+        if line:
+            click.echo(line, err=True)
     return golden
 
 

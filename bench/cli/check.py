@@ -18,7 +18,8 @@ from bench.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_OK,
-    check_folder,
+    load_sequences,
+    only_mine_option,
     reports_option,
     sequences_option,
 )
@@ -140,6 +141,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
                    "STOPBENCH_TOOLS_URL), which answer as the sequence scripts: the sequences that script "
                    "their tool results (result:) are run too.")
 @sequences_option
+@only_mine_option
 @reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
@@ -172,7 +174,6 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
     sequence, a command that cannot be started).
     """
-    from bench.catalogue.load import load_catalogue
     from bench.check.processes import Terminated, sigterm_as_interrupt
     from bench.check.report import column, not_run_line, note_lines, table, violation_lines, write_live
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
@@ -194,8 +195,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             sys.exit(EXIT_INTERRUPTED)
         sys.exit(code)
 
-    check_folder(sequences_dir, "sequences_dir", "sequences")
-    cat = load_catalogue(sequences_dir)
+    cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
     if cat.problems:

@@ -12,16 +12,17 @@ from bench.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_MISMATCH,
     EXIT_OK,
-    check_folder,
     decision_timeout_option,
+    discover_in,
     no_entry_points_option,
+    only_mine_option,
     only_predicates_option,
+    predicate_folders,
     predicates_option,
     reports_option,
     safety_cap_option,
     sequences_option,
 )
-from bench.engine.discovery import discover
 
 
 @click.command("fuzz")
@@ -35,6 +36,7 @@ from bench.engine.discovery import discover
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of every search (same seed, same findings).")
 @sequences_option
 @predicates_option
+@only_mine_option
 @reports_option
 @safety_cap_option
 @no_entry_points_option
@@ -60,8 +62,7 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
     if unknown:
         raise click.UsageError(f"no property named {', '.join(unknown)}; have {', '.join(fuzz.BY_NAME)}")
     props = tuple(p for p in fuzz.PROPERTIES if not only_props or p.name in only_props)
-    folder = predicates_dir if check_folder(predicates_dir, "predicates_dir", "predicates") else None
-    preds = discover(folder, entry_points_too=not no_entry_points)
+    preds = discover_in(predicate_folders(predicates_dir), entry_points_too=not no_entry_points)
     if only:
         names = {p.name for p in preds}
         missing = [n for n in only if n not in names]

@@ -15,6 +15,7 @@ from bench.cli._common import (
     decision_timeout_option,
     load_inputs,
     no_entry_points_option,
+    only_mine_option,
     predicates_option,
     sequences_option,
 )
@@ -24,6 +25,7 @@ from bench.engine.discovery import Broken
 @click.command("list")
 @sequences_option
 @predicates_option
+@only_mine_option
 @no_entry_points_option
 @decision_timeout_option
 def list_cmd(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool) -> None:

@@ -11,22 +11,22 @@ from pathlib import Path
 import click
 
 from bench.catalogue.files import write_atomically
-from bench.catalogue.load import load_catalogue
-from bench.cli._common import EXIT_BAD_INPUT, check_folder, sequences_option
+from bench.cli._common import EXIT_BAD_INPUT, load_sequences, only_mine_option, sequences_option
 from bench.errors import UnusableInput
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
-from bench.serve.render import WIRES
 from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
+from bench.wires.registry import names
 
 
 @click.command("serve")
 @click.argument("sequence")
-@click.option("--dialect", type=click.Choice(WIRES), default=None,
+@click.option("--dialect", type=click.Choice(names()), default=None,
               help="Answer turns only on this API (the others get 404). Default: all three.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
               help="Port to listen on; 0 picks a free one (printed).")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to bind (keep it loopback).")
 @sequences_option
+@only_mine_option
 @click.option("--max-body", type=click.IntRange(min=1), default=DEFAULT_MAX_BODY, show_default=True,
               help="Largest request body in bytes; larger ones get 413.")
 @click.option("--read-timeout", type=click.FloatRange(min=0.01), default=DEFAULT_READ_TIMEOUT,
@@ -56,8 +56,7 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     if observed_file is not None and not observed_file.parent.is_dir():
         click.echo(f"cannot write {observed_file}: no folder {observed_file.parent}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    check_folder(sequences_dir, "sequences_dir", "sequences")
-    cat = load_catalogue(sequences_dir)
+    cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
     seq = cat.by_id(sequence)

@@ -24,16 +24,15 @@ from pathlib import Path
 
 import click
 
-from bench.catalogue.load import load_catalogue
 from bench.catalogue.yaml_write import dump
 from bench.check.explain import BLANK, known_text, tool_names, violation_words
 from bench.check.report import LiveCell, cell_text, read_live_cell
 from bench.cli._common import (
     EXIT_BAD_INPUT,
-    check_folder,
     folder_options,
     load_expected,
     load_inputs,
+    load_sequences,
     only_predicates_option,
     reports_option,
 )
@@ -206,8 +205,7 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
     decisions with their rules (cited in full), the cell, and how it compares with its
     expectation; with --live NAME, the cell `stopbench check` observed instead."""
     if live:
-        check_folder(sequences_dir, "sequences_dir", "sequences")
-        catalogue = load_catalogue(sequences_dir)
+        catalogue = load_sequences(sequences_dir)
         found = catalogue.by_id(sequence)
     else:
         inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)

@@ -1,0 +1,16 @@
+"""The files ``stopbench init`` writes into a new project, kept as files so they read as what they are
+(Python ones as ``.py.txt``, so that nothing here is imported, linted or type-checked as the bench).
+
+:data:`FILES` maps each template (a file of this folder) to where ``init`` writes it, relative to
+the project folder.
+"""
+
+from __future__ import annotations
+
+FILES: dict[str, str] = {
+    "my-first-sequence.yaml": "sequences/my-first-sequence.yaml",
+    "my_loop.py.txt": "predicates/my_loop.py",
+    "test_my_loop.py.txt": "tests/test_my_loop.py",
+    "stopbench.yml": ".github/workflows/stopbench.yml",
+}
+"""template file name -> the path ``stopbench init`` writes it to."""
