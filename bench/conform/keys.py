@@ -56,6 +56,8 @@ UNKEYED_IMPORTS: Mapping[str, str] = {
                    "sequence files or the port cells, which are keyed",
     "bench.engine.replay": "the server asks it which turn follows (`following`), as a replay does: a change there "
                     "moves the ports' cells, which are keyed",
+    "bench.errors": "the error base classes (a capture the importers cannot read is an UnusableInput): no byte "
+                    "served or decision inferred depends on them",
     "bench.check.program": "the tool endpoint's schemas (GET /_stopbench/tools), which no conformance driver "
                            "reads: a driver registers the stub tools of its spec, which is keyed",
 }

@@ -1,9 +1,8 @@
 """Importers: providers' wire captures turned into sequences.
 
-One module per format (:mod:`~bench.importers.openai_chat`, :mod:`~bench.importers.anthropic`,
-:mod:`~bench.importers.openai_responses`, :mod:`~bench.importers.gemini`, and
-:mod:`~bench.importers.cassette` for VCR/pytest-recording YAML holding any of them); each reads
-whole JSON and streams. :func:`import_capture` reads one file into an :class:`ImportResult`;
+Each provider wire imports its own captures (``bench/wires/<wire>/capture.py``, found through
+:mod:`bench.wires.registry`); :mod:`~bench.importers.cassette` reads VCR/pytest-recording YAML holding
+any of them; each reads whole JSON and streams. :func:`import_capture` reads one file into an :class:`ImportResult`;
 :func:`~bench.importers.sequence.build_sequences` turns a result into sequence documents, one per
 agent run. See docs/importers.md.
 """
@@ -13,14 +12,16 @@ from __future__ import annotations
 import hashlib
 import itertools
 from pathlib import Path
-from typing import Literal
+from typing import TypeAlias
 
 from bench.engine.model import Dialect
 from bench.importers import _read, cassette
-from bench.importers._common import CaptureError, ImportedTurn, ImportResult, loads
+from bench.wires.capture import CaptureError, ImportedTurn, ImportResult, loads
+from bench.wires.registry import names
 
-Format = Literal["auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette"]
-FORMATS: tuple[Format, ...] = ("auto", "openai-chat", "anthropic", "openai-responses", "gemini", "cassette")
+Format: TypeAlias = str
+"""``auto``, a wire's name (:data:`FORMATS`) or ``cassette``."""
+FORMATS: tuple[Format, ...] = ("auto", *names(), "cassette")
 PRODUCTION: dict[str, str] = {  # streaming importers of production logs (stopbench corpus): name -> module
     "otel": "bench.importers.otel",  # OpenTelemetry GenAI spans, OTLP JSON
     "claude-code": "bench.importers.claude_code_log",  # Claude Code session transcripts

@@ -5,7 +5,7 @@ The three production importers (:mod:`~bench.importers.otel`, :mod:`~bench.impor
 with :func:`objects`, one line at a time (the file object streams; a line is parsed and dropped), and
 yields one :class:`~bench.corpus.record.Traced` per session as soon as the session is complete, so
 memory follows the largest open session, not the file. A line that is not a JSON object is a
-:class:`~bench.importers._common.CaptureError` naming the file and the line.
+:class:`~bench.wires.capture.CaptureError` naming the file and the line.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench.importers._common import CaptureError, loads
+from bench.wires.capture import CaptureError, loads
 
 HEAD_LINES = 20
 """How many non-blank lines of the head :func:`head_objects` parses for sniffing."""

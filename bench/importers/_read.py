@@ -1,4 +1,4 @@
-"""Bodies to turns: one dispatcher over the four dialects, for whole JSON and for streams.
+"""Bodies to turns: one dispatcher over the wires (:mod:`bench.wires.registry`), for whole JSON and for streams.
 
 A stream is any iterable of text lines (an open file streams it; a cassette body is split into
 lines); the events are parsed one at a time, so a large SSE capture is never held whole.
@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any, Protocol
 
 from bench.engine.model import Dialect
-from bench.importers import anthropic, gemini, openai_chat, openai_responses
-from bench.importers._common import (
+from bench.wires.base import Assembler
+from bench.wires.capture import (
     JSON,
     CaptureError,
     Event,
@@ -22,45 +21,22 @@ from bench.importers._common import (
     read_events,
     where_event,
 )
-
-MODULES: dict[Dialect, Any] = {
-    "openai-chat": openai_chat,
-    "anthropic": anthropic,
-    "openai-responses": openai_responses,
-    "gemini": gemini,
-}
-
-# detection order matters: a Responses event also has a "type", an Anthropic one too
-_DETECT: tuple[tuple[Dialect, Any], ...] = (
-    ("openai-responses", openai_responses),
-    ("anthropic", anthropic),
-    ("gemini", gemini),
-    ("openai-chat", openai_chat),
-)
+from bench.wires.registry import wire, wires
 
 
 def detect(obj: JSON) -> Dialect | None:
-    """The dialect a response object or stream event belongs to, or None if it cannot be told."""
-    for dialect, module in _DETECT:
-        if module.looks_like(obj):
-            return dialect
+    """The dialect a response object or stream event belongs to, or None if it cannot be told
+    (the wires are tried by their ``detect_rank``: a Responses event also has a "type", an
+    Anthropic one too, and almost anything with a ``choices`` list reads as Chat)."""
+    for w in sorted(wires(), key=lambda w: w.detect_rank):
+        if w.looks_like(obj):
+            return w.name
     return None
 
 
 def is_stream_event(obj: JSON) -> bool:
     """True for a chunk or event of a stream (as opposed to a whole response)."""
-    if not isinstance(obj, dict):
-        return False
-    kind = obj.get("type")
-    return (obj.get("object") == "chat.completion.chunk"
-            or (isinstance(kind, str) and kind != "error"  # an error body has the error event's shape
-                and (kind in anthropic.STREAM_EVENTS or kind.startswith("response."))))
-
-
-class _Assembler(Protocol):
-    unknown: Counter[str]
-
-    def finish(self) -> ImportedTurn: ...
+    return isinstance(obj, dict) and any(w.is_stream_event(obj) for w in wires())
 
 
 def whole(obj: JSON, dialect: Dialect | None, file: str, where: str, unknown: Counter[str],
@@ -71,7 +47,7 @@ def whole(obj: JSON, dialect: Dialect | None, file: str, where: str, unknown: Co
         raise UnknownFormat(file, where, "not a response of a known format (chat completion, message, "
                                          "response, generateContent)")
     try:
-        return MODULES[dialect].from_response(obj, unknown, status)  # type: ignore[no-any-return]
+        return wire(dialect).from_response(obj, unknown, status)
     except ValueError as exc:
         raise CaptureError(file, where, f"not a {dialect} response: {exc}") from None
 
@@ -79,7 +55,7 @@ def whole(obj: JSON, dialect: Dialect | None, file: str, where: str, unknown: Co
 def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str, unknown: Counter[str],
            status: int | None = None) -> ImportedTurn:
     """A streamed body (SSE, or one JSON chunk per line) as one turn."""
-    asm: Any = None
+    asm: Assembler | None = None
     done = False
     last: Event | None = None
     for ev in read_events(lines):
@@ -93,20 +69,15 @@ def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str
             if dialect is None:
                 raise UnknownFormat(file, where_event(prefix, ev), "cannot tell the format of the stream from its "
                                                                     "first event (use --format)")
-            asm = MODULES[dialect].StreamAssembler(unknown)
-            if dialect == "gemini":
-                asm.status = status
+            asm = wire(dialect).assembler(unknown, status)
         try:
-            if dialect in ("anthropic", "openai-responses"):
-                asm.feed(obj, ev.name)
-            else:
-                asm.feed(obj)
+            asm.feed(obj, ev.name)
         except ValueError as exc:
             raise CaptureError(file, where_event(prefix, ev), str(exc)) from None
     if asm is None:
         where = where_event(prefix, last) if last else (prefix.rstrip() or "stream")
         raise CaptureError(file, where, "the stream has no events")
-    if dialect == "openai-chat" and done:
+    if done:
         asm.feed_done()
     turn: ImportedTurn = asm.finish()
     return turn
@@ -120,7 +91,7 @@ def json_array_stream(items: list[JSON], dialect: Dialect | None, file: str, whe
     dialect = dialect or detect(items[0])
     if dialect is None:
         raise UnknownFormat(file, f"{where} [0]", "cannot tell the format of the array's first element")
-    asm = MODULES[dialect].StreamAssembler(unknown)
+    asm = wire(dialect).assembler(unknown)
     for obj in items:
         asm.feed(obj)
     turn: ImportedTurn = asm.finish()

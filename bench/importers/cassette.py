@@ -26,7 +26,7 @@ import orjson
 from bench.catalogue.yaml_read import YamlError, read_yaml
 from bench.engine.model import Dialect, Turn
 from bench.importers import _read
-from bench.importers._common import (
+from bench.wires.capture import (
     CaptureError,
     ImportedTurn,
     ImportResult,
@@ -35,14 +35,8 @@ from bench.importers._common import (
     provider_error,
     text_of,
 )
+from bench.wires.registry import wires
 
-_ENDPOINTS: tuple[tuple[str, Dialect], ...] = (
-    ("/chat/completions", "openai-chat"),
-    ("/responses", "openai-responses"),
-    ("/v1/messages", "anthropic"),
-    (":generateContent", "gemini"),
-    (":streamGenerateContent", "gemini"),
-)
 _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
     ("/converse", "Bedrock Converse is not a format the importers read"),
     ("/token", "not a model call"),
@@ -54,11 +48,9 @@ UNKNOWN_BODY = "cassette: a body in a format no importer reads"
 
 
 def dialect_of_uri(uri: str) -> Dialect | None:
+    """The wire a recorded request's URI calls (its ``uri_markers``), or None."""
     path = uri.split("?", 1)[0]
-    for marker, dialect in _ENDPOINTS:
-        if marker in path:
-            return dialect
-    return None
+    return next((w.name for w in wires() if any(marker in path for marker in w.uri_markers)), None)
 
 
 def _text(value: Any) -> str | None:

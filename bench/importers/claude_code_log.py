@@ -48,10 +48,10 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.engine.model import Sequence, ToolCall, Turn, Usage
-from bench.importers._common import CaptureError, dumps_args, int_of, loads, provider_error
 from bench.importers._jsonl import field as typed_field
 from bench.importers._jsonl import head_objects, objects
 from bench.wires import dialects
+from bench.wires.capture import CaptureError, dumps_args, int_of, loads, provider_error
 
 FORMAT = "claude-code"
 _NO_VALID_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."

@@ -50,10 +50,10 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.engine.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import CaptureError, error_kind, int_of, loads
 from bench.importers._jsonl import field as typed_field
 from bench.importers._jsonl import head_objects, objects
 from bench.wires import dialects
+from bench.wires.capture import CaptureError, error_kind, int_of, loads
 
 FORMAT = "codex"
 _INCOMPLETE = "Incomplete response returned, reason: "

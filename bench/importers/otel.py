@@ -64,9 +64,9 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.engine.model import Dialect, ErrorKind, Finish, Sequence, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import CaptureError, dumps_args, error_kind, loads, obj_of
 from bench.importers._jsonl import head_objects
 from bench.wires import dialects
+from bench.wires.capture import CaptureError, dumps_args, error_kind, loads, obj_of
 
 FORMAT = "otel"
 GAP_NS = 30 * 60 * 10**9

@@ -21,7 +21,7 @@ from bench.catalogue.document import sequence_data, turn_data
 from bench.catalogue.files import write_all_or_nothing
 from bench.catalogue.load import SequenceError, parse_sequence
 from bench.catalogue.yaml_write import dump
-from bench.importers._common import ImportedTurn, ImportResult
+from bench.wires.capture import ImportedTurn, ImportResult
 
 
 @dataclass(slots=True)

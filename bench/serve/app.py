@@ -32,13 +32,14 @@ from starlette.types import Receive, Scope, Send
 
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
-from bench.serve import bad_requests, gemini, gemini_read
-from bench.serve.observe import Conversation, Observed, conversation, infer, request_changes
-from bench.serve.render import WIRES, Context, Wire, at_request_limit, error_body, finish_for, render, script_ended
+from bench.serve import bad_requests
+from bench.serve.observe import Observed, conversation, infer, request_changes
+from bench.serve.render import WIRES, Context, Wire, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
+from bench.wires import registry
 from bench.wires.withhold import WITHHELD, without_calls
 
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
@@ -48,8 +49,6 @@ SCRIPT_ENDED_STATUS = 410
 
 RecordKind = Literal["model", "past_end", "side", "refused"]
 
-_ID_PREFIX: Mapping[Wire, str] = {"openai-chat": "chatcmpl-", "anthropic": "msg_", "openai-responses": "resp_",
-                                  "gemini": gemini.ID_PREFIX}
 _HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
             "x-goog-api-client")
 
@@ -187,7 +186,7 @@ class Session:
         if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
             return Observed(step, index, "unknown", detail="next request is of another API")
         served = _as_served(turn, rec)
-        got = infer(_conversation(wire, before), served, rec.response_id or "", _conversation(wire, after),
+        got = infer(conversation(wire, before), served, rec.response_id or "", conversation(wire, after),
                     ok_marker=self.ok_marker, judge=self._judge(served, step, executions))
         run, failed, known, detail = got.run, got.failed, got.known, got.detail
         if got.action == "unknown" and not run and not failed:
@@ -305,7 +304,7 @@ class Session:
                 executions = list(run.executions)
             # the previous request was number - 1: executions recorded after it ran in its round
             try:
-                got = infer(_conversation(wire, before), turn, prev.response_id or "", _conversation(wire, body),
+                got = infer(conversation(wire, before), turn, prev.response_id or "", conversation(wire, body),
                             ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
             except Exception:  # a request no reader expected: answered as one the server cannot tell
                 got = None
@@ -410,6 +409,8 @@ def create_app(session: Session) -> Starlette:
         return JSONResponse(body, status_code=status)
 
     def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        served = registry.wire(wire)
+
         async def handle(request: Request) -> Response:
             path = request.url.path
             try:
@@ -417,13 +418,13 @@ def create_app(session: Session) -> Starlette:
             except _BodyError as exc:
                 session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(_error_body(wire, _err("invalid_request_error", exc.message)),
+                return JSONResponse(served.error_body(_err("invalid_request_error", exc.message)),
                                     status_code=exc.status)
             def refuse(message: str, body: Any = None) -> Response:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
                 session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
                                        headers=_headers(request), at=time.time(), note=f"refused: {message}"))
-                return JSONResponse(_error_body(wire, _err("invalid_request_error", message)), status_code=400)
+                return JSONResponse(served.error_body(_err("invalid_request_error", message)), status_code=400)
 
             try:
                 body = bad_requests.parse(raw)
@@ -431,23 +432,21 @@ def create_app(session: Session) -> Starlette:
                 return refuse(str(exc))
             if not isinstance(body, dict):
                 return refuse("the body is not a JSON object")
-            if (why := bad_requests.problem(wire, body, lambda b: _conversation(wire, b))) is not None:
+            if (why := bad_requests.problem(wire, body, served.conversation)) is not None:
                 return refuse(why, body)
             if session.dialect is not None and wire != session.dialect:
                 session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(_error_body(wire, _err("not_found_error", f"this server serves only the "
-                                                          f"{session.dialect} API")), status_code=404)
+                return JSONResponse(served.error_body(_err("not_found_error", f"this server serves only the "
+                                                           f"{session.dialect} API")), status_code=404)
             followed = session.follow(wire, body)
             if isinstance(followed, Refusal):
                 session._record(Record(0, "refused", request.method, path, followed.status, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
                 return JSONResponse(followed.body, status_code=followed.status)
             seen = None if followed is body else followed
-            stream = body.get("stream") is True
-            shape = gemini_read.request_shape(path, request.query_params.get("alt")) if wire == "gemini" else None
-            if shape is not None:
-                stream = shape[0]
+            shape = served.shape(path, request.query_params.get("alt"))
+            stream = shape.stream if shape is not None else body.get("stream") is True
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:
@@ -456,17 +455,17 @@ def create_app(session: Session) -> Starlette:
                 session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
                                        stream=stream, body=body, headers=_headers(request), at=time.time(),
                                        seen=seen))
-                ended = gemini.script_ended(detail) if wire == "gemini" else script_ended(wire, detail)
-                return JSONResponse(ended, status_code=SCRIPT_ENDED_STATUS)
+                return JSONResponse(served.script_ended(detail), status_code=SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
             turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
                                                       repeat), followed, seq.dialect)
-            rid = f"{_ID_PREFIX[wire]}stopbench-{run.number}-{number}"
+            rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            ctx = Context(rid, shape[1] if shape else str(body.get("model") or "stopbench"),
-                          finish_for(wire, seq.dialect, turn),
-                          include_usage=isinstance(opts, dict) and opts.get("include_usage") is True)
-            out = gemini.render(turn, ctx, stream, shape[2]) if shape else render(wire, turn, ctx, stream)
+            ctx = Context(rid, shape.model if shape else str(body.get("model") or "stopbench"),
+                          served.finish_for(seq.dialect, turn),
+                          include_usage=isinstance(opts, dict) and opts.get("include_usage") is True,
+                          sse=shape.sse if shape else True)
+            out = served.render(turn, ctx, stream)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
                                    at=time.time(), note=note, seen=seen, repeat=repeat))
@@ -484,30 +483,28 @@ def create_app(session: Session) -> Starlette:
     async def one_model(request: Request) -> Response:
         return side(request, 200, _model(request.path_params["name"]))
 
-    async def count_tokens(request: Request) -> Response:
-        try:
-            raw = await _read_body(request, session.max_body, session.read_timeout)
-        except _BodyError as exc:
-            return side(request, exc.status, error_body("anthropic", _err("invalid_request_error", exc.message)))
-        return side(request, 200, {"input_tokens": max(1, len(raw) // 4)})
-
     async def not_found(request: Request) -> Response:
         return side(request, 404, {"error": {"message": f"no such endpoint: {request.method} {request.url.path}",
                                              "type": "not_found_error"}})
 
-    gemini_model = model_endpoint("gemini")
+    def wire_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+        """A wire's routes: its model calls, and the token counts it answers on the side."""
+        served = registry.wire(wire)
+        model = model_endpoint(wire)
 
-    async def gemini_endpoint(request: Request) -> Response:
-        path = request.url.path
-        if gemini_read.request_shape(path, None) is not None:
-            return await gemini_model(request)
-        if path.endswith(":countTokens"):
-            try:
-                raw = await _read_body(request, session.max_body, session.read_timeout)
-            except _BodyError as exc:
-                return side(request, exc.status, gemini.error_body(_err("invalid_request", exc.message)))
-            return side(request, 200, {"totalTokens": max(1, len(raw) // 4)})
-        return await not_found(request)
+        async def handle(request: Request) -> Response:
+            kind = served.route(request.url.path)
+            if kind == "model":
+                return await model(request)
+            if kind == "count":
+                try:
+                    raw = await _read_body(request, session.max_body, session.read_timeout)
+                except _BodyError as exc:
+                    return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)))
+                return side(request, 200, served.count_tokens(len(raw)))
+            return await not_found(request)
+
+        return handle
 
     async def state(request: Request) -> Response:
         run = session.run
@@ -560,16 +557,12 @@ def create_app(session: Session) -> Starlette:
         Route("/_stopbench/observed", observed, methods=["GET"]),
         Route("/_stopbench/run", start, methods=["POST"]),
     ]
-    paths = {"openai-chat": "/chat/completions", "anthropic": "/messages", "openai-responses": "/responses"}
+    for wire in WIRES:
+        handle = wire_endpoint(wire)
+        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
     for prefix in ("/v1", ""):
-        routes.append(Route(f"{prefix}/messages/count_tokens", count_tokens, methods=["POST"]))
-        for wire in WIRES[:3]:
-            routes.append(Route(prefix + paths[wire], model_endpoint(wire), methods=["POST"]))
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
-    # Gemini: POST /v1beta/models/{model}:generateContent | :streamGenerateContent (gemini_read.request_shape)
-    for prefix in ("/v1beta", "/v1"):
-        routes.append(Route(prefix + "/models/{name:path}", gemini_endpoint, methods=["POST"]))
     routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
     return Starlette(routes=routes)
 
@@ -585,14 +578,6 @@ def _ran(ran: dict[int, Execution]) -> tuple[tuple[int, ...], tuple[int, ...], t
     """Run, failed and how each was known, for calls answered by executions (bench.serve.results)."""
     return (tuple(k for k, e in sorted(ran.items()) if not e.is_error),
             tuple(k for k, e in sorted(ran.items()) if e.is_error), tuple((k, "executed") for k in sorted(ran)))
-
-
-def _conversation(wire: Wire, body: dict[str, Any]) -> Conversation:
-    return gemini_read.conversation(body) if wire == "gemini" else conversation(wire, body)
-
-
-def _error_body(wire: Wire, err: TurnError) -> dict[str, Any]:
-    return gemini.error_body(err) if wire == "gemini" else error_body(wire, err)
 
 
 def _err(code: str, message: str) -> TurnError:

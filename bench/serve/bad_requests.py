@@ -13,17 +13,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from bench.wires import registry
+
 MAX_DEPTH = 64
 """How deeply a request body may nest arrays and objects (a model request's deepest part, a tool's
 JSON schema, is a few levels; the parsers of the bench's readers recurse)."""
 
-# the field that carries the conversation on each wire, and the JSON types it may have
-_CONVERSATION: dict[str, tuple[str, tuple[type, ...], bool]] = {
-    "openai-chat": ("messages", (list,), True),
-    "anthropic": ("messages", (list,), True),
-    "openai-responses": ("input", (list, str), False),
-    "gemini": ("contents", (list, str), True),
-}
 _TYPE_NAMES: dict[type, str] = {list: "an array", str: "a string"}
 
 
@@ -76,7 +71,7 @@ def depth(value: Any) -> int:
 def problem(wire: str, body: dict[str, Any], read: Callable[[dict[str, Any]], object]) -> str | None:
     """Why a provider would refuse `body` on `wire` (one line), or None: its conversation field
     missing or of the wrong type, or a conversation `read` (the server's reduction of it) cannot read."""
-    key, types, required = _CONVERSATION[wire]
+    key, types, required = registry.wire(wire).conversation_field
     if key not in body:
         return f"{key}: a required field is missing" if required else None
     if not isinstance(body[key], types):

@@ -55,11 +55,26 @@ from typing import Any, Literal, TypeAlias
 
 from bench.engine.changes import changes_data
 from bench.engine.model import Cell, Decision, Outcome, RequestChanges, Sequence, Step, ToolCall, Turn
-from bench.serve.render import Wire
 from bench.serve.results import Known, ResultJudge, starts_with_error
+from bench.wires import registry
+from bench.wires.base import tool_choice
+from bench.wires.conversation import Conversation, Item
 
-__all__ = ["Conversation", "Inferred", "Item", "Observed", "ResultJudge", "error_rule", "infer", "observed_cell",
-           "observed_steps", "request_changes", "starts_with_error", "tool_choice"]
+__all__ = [
+    "Conversation",
+    "Inferred",
+    "Item",
+    "Observed",
+    "ResultJudge",
+    "conversation",
+    "error_rule",
+    "infer",
+    "observed_cell",
+    "observed_steps",
+    "request_changes",
+    "starts_with_error",
+    "tool_choice",
+]
 
 ObservedAction: TypeAlias = Literal["continue", "resend", "remind", "stop", "unknown"]
 
@@ -67,157 +82,9 @@ OBSERVED_RULE = "observed"
 """The rule id of every observed decision."""
 
 
-@dataclass(frozen=True, slots=True)
-class Item:
-    """One entry of a conversation: kind system/user/assistant/tool."""
-
-    kind: Literal["system", "user", "assistant", "tool"]
-    text: str = ""
-    call_id: str = ""
-    calls: tuple[str, ...] = ()
-    is_error: bool | None = None
-    call_names: tuple[str, ...] = ()
-    """An assistant item's calls' names, beside `calls` (their ids), where the wire says them."""
-    call_args: tuple[str, ...] = ()
-    """An assistant item's calls' arguments as JSON text, beside `calls`, where the wire says them."""
-
-    def key(self) -> tuple[str, str, str, tuple[str, ...]]:
-        """What must be equal for two items to be 'the same' (an assistant's echoed text may differ)."""
-        return (self.kind, "" if self.kind == "assistant" else self.text, self.call_id, self.calls)
-
-
-@dataclass(frozen=True, slots=True)
-class Conversation:
-    system: str
-    items: tuple[Item, ...]
-    previous_id: str | None = None
-
-
-def _text(content: Any) -> str:
-    """Text of a message content: a string, or the text of a list of parts."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        out = []
-        for part in content:
-            if isinstance(part, str):
-                out.append(part)
-            elif isinstance(part, dict):
-                value = part.get("text", part.get("content"))
-                out.append(_text(value) if not isinstance(value, str) else value)
-        return "\n".join(out)
-    if isinstance(content, dict):
-        return _text(content.get("text", ""))
-    return json.dumps(content, sort_keys=True)
-
-
-def _args_text(value: Any) -> str:
-    """A call's arguments as the wire carried them, as text (a string as it is, an object as JSON)."""
-    if isinstance(value, str):
-        return value
-    return "" if value is None else json.dumps(value, sort_keys=True)
-
-
-def _merge(items: list[Item]) -> tuple[Item, ...]:
-    """Merge consecutive assistant items into one (a Responses echo is several output items)."""
-    out: list[Item] = []
-    for item in items:
-        if item.kind == "assistant" and out and out[-1].kind == "assistant":
-            prev = out[-1]
-            out[-1] = Item("assistant", prev.text + item.text, calls=prev.calls + item.calls,
-                           call_names=prev.call_names + item.call_names, call_args=prev.call_args + item.call_args)
-        else:
-            out.append(item)
-    return tuple(out)
-
-
-def conversation(wire: Wire, body: dict[str, Any]) -> Conversation:
-    """A request body reduced to a dialect-neutral conversation."""
-    if wire == "openai-chat":
-        return _chat(body)
-    if wire == "anthropic":
-        return _anthropic(body)
-    return _responses(body)
-
-
-def _chat(body: dict[str, Any]) -> Conversation:
-    system: list[str] = []
-    items: list[Item] = []
-    for m in body.get("messages") or []:
-        if not isinstance(m, dict):
-            continue
-        role = m.get("role")
-        if role in ("system", "developer"):
-            if items:
-                items.append(Item("system", _text(m.get("content"))))
-            else:
-                system.append(_text(m.get("content")))
-        elif role == "assistant":
-            tcs = [c for c in m.get("tool_calls") or [] if isinstance(c, dict)]
-            fns: list[dict[str, Any]] = [f if isinstance(f := c.get("function"), dict) else {} for c in tcs]
-            items.append(Item("assistant", _text(m.get("content")), calls=tuple(str(c.get("id", "")) for c in tcs),
-                              call_names=tuple(str(f.get("name", "")) for f in fns),
-                              call_args=tuple(_args_text(f.get("arguments")) for f in fns)))
-        elif role in ("tool", "function"):
-            items.append(Item("tool", _text(m.get("content")), call_id=str(m.get("tool_call_id", m.get("name", "")))))
-        else:
-            items.append(Item("user", _text(m.get("content"))))
-    return Conversation("\n".join(system), _merge(items))
-
-
-def _anthropic(body: dict[str, Any]) -> Conversation:
-    items: list[Item] = []
-    for m in body.get("messages") or []:
-        if not isinstance(m, dict):
-            continue
-        content = m.get("content")
-        blocks = content if isinstance(content, list) else [{"type": "text", "text": _text(content)}]
-        if m.get("role") == "assistant":
-            uses = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_use"]
-            text = "".join(str(b.get("text", "")) for b in blocks if isinstance(b, dict) and b.get("type") == "text")
-            items.append(Item("assistant", text, calls=tuple(str(b.get("id", "")) for b in uses),
-                              call_names=tuple(str(b.get("name", "")) for b in uses),
-                              call_args=tuple(_args_text(b.get("input")) for b in uses)))
-            continue
-        for b in blocks:
-            if not isinstance(b, dict):
-                continue
-            if b.get("type") == "tool_result":
-                flag = b.get("is_error")
-                items.append(Item("tool", _text(b.get("content")), call_id=str(b.get("tool_use_id", "")),
-                                  is_error=bool(flag) if flag is not None else None))
-            elif b.get("type") == "text":
-                items.append(Item("user", str(b.get("text", ""))))
-    return Conversation(_text(body.get("system")), _merge(items))
-
-
-def _responses(body: dict[str, Any]) -> Conversation:
-    items: list[Item] = []
-    raw = body.get("input")
-    entries = [{"role": "user", "content": raw}] if isinstance(raw, str) else (raw or [])
-    for e in entries:
-        if not isinstance(e, dict):
-            continue
-        kind = e.get("type", "message")
-        if kind == "message":
-            role = e.get("role")
-            if role == "assistant":
-                items.append(Item("assistant", _text(e.get("content"))))
-            elif role in ("system", "developer"):
-                items.append(Item("system", _text(e.get("content"))))
-            else:
-                items.append(Item("user", _text(e.get("content"))))
-        elif kind == "function_call":
-            items.append(Item("assistant", calls=(str(e.get("call_id", "")),), call_names=(str(e.get("name", "")),),
-                              call_args=(_args_text(e.get("arguments")),)))
-        elif kind in ("function_call_output", "custom_tool_call_output"):
-            items.append(Item("tool", _text(e.get("output")), call_id=str(e.get("call_id", ""))))
-        else:  # reasoning and other output items echoed back belong to the assistant's turn
-            items.append(Item("assistant"))
-    prev = body.get("previous_response_id")
-    return Conversation(_text(body.get("instructions")), _merge(items), prev if isinstance(prev, str) else None)
+def conversation(wire: str, body: dict[str, Any]) -> Conversation:
+    """A request body reduced to a dialect-neutral conversation (:meth:`bench.wires.base.Wire.conversation`)."""
+    return registry.wire(wire).conversation(body)
 
 
 # ---------------------------------------------------------------- inference
@@ -438,60 +305,20 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
 
 
-_MAX_TOKENS_KEYS: dict[str, tuple[str, ...]] = {
-    "openai-chat": ("max_completion_tokens", "max_tokens"), "anthropic": ("max_tokens",),
-    "openai-responses": ("max_output_tokens",)}
-
-
-def _max_tokens(wire: str, body: dict[str, Any]) -> int | None:
-    if wire == "gemini":
-        config = body.get("generationConfig")
-        value = config.get("maxOutputTokens") if isinstance(config, dict) else None
-        return value if type(value) is int else None
-    for key in _MAX_TOKENS_KEYS.get(wire, ()):
-        value = body.get(key)
-        if type(value) is int:
-            return value
-    return None
-
-
-def tool_choice(body: dict[str, Any]) -> str:
-    """A request's tool choice in the bench's words: ``auto`` (also when absent), ``required``
-    (OpenAI ``required``, Anthropic ``any``), ``none`` or the forced tool's name."""
-    choice = body.get("tool_choice")
-    if choice is None:
-        config = body.get("toolConfig")  # Gemini: functionCallingConfig.mode AUTO | ANY | NONE
-        fc = config.get("functionCallingConfig") if isinstance(config, dict) else None
-        mode = fc.get("mode") if isinstance(fc, dict) else None
-        return {"ANY": "required", "NONE": "none"}.get(mode.upper(), "auto") if isinstance(mode, str) else "auto"
-    if isinstance(choice, str):
-        return {"any": "required"}.get(choice, choice)
-    if isinstance(choice, dict):
-        kind = choice.get("type")
-        fn = choice.get("function")
-        name = choice.get("name") or (fn.get("name") if isinstance(fn, dict) else None)
-        if isinstance(name, str) and name:
-            return name
-        if kind == "any":
-            return "required"
-        if isinstance(kind, str) and kind in ("auto", "none", "required"):
-            return kind
-    return json.dumps(choice, sort_keys=True)
-
-
 def request_changes(wire: str, before: dict[str, Any], after: dict[str, Any],
                     compact: bool = False) -> RequestChanges | None:
     """What request `after` changes against request `before` beyond its messages: a new
     max_tokens, model or tool choice, and `compact` as :func:`infer` found it; None when nothing."""
-    mt_before, mt_after = _max_tokens(wire, before), _max_tokens(wire, after)
+    w = registry.wire(wire)
+    mt_before, mt_after = w.max_tokens(before), w.max_tokens(after)
     model_after = after.get("model")
-    choice_after = tool_choice(after)
+    choice_after = w.tool_choice(after)
     changes = RequestChanges(
         max_tokens=mt_after if mt_after is not None and mt_after != mt_before else None,
         model=model_after if isinstance(model_after, str) and model_after and model_after != before.get("model")
         else None,
         compact=compact,
-        tool_choice=choice_after if choice_after != tool_choice(before) else None)
+        tool_choice=choice_after if choice_after != w.tool_choice(before) else None)
     return None if changes == RequestChanges() else changes
 
 

@@ -1,84 +1,34 @@
 """Per-dialect tables from a provider's raw finish string to the bench's canonical finish.
 
-Each entry cites the provider documentation that defines the raw value. A raw string that is
-not in its dialect's table (a server's invention such as ``tool_call``, or a missing value)
-maps to ``unknown``: the bench never guesses what a non-standard string meant. Loops with a
-mapping of their own (Pi's provider mappers, OpenCode through the AI SDK) read ``finish_raw``
-and apply theirs.
+Each wire states its own table (``table`` of its :class:`~bench.wires.base.Wire`, in
+``bench/wires/<wire>/__init__.py``), each entry citing the provider documentation that defines the
+raw value; :data:`TABLES` gathers them (``bench.TABLES``, what predicates read). A raw string that is
+not in its dialect's table (a server's invention such as ``tool_call``, or a missing value) maps to
+``unknown``: the bench never guesses what a non-standard string meant. Loops with a mapping of their
+own (Pi's provider mappers, OpenCode through the AI SDK) read ``finish_raw`` and apply theirs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from bench.engine.model import Dialect, Finish
+from bench.wires.base import Entry
+from bench.wires.registry import wire, wires
 
+__all__ = ["DIALECTS", "TABLES", "UNSPECIFIED", "Entry", "canonical", "default_raw"]
 
-@dataclass(frozen=True, slots=True)
-class Entry:
-    finish: Finish
-    cite: str
-
-
-_OPENAI_CHAT_DOC = "https://platform.openai.com/docs/api-reference/chat/object (choices[].finish_reason)"
-_ANTHROPIC_DOC = "https://docs.anthropic.com/en/api/messages (response stop_reason)"
-_ANTHROPIC_STOP_DOC = "https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons"
-_RESPONSES_DOC = (
-    "https://platform.openai.com/docs/api-reference/responses/object (status, incomplete_details.reason)"
-)
-_GEMINI_DOC = "https://ai.google.dev/api/generate-content#FinishReason"
-
-TABLES: Mapping[Dialect, Mapping[str, Entry]] = MappingProxyType({
-    "openai-chat": MappingProxyType({
-        "stop": Entry("stop", f"{_OPENAI_CHAT_DOC}: 'the model hit a natural stop point or a provided stop sequence'"),
-        "length": Entry("length", f"{_OPENAI_CHAT_DOC}: 'the maximum number of tokens specified in the request was reached'"),
-        "tool_calls": Entry("tool_calls", f"{_OPENAI_CHAT_DOC}: 'the model called a tool'"),
-        "content_filter": Entry("content_filter", f"{_OPENAI_CHAT_DOC}: 'content was omitted due to a flag from our content filters'"),
-        "function_call": Entry("tool_calls", f"{_OPENAI_CHAT_DOC}: deprecated 'the model called a function'"),
-    }),
-    "anthropic": MappingProxyType({
-        "end_turn": Entry("stop", f"{_ANTHROPIC_DOC}: 'the model reached a natural stopping point'"),
-        "stop_sequence": Entry("stop", f"{_ANTHROPIC_DOC}: 'one of your provided custom stop_sequences was generated'"),
-        "max_tokens": Entry("length", f"{_ANTHROPIC_DOC}: 'we exceeded the requested max_tokens or the model's maximum'"),
-        "model_context_window_exceeded": Entry("length", f"{_ANTHROPIC_STOP_DOC}: generation stopped at the context window limit"),
-        "tool_use": Entry("tool_calls", f"{_ANTHROPIC_DOC}: 'the model invoked one or more tools'"),
-        "pause_turn": Entry("unknown", f"{_ANTHROPIC_DOC}: 'we paused a long-running turn'; the client must send the response back to continue, so it is neither done nor a tool call"),
-        "refusal": Entry("content_filter", f"{_ANTHROPIC_DOC}: 'when streaming classifiers intervene to handle potential policy violations'"),
-    }),
-    "openai-responses": MappingProxyType({
-        "completed": Entry("stop", f"{_RESPONSES_DOC}: status 'completed' (tool calls, if any, are output items; there is no tool finish)"),
-        "incomplete/max_output_tokens": Entry("length", f"{_RESPONSES_DOC}: status 'incomplete', incomplete_details.reason 'max_output_tokens'"),
-        "incomplete/content_filter": Entry("content_filter", f"{_RESPONSES_DOC}: status 'incomplete', incomplete_details.reason 'content_filter'"),
-        "failed": Entry("error", f"{_RESPONSES_DOC}: status 'failed' (with an error object)"),
-        "cancelled": Entry("error", f"{_RESPONSES_DOC}: status 'cancelled'"),
-    }),
-    "gemini": MappingProxyType({
-        "STOP": Entry("stop", f"{_GEMINI_DOC}: 'natural stop point of the model or provided stop sequence' (function calls arrive as parts with STOP)"),
-        "MAX_TOKENS": Entry("length", f"{_GEMINI_DOC}: 'the maximum number of tokens as specified in the request was reached'"),
-        "SAFETY": Entry("content_filter", f"{_GEMINI_DOC}: 'the response candidate content was flagged for safety reasons'"),
-        "RECITATION": Entry("content_filter", f"{_GEMINI_DOC}: 'flagged for recitation reasons'"),
-        "LANGUAGE": Entry("content_filter", f"{_GEMINI_DOC}: 'flagged for using an unsupported language'"),
-        "BLOCKLIST": Entry("content_filter", f"{_GEMINI_DOC}: 'token generation stopped because the content contains forbidden terms'"),
-        "PROHIBITED_CONTENT": Entry("content_filter", f"{_GEMINI_DOC}: 'potentially containing prohibited content'"),
-        "SPII": Entry("content_filter", f"{_GEMINI_DOC}: 'potentially containing Sensitive Personally Identifiable Information'"),
-        "IMAGE_SAFETY": Entry("content_filter", f"{_GEMINI_DOC}: 'generated image contains safety violations'"),
-        "MALFORMED_FUNCTION_CALL": Entry("error", f"{_GEMINI_DOC}: 'the function call generated by the model is invalid'"),
-        "UNEXPECTED_TOOL_CALL": Entry("error", f"{_GEMINI_DOC}: 'model generated a tool call but no tools were enabled'"),
-        "TOO_MANY_TOOL_CALLS": Entry("error", f"{_GEMINI_DOC}: 'model called too many tools consecutively'"),
-        "OTHER": Entry("unknown", f"{_GEMINI_DOC}: 'unknown reason'"),
-        "FINISH_REASON_UNSPECIFIED": Entry("unknown", f"{_GEMINI_DOC}: 'default value; this value is unused'"),
-    }),
-})
+TABLES: Mapping[Dialect, Mapping[str, Entry]] = MappingProxyType({w.name: w.table for w in wires()})
 
 DIALECTS: tuple[Dialect, ...] = tuple(TABLES)
 
-UNSPECIFIED: Mapping[Dialect, str] = MappingProxyType({"gemini": "OTHER"})
+UNSPECIFIED: Mapping[Dialect, str] = MappingProxyType({w.name: w.unspecified for w in wires()
+                                                       if w.unspecified is not None})
 """The string of a dialect whose documented meaning is that the reason is unknown (Gemini's OTHER,
 'unknown reason'). The other dialects have none: their strings that map to ``unknown`` in
 :data:`TABLES` mean something specific (Anthropic's pause_turn: resume the turn), so an unknown
-finish is served to them as its raw string (bench/serve/render.py finish_for)."""
+finish is served to them as its raw string (:meth:`bench.wires.base.Wire.finish_for`)."""
 
 
 def canonical(dialect: Dialect, raw: str | None) -> Finish:
@@ -91,7 +41,4 @@ def canonical(dialect: Dialect, raw: str | None) -> Finish:
 
 def default_raw(dialect: Dialect, finish: Finish) -> str | None:
     """The first raw string of a dialect that maps to `finish`, or None if none does."""
-    for raw, entry in TABLES[dialect].items():
-        if entry.finish == finish:
-            return raw
-    return None
+    return wire(dialect).default_raw(finish)

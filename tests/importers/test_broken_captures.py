@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from bench.cli import cli
 from bench.importers import CaptureError, import_capture
-from bench.importers._common import read_events
+from bench.wires.capture import read_events
 from tests.importers.conftest import DATA
 
 

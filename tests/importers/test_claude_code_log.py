@@ -14,7 +14,7 @@ import pytest
 from bench.engine.model import Sequence
 from bench.errors import UnusableInput
 from bench.importers import claude_code_log
-from bench.importers._common import CaptureError
+from bench.wires.capture import CaptureError
 from tests.importers.served import FIXTURES, assert_sequence_recovered, assert_turn_recovered, corpus_on, served
 
 DIR = FIXTURES / "claude_code"

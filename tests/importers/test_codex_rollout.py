@@ -13,7 +13,7 @@ import pytest
 from bench.engine.model import Sequence
 from bench.errors import UnusableInput
 from bench.importers import codex_rollout
-from bench.importers._common import CaptureError
+from bench.wires.capture import CaptureError
 from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on, served
 
 DIR = FIXTURES / "codex_rollout"

@@ -8,7 +8,7 @@ import orjson
 
 from bench.engine.model import ToolCall, Usage
 from bench.importers import import_capture
-from bench.importers.gemini import parse_path
+from bench.wires.gemini.capture import parse_path
 from tests.importers.conftest import capture
 
 

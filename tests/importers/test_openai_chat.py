@@ -141,7 +141,7 @@ def test_usage_only_last_chunk_with_empty_choices_and_no_done(tmp_path: Path) ->
 def test_a_streamed_filter_result_that_filtered_is_not_overwritten_by_a_later_safe_one() -> None:
     """Azure sends content_filter_results per chunk; the turn keeps, per category, the last result,
     except that one with ``filtered: true`` stays (the finish says why)."""
-    from bench.importers.openai_chat import StreamAssembler
+    from bench.wires.openai_chat.capture import StreamAssembler
     asm = StreamAssembler(Counter())
     for results, finish in (({"hate": {"filtered": True, "severity": "high"}}, None),
                             ({"hate": {"filtered": False, "severity": "safe"},

@@ -8,8 +8,8 @@ import orjson
 import yaml
 
 from bench.engine.model import ToolCall, Usage
-from bench.importers._common import read_events
-from bench.importers.openai_responses import StreamAssembler
+from bench.wires.capture import read_events
+from bench.wires.openai_responses.capture import StreamAssembler
 from tests.importers.conftest import DATA, capture
 
 
@@ -70,7 +70,7 @@ def test_a_message_whose_only_part_is_a_refusal_has_no_content_whole_and_streame
     """No public recording of a Responses refusal was found (searched openllmetry, openinference,
     openai-python); the shape is the API reference's (`output[].content[]` part `{"type": "refusal"}`,
     `response.refusal.delta` events), written here by hand."""
-    from bench.importers.openai_responses import from_response
+    from bench.wires.openai_responses.capture import from_response
     item = {"type": "message", "role": "assistant", "content": [{"type": "refusal", "refusal": "I can't help."}]}
     whole = from_response({"object": "response", "status": "completed", "output": [item]}, Counter()).turn
     asm = StreamAssembler(Counter())

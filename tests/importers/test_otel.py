@@ -15,7 +15,7 @@ import pytest
 from bench.engine.model import Sequence
 from bench.errors import UnusableInput
 from bench.importers import otel
-from bench.importers._common import CaptureError
+from bench.wires.capture import CaptureError
 from tests.importers.served import FIXTURES, assert_sequence_recovered, corpus_on
 
 DIR = FIXTURES / "otel"

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from bench.cli import cli
 from bench.importers import CaptureError, import_capture
-from bench.importers._common import iso_from_unix
-from bench.importers.openai_chat import StreamAssembler
+from bench.wires.capture import iso_from_unix
+from bench.wires.openai_chat.capture import StreamAssembler
 from tests.importers.conftest import DATA, capture
 
 REFUSAL_STREAM = "openai-python/173417d553406f034f643e5db3f8d591fb691ebac56f5ae39a22cc7d455c5353.bin"

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import (
+from bench.wires.capture import (
     JSON,
     ImportedTurn,
     Pieces,
@@ -169,6 +169,9 @@ class StreamAssembler:
     pieces: dict[int, list[tuple[str, Pieces]]] = field(default_factory=dict)
     final: dict[str, JSON] | None = None
     error: TurnError | None = None
+
+    def feed_done(self) -> None:
+        """A ``[DONE]`` line carries nothing on this wire."""
 
     def feed(self, obj: JSON, event_name: str | None = None) -> None:
         kind = obj.get("type") if isinstance(obj, dict) else None

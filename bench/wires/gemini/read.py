@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.serve.observe import Conversation, Item, _merge
+from bench.wires.conversation import Conversation, Item, merge
 
 STREAM_METHOD = ":streamGenerateContent"
 JSON_METHOD = ":generateContent"
@@ -82,7 +82,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
                 items.append(Item("tool", _result_text(response), call_id=call_id, is_error=_is_error(response)))
             elif "text" in p and not p.get("thought"):
                 items.append(Item("user", str(p.get("text", ""))))
-    return Conversation(system, _merge(items))
+    return Conversation(system, merge(items))
 
 
 def _position(calls: list[tuple[str, str]], taken: set[int], call_id: str, name: str) -> str:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bench.engine.model import Turn, TurnError
-from bench.serve.render import IN_STREAM_JSON_STATUS, Context, Rendered, pieces, tool_input
+from bench.wires.base import IN_STREAM_JSON_STATUS, Context, Rendered, pieces, tool_input
 from bench.wires.delivery import error_mode
 
 ID_PREFIX = "gemini-"
@@ -174,8 +174,8 @@ def _sse(data: dict[str, Any]) -> bytes:
     return b"data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode() + b"\r\n\r\n"
 
 
-def render(turn: Turn, ctx: Context, stream: bool, sse: bool = True) -> Rendered:
-    """The answer to one Gemini request: JSON, an SSE stream (``alt=sse``) or a streamed JSON array.
+def render(turn: Turn, ctx: Context, stream: bool) -> Rendered:
+    """The answer to one Gemini request: JSON, an SSE stream (``alt=sse``, `ctx.sse`) or a streamed JSON array.
 
     Errors follow :func:`bench.wires.delivery.error_mode`: ``http`` answers with the status and
     Google's error body; ``stream`` sends the output and then the error as a piece (in JSON mode
@@ -198,7 +198,7 @@ def render(turn: Turn, ctx: Context, stream: bool, sse: bool = True) -> Rendered
     chunks = stream_pieces(turn, ctx, ended)
     if mode == "cut":
         chunks = chunks[:-1]  # the output, without the error piece
-    if sse:
+    if ctx.sse:
         frames = [_sse(c) for c in chunks]
         if err is not None and mode == "stream":
             # Google sends an in-stream error as bare JSON, line by line, not as an event (what

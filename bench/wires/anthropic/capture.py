@@ -23,7 +23,7 @@ from typing import Any, Final
 import orjson
 
 from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import (
+from bench.wires.capture import (
     JSON,
     ImportedTurn,
     Pieces,
@@ -132,6 +132,9 @@ class StreamAssembler:
     output_tokens: int = 0
     has_usage: bool = False
     error: TurnError | None = None
+
+    def feed_done(self) -> None:
+        """A ``[DONE]`` line carries nothing on this wire."""
 
     def feed(self, obj: JSON, event_name: str | None = None) -> None:
         kind = obj.get("type") if isinstance(obj, dict) else None

@@ -24,7 +24,7 @@ Streams are assembled the way the wire allows, not the way the documentation hop
   a stream, per category the last result, a ``filtered: true`` one winning);
 * an ``error`` body's integer ``status`` (Azure's content-filter 400) is its HTTP status.
 
-Every piece of text is collected in a list and joined once (:class:`~bench.importers._common.Pieces`),
+Every piece of text is collected in a list and joined once (:class:`~bench.wires.capture.Pieces`),
 so assembly is linear in the stream's size.
 
 Only choice 0 is assembled; other choices are counted as unknown.
@@ -39,7 +39,7 @@ from typing import Final
 import orjson
 
 from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import (
+from bench.wires.capture import (
     JSON,
     ImportedTurn,
     Pieces,
@@ -204,7 +204,7 @@ class StreamAssembler:
     def feed_done(self) -> None:
         self.done = True
 
-    def feed(self, obj: JSON) -> None:
+    def feed(self, obj: JSON, event_name: str | None = None) -> None:
         if not isinstance(obj, dict):
             self.unknown["openai-chat: chunk that is not an object"] += 1
             return

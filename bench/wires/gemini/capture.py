@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
-from bench.importers._common import (
+from bench.wires.capture import (
     JSON,
     ImportedTurn,
     dumps_args,
@@ -122,7 +122,10 @@ class StreamAssembler:
     streamed: bool = True
     candidates_seen: bool = False
 
-    def feed(self, obj: JSON) -> None:
+    def feed_done(self) -> None:
+        """A ``[DONE]`` line carries nothing on this wire."""
+
+    def feed(self, obj: JSON, event_name: str | None = None) -> None:
         if not isinstance(obj, dict):
             self.unknown["gemini: chunk that is not an object"] += 1
             return

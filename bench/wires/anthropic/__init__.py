@@ -1,0 +1,93 @@
+"""Anthropic Messages (``POST /v1/messages``): finish table, serving, reading, importing.
+
+The answer is rendered by :mod:`.render`, a request (and a message thread) read back by :mod:`.read`,
+a capture imported by :mod:`.capture`; :data:`WIRE` ties them behind :class:`bench.wires.base.Wire`.
+A refusal is its own stop_reason (``refusal``), whatever the turn's finish (a chat refusal arrives
+with finish ``stop``).
+"""
+
+# ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from types import MappingProxyType
+from typing import Any
+
+from bench.engine.model import Turn, TurnError
+from bench.wires.anthropic import capture, read, render
+from bench.wires.anthropic.client import Messages
+from bench.wires.base import Assembler, Context, Entry, Refusal, Route, Wire
+from bench.wires.capture import ImportedTurn
+from bench.wires.client import Conversation as ClientConversation
+from bench.wires.conversation import Conversation
+
+_DOC = "https://docs.anthropic.com/en/api/messages (response stop_reason)"
+_STOP_DOC = "https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons"
+
+
+class AnthropicMessages(Wire):
+    name = "anthropic"
+    table = MappingProxyType({
+        "end_turn": Entry("stop", f"{_DOC}: 'the model reached a natural stopping point'"),
+        "stop_sequence": Entry("stop", f"{_DOC}: 'one of your provided custom stop_sequences was generated'"),
+        "max_tokens": Entry("length", f"{_DOC}: 'we exceeded the requested max_tokens or the model's maximum'"),
+        "model_context_window_exceeded": Entry("length", f"{_STOP_DOC}: generation stopped at the context window limit"),
+        "tool_use": Entry("tool_calls", f"{_DOC}: 'the model invoked one or more tools'"),
+        "pause_turn": Entry("unknown", f"{_DOC}: 'we paused a long-running turn'; the client must send the response back to continue, so it is neither done nor a tool call"),
+        "refusal": Entry("content_filter", f"{_DOC}: 'when streaming classifiers intervene to handle potential policy violations'"),
+    })
+    refusal_finish = "refusal"
+    id_prefix = "msg_"
+    paths = ("/v1/messages", "/messages", "/v1/messages/count_tokens", "/messages/count_tokens")
+    conversation_field = ("messages", (list,), True)
+    max_tokens_keys = ("max_tokens",)
+    detect_rank = 20  # after Responses, whose events also carry a "type"
+    uri_markers = ("/v1/messages",)
+
+    def route(self, path: str) -> Route | None:
+        return "count" if path.endswith("/count_tokens") else "model"
+
+    def count_tokens(self, size: int) -> dict[str, Any]:
+        return {"input_tokens": max(1, size // 4)}
+
+    def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
+        return render.response_json(turn, ctx)
+
+    def render_stream(self, turn: Turn, ctx: Context) -> list[bytes]:
+        return render.stream_frames(turn, ctx)
+
+    def error_body(self, err: TurnError) -> dict[str, Any]:
+        return render.error_body(err)
+
+    def conversation(self, body: dict[str, Any]) -> Conversation:
+        return read.conversation(body)
+
+    def reference(self, body: dict[str, Any]) -> str | None:
+        return read.reference(body)
+
+    def unknown_reference(self, ref: str) -> Refusal:
+        return read.unknown_reference(ref)
+
+    def rebuild(self, body: dict[str, Any], base: dict[str, Any], reply: Turn) -> dict[str, Any]:
+        return read.rebuild(body, base, reply)
+
+    def looks_like(self, obj: Any) -> bool:
+        return capture.looks_like(obj)
+
+    def is_stream_event(self, obj: dict[str, Any]) -> bool:
+        kind = obj.get("type")
+        return isinstance(kind, str) and kind != "error" and kind in capture.STREAM_EVENTS
+
+    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
+        return capture.from_response(obj, unknown, status)
+
+    def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
+        return capture.StreamAssembler(unknown)
+
+    def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
+                          system: str | None = None) -> ClientConversation:
+        return Messages(client, model, prompt, tools, system)
+
+
+WIRE = AnthropicMessages()

@@ -1,0 +1,128 @@
+"""The reference loop's Anthropic Messages client: ``anthropic.Anthropic``, streamed (raw events), its retries off."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from bench.engine.model import Dialect
+from bench.wires import dialects
+from bench.wires.client import (
+    Call,
+    Reply,
+    ReplyError,
+    Result,
+    client_errors,
+    status_error,
+    transport_error,
+)
+
+
+class Messages:
+    """Anthropic Messages over ``anthropic.Anthropic`` (streamed, raw events)."""
+
+    api: Dialect = "anthropic"
+
+    def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
+                 system: str | None = None, max_tokens: int = 4096) -> None:
+        import anthropic
+        self.client = client.with_options(max_retries=0)
+        self.errors = client_errors(anthropic)
+        self.model = model
+        self.system = system
+        self.max_tokens = max_tokens
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+        self.tools = [{"name": t["name"], "description": t.get("description", ""), "input_schema": t["parameters"]}
+                      for t in tools]
+
+    def ask(self) -> Reply:
+        blocks: dict[int, dict[str, Any]] = {}
+        stop: str | None = None
+        used = 0
+        api_error, connection_error = self.errors
+        err: ReplyError | None = None
+        try:
+            kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
+            if self.system:
+                kwargs["system"] = self.system
+            stream = self.client.messages.create(model=self.model, max_tokens=self.max_tokens,
+                                                 messages=self.messages, stream=True, **kwargs)
+            for event in stream:
+                kind = event.type
+                if kind == "message_start":
+                    stop = event.message.stop_reason or stop
+                elif kind == "content_block_start":
+                    block = event.content_block
+                    if block.type == "tool_use":
+                        start = json.dumps(block.input) if block.input else ""
+                        blocks[event.index] = {"type": "tool_use", "id": block.id, "name": block.name,
+                                               "json": "", "start": start}
+                    elif block.type == "text":
+                        blocks[event.index] = {"type": "text", "text": block.text or ""}
+                    elif block.type == "thinking":
+                        blocks[event.index] = {"type": "thinking", "thinking": block.thinking or "",
+                                               "signature": block.signature or ""}
+                    elif block.type == "redacted_thinking":
+                        blocks[event.index] = {"type": "redacted_thinking", "data": block.data}
+                elif kind == "content_block_delta":
+                    slot = blocks.get(event.index)
+                    delta = event.delta
+                    if slot is None:
+                        continue
+                    if delta.type == "text_delta":
+                        slot["text"] = slot.get("text", "") + delta.text
+                    elif delta.type == "input_json_delta":
+                        slot["json"] += delta.partial_json
+                    elif delta.type == "thinking_delta":
+                        slot["thinking"] += delta.thinking
+                    elif delta.type == "signature_delta":
+                        slot["signature"] += delta.signature
+                elif kind == "message_delta":
+                    stop = event.delta.stop_reason or stop
+                    used = event.usage.output_tokens if event.usage is not None else used
+        except connection_error as exc:
+            err = transport_error(exc)
+        except api_error as exc:
+            err = status_error(exc)
+        except httpx.HTTPError as exc:
+            err = transport_error(exc)
+        ordered = [b for _, b in sorted(blocks.items())]
+        texts = [b["text"] for b in ordered if b["type"] == "text"]
+        made = tuple(Call(b["id"], b["name"], b["json"] or b["start"]) for b in ordered if b["type"] == "tool_use")
+        text = "".join(texts) if texts else None
+        if err is not None:
+            return Reply(None, "error", text, made, error=err, raw=ordered)
+        return Reply(stop, dialects.canonical("anthropic", stop), text, made, raw=ordered,
+                     at_limit=used >= self.max_tokens)
+
+    def add_reply(self, reply: Reply) -> None:
+        content: list[dict[str, Any]] = []
+        for b in reply.raw:
+            if b["type"] == "text":
+                content.append({"type": "text", "text": b["text"]})
+            elif b["type"] in ("thinking", "redacted_thinking"):  # the API wants them back with tool use
+                content.append(dict(b))
+            else:
+                content.append({"type": "tool_use", "id": b["id"], "name": b["name"],
+                                "input": _object(b["json"] or b["start"])})
+        if content:  # an empty reply has nothing to echo (the API refuses empty assistant content)
+            self.messages.append({"role": "assistant", "content": content})
+
+    def add_results(self, results: Sequence[Result], message: str | None = None) -> None:
+        content: list[dict[str, Any]] = [{"type": "tool_result", "tool_use_id": r.call.id, "content": r.text,
+                                          "is_error": r.is_error} for r in results]
+        if message:
+            content.append({"type": "text", "text": message})
+        if content:
+            self.messages.append({"role": "user", "content": content})
+
+
+def _object(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,72 @@
+"""A turn as an OpenAI Chat Completions answer: a ``chat.completion`` body or its chunk stream.
+
+A call's `arguments` is the raw string, sent verbatim (``function.arguments``), valid JSON or not.
+The finish reason arrives in a chunk of its own with an empty delta (what OpenAI sends); usage is
+always in the body and, when the request asks with ``stream_options.include_usage``, in a last chunk.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.engine.model import ToolCall, Turn
+from bench.wires.base import Context, openai_error_body, pieces, sse
+
+
+def _usage(turn: Turn) -> dict[str, int]:
+    u = turn.usage
+    i, o = (u.input_tokens, u.output_tokens) if u is not None else (0, 0)
+    return {"prompt_tokens": i, "completion_tokens": o, "total_tokens": i + o}
+
+
+def _call(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
+    """The whole turn as one ``chat.completion``."""
+    message: dict[str, Any] = {"role": "assistant", "content": turn.content}
+    if turn.reasoning is not None:
+        message["reasoning_content"] = turn.reasoning
+    if turn.tool_calls:
+        message["tool_calls"] = [_call(c) for c in turn.tool_calls]
+    if turn.refusal is not None:
+        message["refusal"] = turn.refusal
+    body: dict[str, Any] = {
+        "id": ctx.response_id, "object": "chat.completion", "created": 0, "model": ctx.model,
+        "choices": [{"index": 0, "message": message, "finish_reason": ctx.finish_raw, "logprobs": None}],
+        # always sent, as the API does (zeros when the turn recorded none): clients read it unguarded
+        "usage": _usage(turn),
+    }
+    return body
+
+
+def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
+    """The turn as ``chat.completion.chunk`` events, ending with ``[DONE]`` (or the error event)."""
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        return sse({"id": ctx.response_id, "object": "chat.completion.chunk", "created": 0, "model": ctx.model,
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
+
+    out = [chunk({"role": "assistant", "content": None if turn.content is None else ""})]
+    if turn.reasoning is not None:
+        out += [chunk({"reasoning_content": p}) for p in pieces(turn.reasoning)]
+    if turn.content:
+        out += [chunk({"content": p}) for p in pieces(turn.content)]
+    if turn.refusal:
+        out += [chunk({"refusal": p}) for p in pieces(turn.refusal)]
+    for i, call in enumerate(turn.tool_calls):
+        out.append(chunk({"tool_calls": [{"index": i, "id": call.id, "type": "function",
+                                          "function": {"name": call.name, "arguments": ""}}]}))
+        if call.arguments:
+            out += [chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]})
+                    for p in pieces(call.arguments)]
+    if turn.error is not None:  # in-stream error: the stream breaks off where the turn's content ends
+        out.append(sse(openai_error_body(turn.error)))
+        return out
+    # the finish reason in its own chunk with an empty delta (what OpenAI sends); null when none
+    out.append(chunk({}, ctx.finish_raw))
+    if ctx.include_usage:
+        out.append(sse({"id": ctx.response_id, "object": "chat.completion.chunk", "created": 0,
+                        "model": ctx.model, "choices": [], "usage": _usage(turn)}))
+    out.append(sse("[DONE]"))
+    return out
