@@ -11,17 +11,16 @@ its steps: the state grows by appending, never by copying the history.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, fields
-from typing import Any, TypeVar
-
+from bench.engine.construct import fast_constructor
 from bench.engine.contain import WATCH, DecisionTimeout, user_interrupted
 from bench.engine.judge import judge
-from bench.engine.model import ACTIONS, Action, Cell, Decision, Sequence, Step, next_turn
+from bench.engine.model import Action, Cell, Decision, Outcome, Sequence, Step, next_turn
 from bench.engine.predicate import Predicate, State
-from bench.engine.validate import ALL_CALLS, InvalidDecision, check_calls, check_decision
+from bench.engine.validate import InvalidDecision, check_decision
 
 __all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "fast_constructor", "following", "replay"]
+# fast_constructor lives in bench.engine.construct; it stays importable from here while the corpus
+# reader (bench/corpus/decode.py) imports it from here.
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""
@@ -62,162 +61,71 @@ def following(sequence: Sequence, index: int, action: Action) -> int | None:
     return len(turns) - 1 if sequence.then == "repeat" and turns else None
 
 
-T = TypeVar("T")
-
-
-def fast_constructor(cls: type[T]) -> Callable[..., T]:
-    """A constructor of the frozen dataclass `cls` for the replay's hot path: the same object
-    ``cls(...)`` builds (same parameters and defaults), made by setting its slots through their
-    descriptors, which costs about half of the dataclass ``__init__`` (a frozen class's ``__init__``
-    calls ``object.__setattr__`` by name per field). Generated once per class, as dataclasses
-    generates its own ``__init__``. The corpus reader makes its sequences with it too."""
-    if hasattr(cls, "__post_init__"):
-        raise TypeError(f"{cls.__name__} has a __post_init__: the replay's constructor would skip it")
-    ns: dict[str, Any] = {"new": object.__new__, "cls": cls, "MISSING": MISSING}
-    params, body = [], []
-    for i, f in enumerate(fields(cls)):  # type: ignore[arg-type]
-        ns[f"set{i}"] = getattr(cls, f.name).__set__
-        if f.default is not MISSING:
-            ns[f"default{i}"] = f.default
-            params.append(f"{f.name}=default{i}")
-        elif f.default_factory is not MISSING:  # a fresh default per object, as the dataclass makes it
-            ns[f"factory{i}"] = f.default_factory
-            params.append(f"{f.name}=MISSING")
-            body.append(f"    if {f.name} is MISSING: {f.name} = factory{i}()")
-        else:
-            params.append(f.name)
-        body.append(f"    set{i}(obj, {f.name})")
-    exec(f"def make({', '.join(params)}):\n    obj = new(cls)\n" + "\n".join(body) + "\n    return obj\n", ns)
-    make: Callable[..., T] = ns["make"]
-    return make
-
-
-_new_step: Callable[..., Step] = fast_constructor(Step)
-_new_cell: Callable[..., Cell] = fast_constructor(Cell)
-_ACTIONS = frozenset(ACTIONS)
-_NONE: tuple[int, ...] = ()
-_NO_NAMES: tuple[str, ...] = ()
-"""The empty selection. CPython has one empty tuple, so ``x is _NONE`` is the cheap exact test for
-it; any other empty sequence fails it and goes to the validator."""
+_new_step = fast_constructor(Step)
+"""``Step(...)``, made once per decision (see :mod:`bench.engine.construct`)."""
 
 
 def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
+    """Replay `sequence` through `pred` until the loop stops, the script ends or the safety cap is
+    reached; the cell, not yet judged."""
     turns = sequence.turns
-    n_turns = len(turns)
-    repeat = sequence.then == "repeat"
-    decide = pred.decide
-    max_steps = pred.max_steps if pred.max_steps is not None else -1
     rules = pred.rules or None
     reasons = pred.reason_set
     state = State(dialect=sequence.dialect, max_tokens=sequence.max_tokens)
     steps: list[Step] = []
     tools_run: list[str] = []
     tools_failed: list[str] = []
-    add_step, add_turn, add_decision = steps.append, state.turns.append, state.decisions.append
-    new_step = _new_step
     tokens = 0
-    step = 0
-    index = 0  # the turn answering the next request (open loop: the step's own number)
-    turn = turns[0] if turns else None
-    outcome = "running"
-    error: str | None = None
+    index: int | None = 0 if turns else None  # the turn that answers the next request
     decision: Decision | None = None
-    run: tuple[int, ...]
-    failed: tuple[int, ...]
+    outcome: Outcome = "running"
+    error: str | None = None
 
     outer_steps, WATCH.steps = WATCH.steps, steps  # the time limit's watchdog sees this list grow
     try:
         while True:
-            if step >= safety_cap:
+            step = len(steps) + 1
+            if step > safety_cap:
                 outcome = "capped"
                 break
-            if step:
-                # what `following` says, inline: the turn's `after` entry (next_turn), else the next turn
-                # (open loop: request i gets turn i); past the last, then: repeat or end
-                nxt = next_turn(turn, index, decision.action) if turn.after else index + 1  # type: ignore[union-attr,arg-type]
-                if nxt < n_turns:
-                    index = nxt
-                elif repeat:
-                    index = n_turns - 1
-                else:
-                    outcome = "running"
-                    break
-                turn = turns[index]
-            elif turn is None:
-                outcome = "running"
+            if decision is not None:
+                index = following(sequence, index, decision.action)  # type: ignore[arg-type]
+            if index is None:
                 break
-            step += 1
-            state.step = step
+            turn = turns[index]
             calls = turn.tool_calls
+            state.step = step
             try:
-                decision = decide(turn, state)
-                # The common shapes are accepted inline; everything else is decided (and explained)
-                # by the one validator. The inline test accepts nothing check_decision refuses (a
-                # test pins this); an unhashable field makes it raise TypeError: the validator's turn.
-                try:
-                    fast = (type(decision) is Decision and (action := decision.action) in _ACTIONS
-                            and ((rule := decision.rule) in rules if rules is not None
-                                 else (type(rule := decision.rule) is str and rule != ""))
-                            and decision.changes is None
-                            and (action != "stop"
-                                 or (type(decision.ok) is bool
-                                     and ((reason := decision.reason) in reasons if reasons is not None
-                                          else (type(reason := decision.reason) is str and reason != "")))))
-                except TypeError:
-                    fast = False
-                if fast:
-                    sel_run, sel_failed = decision.run, decision.failed
-                    if sel_failed is _NONE and sel_run is _NONE:
-                        run = failed = _NONE
-                    elif sel_failed is _NONE and sel_run == "all" and len(calls) < 64:
-                        run, failed = ALL_CALLS[len(calls)], _NONE
-                    else:
-                        run, failed = check_calls(sel_run, sel_failed, len(calls))
-                else:
-                    run, failed = check_decision(decision, len(calls), rules, reasons)
-            except InvalidDecision as exc:
-                outcome, error = "crashed", f"step {step}: {exc}"
-                break
-            except DecisionTimeout as exc:
-                outcome, error = "crashed", str(exc)
-                break
-            except Exception as exc:  # the predicate's bug is reported in its cells, the run goes on
-                outcome, error = "crashed", f"step {step}: {_describe(exc)}"
-                break
+                decision = pred.decide(turn, state)
+                run, failed = check_decision(decision, len(calls), rules, reasons)
             except KeyboardInterrupt:
                 if user_interrupted():
                     raise
                 outcome, error = "crashed", f"step {step}: raised KeyboardInterrupt"
                 break
-            except BaseException as exc:  # sys.exit() in a predicate must not end the bench
-                outcome, error = "crashed", f"step {step}: {_describe(exc)}"
+            except BaseException as exc:  # a predicate's bug, even sys.exit(), ends its cell, not the bench
+                outcome, error = "crashed", _crash_error(exc, step)
                 break
-            action = decision.action
-            if step == max_steps and action != "stop":
-                cap = pred.cap
+            if step == pred.max_steps and decision.action != "stop":
+                cap = pred.cap  # the loop's own cap: this step's tools still run, then the cap's stop
                 decision = Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok,
-                                    run=decision.run, failed=decision.failed)  # a stop sends no changes
-                action = "stop"
-            if run or failed:
-                run_names = tuple([calls[i].name for i in run])
-                failed_names = tuple([calls[i].name for i in failed])
-                add_step(new_step(step, index, decision, run_names, failed_names))
-                tools_run.extend(run_names)
-                tools_failed.extend(failed_names)
-                state.tools_run += len(run_names)
-                state.tools_failed += len(failed_names)
-            else:
-                add_step(new_step(step, index, decision, _NO_NAMES, _NO_NAMES))
-            usage = turn.usage
-            if usage is not None:
-                tokens += usage.input_tokens + usage.output_tokens
-            if action == "remind":
+                                    run=decision.run, failed=decision.failed)
+            run_names = tuple([calls[i].name for i in run]) if run else ()
+            failed_names = tuple([calls[i].name for i in failed]) if failed else ()
+            steps.append(_new_step(step, index, decision, run_names, failed_names))
+            tools_run += run_names
+            tools_failed += failed_names
+            state.tools_run += len(run_names)
+            state.tools_failed += len(failed_names)
+            if turn.usage is not None:
+                tokens += turn.usage.input_tokens + turn.usage.output_tokens
+            if decision.action == "remind":
                 state.reminders += 1
-            elif action == "resend":
+            elif decision.action == "resend":
                 state.resends += 1
-            add_turn(turn)
-            add_decision(decision)
-            if action == "stop":
+            state.turns.append(turn)
+            state.decisions.append(decision)
+            if decision.action == "stop":
                 outcome = "stopped"
                 break
     except DecisionTimeout as exc:  # between two decisions: still the predicate's step that hung
@@ -225,14 +133,14 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     finally:
         WATCH.steps = outer_steps  # None, unless this replay runs inside another one's decide
 
-    stopped = outcome == "stopped" and decision is not None
-    return _new_cell(
+    final = decision if outcome == "stopped" else None
+    return Cell(
         sequence=sequence.id,
         predicate=pred.name,
         outcome=outcome,
         steps=tuple(steps),
-        reason=decision.reason if stopped and decision is not None else None,
-        ok=decision.ok if stopped and decision is not None else None,
+        reason=final.reason if final else None,
+        ok=final.ok if final else None,
         tools_run=tuple(tools_run),
         tools_failed=tuple(tools_failed),
         reminders=state.reminders,
@@ -240,6 +148,16 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
         tokens=tokens,
         error=error,
     )
+
+
+def _crash_error(exc: BaseException, step: int) -> str:
+    """The cell's one-line error for what a decide call raised, or for the decision the validator
+    refused."""
+    if isinstance(exc, DecisionTimeout):
+        return str(exc)
+    if isinstance(exc, InvalidDecision):
+        return f"step {step}: {exc}"
+    return f"step {step}: {_describe(exc)}"
 
 
 def _describe(exc: BaseException) -> str:

@@ -47,30 +47,42 @@ def check_decision(decision: object, n_calls: int, rules: Collection[str] | None
     stop reasons a predicate declares (None: it declares none, any non-empty string goes).
 
     Returns the call indices it runs and fails; raises :class:`InvalidDecision` on the first
-    problem found."""
+    problem found. The replay calls it on every decision, so the common selections (nothing
+    failed, ``run`` empty or ``"all"``) are answered before the general check of call indices."""
     if not isinstance(decision, Decision):
         raise InvalidDecision(f"returned {type(decision).__name__} {decision!r:.80}, not a Decision")
-    if not isinstance(decision.action, str) or decision.action not in _ACTIONS:
-        raise InvalidDecision(f"action {decision.action!r:.40} is not one of {', '.join(ACTIONS)}")
-    rule = decision.rule
+    action, rule = decision.action, decision.rule
+    if not isinstance(action, str) or action not in _ACTIONS:
+        raise InvalidDecision(f"action {action!r:.40} is not one of {', '.join(ACTIONS)}")
     if not isinstance(rule, str) or not rule:
         raise InvalidDecision(f"rule {rule!r:.40} is not a rule id (a non-empty string)")
     if rules is not None and rule not in rules:
         raise InvalidDecision(f"rule {rule!r} is not declared by the predicate "
                               f"(declared: {', '.join(sorted(rules))})")
-    if decision.action == "stop":
-        if type(decision.ok) is not bool:
-            raise InvalidDecision(f"a stop must say ok=True or ok=False, not ok={decision.ok!r:.40}")
-        reason = decision.reason
-        if not isinstance(reason, str) or not reason:
-            raise InvalidDecision(f"a stop needs a reason (a non-empty string), not {reason!r:.40}",
-                                  "declared-reasons")
-        if reasons is not None and reason not in reasons:
-            raise InvalidDecision(f"stop reason {reason!r} is not declared by the predicate "
-                                  f"(declared: {', '.join(sorted(reasons))})", "declared-reasons")
+    if action == "stop":
+        _check_stop(decision, reasons)
     if decision.changes is not None:
-        check_changes(decision.changes, decision.action)
-    return check_calls(decision.run, decision.failed, n_calls)
+        check_changes(decision.changes, action)
+    run, failed = decision.run, decision.failed
+    if type(failed) is tuple and not failed:  # the common selections, without building anything
+        if type(run) is tuple and not run:
+            return run, failed
+        if type(run) is str and run == "all" and n_calls < 64:
+            return ALL_CALLS[n_calls], failed
+    return check_calls(run, failed, n_calls)
+
+
+def _check_stop(decision: Decision, reasons: Collection[str] | None) -> None:
+    """A stop's verdict and reason."""
+    if type(decision.ok) is not bool:
+        raise InvalidDecision(f"a stop must say ok=True or ok=False, not ok={decision.ok!r:.40}")
+    reason = decision.reason
+    if not isinstance(reason, str) or not reason:
+        raise InvalidDecision(f"a stop needs a reason (a non-empty string), not {reason!r:.40}",
+                              "declared-reasons")
+    if reasons is not None and reason not in reasons:
+        raise InvalidDecision(f"stop reason {reason!r} is not declared by the predicate "
+                              f"(declared: {', '.join(sorted(reasons))})", "declared-reasons")
 
 
 def check_changes(changes: object, action: str) -> None:
@@ -94,9 +106,7 @@ def check_changes(changes: object, action: str) -> None:
 
 def check_calls(run: object, failed: object, n_calls: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The part of :func:`check_decision` about tool calls: a decision's `run` and `failed` as
-    call indices of a turn carrying `n_calls` calls, or :class:`InvalidDecision`. (The replay
-    checks a decision's other fields inline and calls this for selections other than ``()`` and
-    ``"all"``.)"""
+    call indices of a turn carrying `n_calls` calls, or :class:`InvalidDecision`."""
     run_calls = _calls(run, n_calls, "run")
     failed_calls = _calls(failed, n_calls, "failed")
     if run_calls and failed_calls:
