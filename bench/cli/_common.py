@@ -55,6 +55,9 @@ predicates_option = _path_option("--predicates", "predicates_dir", "predicates",
                                  "Folder of predicate files, one column per file.")
 expected_option = _path_option("--expected", "expected_dir", "expected",
                                "Folder of golden files, expected/<predicate>.yaml.")
+junit_option = click.option("--junit", "junit_path", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                              metavar="PATH", help="Also write the cells as JUnit XML to PATH (one testcase per "
+                                                   "cell), for CI systems that show test results.")
 reports_option = _path_option("--reports", "reports_dir", "reports", "Folder the reports are written to.")
 safety_cap_option = click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP,
                                  show_default=True,

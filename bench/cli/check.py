@@ -18,6 +18,7 @@ from bench.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_OK,
+    junit_option,
     load_sequences,
     only_mine_option,
     reports_option,
@@ -144,6 +145,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @only_mine_option
 @reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
+@junit_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
 @click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
               help="Instead of the catalogue: N generated sequences (bench.fuzz.strategies), judged by the "
@@ -156,7 +158,8 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
               name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
               ok_marker: str | None, error_marker: str | None, virtual_clock: bool, bench_tools: bool,
-              sequences_dir: Path, reports_dir: Path, no_report: bool, as_json: bool, fuzz_n: int | None,
+              sequences_dir: Path, reports_dir: Path, no_report: bool, junit_path: Path | None, as_json: bool,
+              fuzz_n: int | None,
               seed: int, shrink_time: float, save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
@@ -289,6 +292,10 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         for n, argv in loops:
             path = write_live(reports_dir, n, argv, runs[n])
             click.echo(f"wrote {path}", err=True)
+    if junit_path is not None:
+        from bench.report.junit import check_case, write_junit
+        write_junit(junit_path, "stopbench check", (check_case(r.cell) for n in names for r in runs[n]))
+        click.echo(f"wrote {junit_path}", err=True)
     click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
                err=True)  # stdout is the verdict, the same on every run of a deterministic program
     sys.exit(EXIT_MISMATCH if any(r.failed for n in names for r in runs[n]) else EXIT_OK)

@@ -12,6 +12,7 @@ from bench.cli._common import (
     Output,
     Progress,
     folder_options,
+    junit_option,
     load_expected,
     load_inputs,
     only_predicates_option,
@@ -38,11 +39,13 @@ from bench.report.write import write_reports
 @click.option("--strict", is_flag=True, help="Unreviewed cells fail the run (exit 1), as in CI.")
 @click.option("--fail-on-violations", is_flag=True,
               help="Cells that break a requirement of their sequence fail the run (exit 1).")
+@junit_option
 @quiet_option
 @verbose_option
 def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, reports_dir: Path,
             safety_cap: int, no_entry_points: bool, as_json: bool, only: tuple[str, ...],
-            no_reports: bool, strict: bool, fail_on_violations: bool, quiet: bool, verbose: bool) -> None:
+            no_reports: bool, strict: bool, fail_on_violations: bool, junit_path: Path | None, quiet: bool,
+            verbose: bool) -> None:
     """Replay every sequence through every predicate and compare with expected/.
 
     Live records in REPORTS/live/ (written by stopbench check) are shown as <name>@live columns
@@ -90,6 +93,12 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
                                   catalogue=sequences, loaded=inputs.predicates, golden=golden):
             if not quiet:
                 click.echo(f"wrote {path}", err=True)
+    if junit_path is not None:  # the predicates' cells; live columns are check's to report
+        from bench.report.junit import run_case, write_junit
+        write_junit(junit_path, "stopbench run", (run_case(r, strict=strict, fail_on_violations=fail_on_violations)
+                                                  for r in results))
+        if not quiet:
+            click.echo(f"wrote {junit_path}", err=True)
     own = sequences_dir.resolve() != Path("sequences").resolve()
     summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None)
     lines = summary.lines(verbose=verbose, quiet=quiet)
