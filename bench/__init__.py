@@ -9,7 +9,8 @@ The decisions (:class:`Continue`, :class:`Stop`, :class:`Remind`, :class:`Resend
 declarations (:func:`predicate`, :class:`Cap`, :class:`MutationNote`), what a predicate reads (:class:`Turn`,
 :class:`ToolCall`, :class:`TurnError`, :class:`Usage`, :class:`State`) and the documented finish
 tables of each API (``TABLES``: dialect -> raw finish -> its normalised value and source), and
-:func:`shared_rules` for columns that are thin configurations of one shared rules file, and the
+:func:`predicate_factory` and :func:`shared_factory` for columns that are configurations of one
+shared rules file, and the
 citation values (:class:`Source`, :class:`Cite`, :class:`Note`, :class:`Cited`) a rule's source is
 declared with. Also
 public: the cell types and :func:`replay`, for tests of your own. Everything else (catalogue,
@@ -18,7 +19,7 @@ it. ``mypy --strict`` checks the shipped predicates against these types (``make 
 """
 
 from bench.engine.cite import Cite, Cited, Note, Source
-from bench.engine.discovery import shared_rules
+from bench.engine.discovery import shared_factory
 from bench.engine.model import (
     ALL,
     ERROR_KINDS,
@@ -41,7 +42,7 @@ from bench.engine.model import (
     Violation,
     next_turn,
 )
-from bench.engine.predicate import Cap, MutationNote, Predicate, State, predicate
+from bench.engine.predicate import Cap, MutationNote, Predicate, PredicateFactory, State, predicate, predicate_factory
 from bench.engine.replay import replay
 from bench.wires.delivery import ErrorMode, error_mode
 from bench.wires.dialects import TABLES
@@ -62,6 +63,7 @@ __all__ = [
     "MutationNote",
     "Note",
     "Predicate",
+    "PredicateFactory",
     "Remind",
     "RequestChanges",
     "Requirement",
@@ -79,6 +81,7 @@ __all__ = [
     "error_mode",
     "next_turn",
     "predicate",
+    "predicate_factory",
     "replay",
-    "shared_rules",
+    "shared_factory",
 ]

@@ -4,9 +4,10 @@ Pin: vercel/ai, npm `ai@7.0.173` with `@ai-sdk/openai@4.0.118`, `@ai-sdk/anthrop
 they resolve to (`@ai-sdk/provider-utils`, `@ai-sdk/provider`), licence Apache-2.0. Read from the
 TypeScript sources the packages ship (`<package>/src/...`; line numbers below are those files').
 
-Not a column itself: a shared rules module (bench.engine.discovery), loaded by the two column files with
-``shared_rules(__file__, "_vercel_ai")``; they differ only in the stop condition. The mutation
-check mutates this file and judges each mutant against both columns.
+Not a column itself: a shared rules module (bench.engine.discovery). Its factory, :func:`generate_text`,
+builds each of the two columns from its parameters (``shared_factory(__file__, "_vercel_ai")`` in the
+column files); they differ only in the stop condition. The mutation check mutates this file and
+judges each mutant against both columns.
 
 `generateText({model, tools, prompt})` runs steps in a do/while
 (ai/src/generate-text/generate-text.ts L1019-1723): one model call per step (non-streamed,
@@ -26,8 +27,23 @@ or ``AI_RetryError``). Configuration modelled: the defaults (no `experimental_re
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 
-from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError
+from bench import (
+    ALL,
+    Cited,
+    Continue,
+    Decision,
+    Predicate,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+    predicate_factory,
+)
 
 AI = Source(release="npm ai@7.0.173")
 OPENAI = Source(release="npm @ai-sdk/openai@4.0.118")
@@ -158,3 +174,27 @@ def decide_step(turn: Turn, state: State, limit: int) -> Decision:
     if steps >= limit:
         return Stop(finish, ok=True, rule="step-limit", run=run, failed=failed)
     return Continue("tools", run=ALL if not failed else run, failed=failed)
+
+
+@predicate_factory
+def generate_text(*, step_limit: int, stop_condition: str, cap_note: str,
+                  unreachable: Mapping[str, str] | None = None,
+                  explained: Mapping[str, str] | None = None) -> Predicate:
+    """A column of `generateText` with `stopWhen: isStepCount(step_limit)`: the rules above, where
+    ai's sources set that stop condition (`stop_condition`, the lines of the column's citation), how
+    the cap is counted (`cap_note`), the rules the step limit leaves unreachable and the column's
+    conformance explanations."""
+
+    @predicate(
+        source=f"{AI}: {stop_condition}; {OPENAI}; {ANTHROPIC}",
+        max_steps=None,
+        cap_note=cap_note,
+        reasons=REASONS,
+        rules=RULES,
+        unreachable=unreachable,
+        explained=explained,
+    )
+    def decide(turn: Turn, state: State) -> Decision:
+        return decide_step(turn, state, step_limit)
+
+    return decide

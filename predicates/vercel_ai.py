@@ -9,27 +9,21 @@ the finish. A loop on the default never sends a second step (retries of the same
 
 from __future__ import annotations
 
-from bench import Decision, State, Turn, predicate, shared_rules
+from bench import shared_factory
 
-_V = shared_rules(__file__, "_vercel_ai")
+generate_text = shared_factory(__file__, "_vercel_ai")
 STEP_LIMIT = 1  # generate-text.ts L294 `stopWhen = isStepCount(1)`
 CONFORMANCE_EXPLAINED: dict[str, str] = {}
 """Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai` that come from what
 the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
 
-
-@predicate(
-    source=f"{_V.AI}: src/generate-text/generate-text.ts L294 (default stopWhen isStepCount(1)), L971-1723; {_V.OPENAI}; {_V.ANTHROPIC}",
-    max_steps=None,
+decide = generate_text(
+    step_limit=STEP_LIMIT,
+    stop_condition="src/generate-text/generate-text.ts L294 (default stopWhen isStepCount(1)), L971-1723",
     cap_note="stopWhen isStepCount(1) (the default): one step; retries of the same request (maxRetries 2) do not count",
-    reasons=_V.REASONS,
-    rules=_V.RULES,
     unreachable={
         "tools": "with isStepCount(1) the first step always meets the stop condition: its tools run under step-limit",
         "invalid-calls-answered": "with isStepCount(1) the first step always meets the stop condition (step-limit)",
     },
     explained=CONFORMANCE_EXPLAINED,
 )
-def decide(turn: Turn, state: State) -> Decision:
-    result: Decision = _V.decide_step(turn, state, STEP_LIMIT)
-    return result

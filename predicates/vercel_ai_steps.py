@@ -11,9 +11,9 @@ run returns with that step's finish (no error, no flag: an application sees `too
 
 from __future__ import annotations
 
-from bench import Decision, State, Turn, predicate, shared_rules
+from bench import shared_factory
 
-_V = shared_rules(__file__, "_vercel_ai")
+generate_text = shared_factory(__file__, "_vercel_ai")
 STEP_LIMIT = 5  # ai/docs/03-ai-sdk-core/15-tools-and-tool-calling.mdx L42, L453 `stopWhen: isStepCount(5)`
 _EMPTY_ID = (
     "The call has an empty id (Gemini's OpenAI-compatible endpoint sends ''; a legacy function_call has none); the Chat provider gives such a call "
@@ -31,14 +31,9 @@ CONFORMANCE_EXPLAINED: dict[str, str] = {
 the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
 
 
-@predicate(
-    source=f"{_V.AI}: src/generate-text/generate-text.ts L1011-1014 (stopWhen isStepCount(5), docs 15-tools-and-tool-calling.mdx L42), L971-1723; {_V.OPENAI}; {_V.ANTHROPIC}",
-    max_steps=None,
+decide = generate_text(
+    step_limit=STEP_LIMIT,
+    stop_condition="src/generate-text/generate-text.ts L1011-1014 (stopWhen isStepCount(5), docs 15-tools-and-tool-calling.mdx L42), L971-1723",
     cap_note="stopWhen isStepCount(5): the fifth step ends the run (its tools run), reason its finish, ok=True; retries of the same request (maxRetries 2) do not count",
-    reasons=_V.REASONS,
-    rules=_V.RULES,
     explained=CONFORMANCE_EXPLAINED,
 )
-def decide(turn: Turn, state: State) -> Decision:
-    result: Decision = _V.decide_step(turn, state, STEP_LIMIT)
-    return result

@@ -7,11 +7,13 @@ run: it comes back as a :class:`Broken` entry whose message the CLI prints and w
 crashed. Only the user's Ctrl-C propagates.
 
 A file whose name starts with ``_`` is not a column: it is a *shared rules module*, rules that
-several columns are thin configurations of (``predicates/_vercel_ai.py`` behind ``vercel_ai`` and
-``vercel_ai_steps``). A column loads it with :func:`shared_rules` (``from bench import
-shared_rules``), which records the column as its user, so the mutation check
-(:mod:`devtools.mutate`) mutates the shared file too and judges each mutant against every column that
-loads it (:func:`shared_users`).
+several columns are configurations of (``predicates/_vercel_ai.py`` behind ``vercel_ai`` and
+``vercel_ai_steps``). It declares one :func:`~bench.engine.predicate.predicate_factory`, a function
+that builds a predicate from its parameters; a column gets that factory with :func:`shared_factory`
+(``from bench import shared_factory``) and calls it with its own parameters. Loading records the
+column as a user of the file, so the conformance key (:mod:`bench.conform.keys`) covers the shared
+file and the mutation check (:mod:`devtools.mutate`) mutates it too, judging each mutant against
+every column that loads it (:func:`shared_users`).
 """
 
 from __future__ import annotations
@@ -22,10 +24,9 @@ import traceback
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from types import ModuleType
 
 from bench.engine.contain import DecisionTimeout, user_interrupted, watch_import
-from bench.engine.predicate import Predicate
+from bench.engine.predicate import Predicate, PredicateFactory
 
 ENTRY_POINT_GROUP = "stopbench.predicates"
 
@@ -106,11 +107,13 @@ def load_file(path: Path) -> Loaded:
     return found[0].named(name, origin, doc[0] if doc else "")
 
 
-def shared_rules(column_file: str, name: str) -> ModuleType:
-    """The shared rules module `name` (``_vercel_ai``) beside the column file `column_file`
-    (the caller's ``__file__``), imported once per file and recorded as used by the column
-    importing it now. Predicate files are not a package, so the module is found by path; a module
-    already imported from another path (a mutant's copy in another folder) is imported anew."""
+def shared_factory(column_file: str, name: str) -> PredicateFactory[...]:
+    """The predicate factory of the shared rules file `name` (``_vercel_ai``) beside the column file
+    `column_file` (the caller's ``__file__``): the one function it declares with
+    ``@predicate_factory``. The file is imported once per path and recorded as used by the column
+    importing it now. Predicate files are not a package, so the file is found by path; one already
+    imported from another path (a mutant's copy in another folder) is imported anew. A file with no
+    factory, or several, raises ImportError (the column is then a broken predicate saying so)."""
     if not name.startswith(SHARED_PREFIX):
         raise ValueError(f"a shared rules module's name starts with {SHARED_PREFIX!r}: {name!r}")
     path = (Path(column_file).parent / f"{name}.py").resolve()
@@ -129,7 +132,11 @@ def shared_rules(column_file: str, name: str) -> ModuleType:
         except BaseException:
             sys.modules.pop(module_name, None)
             raise
-    return module
+    found = [v for v in vars(module).values() if isinstance(v, PredicateFactory)]
+    if len(found) != 1:
+        raise ImportError(f"{path.name}: a shared rules file declares exactly one @predicate_factory, "
+                          f"this one declares {len(found)}")
+    return found[0]
 
 
 def shared_users(folder: Path) -> dict[Path, list[str]]:

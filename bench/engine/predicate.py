@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Generic, ParamSpec
 
 from bench.engine.cite import Citation, Cited
 from bench.engine.model import Decision, Turn
@@ -283,6 +283,47 @@ def predicate(
 class DeclarationError(TypeError):
     """A predicate declares itself wrongly (raised when ``@predicate`` runs, so at import: the
     file becomes a broken predicate with this one-line message)."""
+
+
+P = ParamSpec("P")
+
+
+class PredicateFactory(Generic[P]):
+    """A function that builds a :class:`Predicate` from its parameters: one loop's rules, shared by
+    columns that configure them differently (the Vercel AI SDK's loop with a step limit of 1 or 5).
+
+    It lives in a shared rules file (a predicate file whose name starts with ``_``), declared with
+    :func:`predicate_factory`; a column gets it with :func:`bench.engine.discovery.shared_factory` and
+    binds what it builds::
+
+        generate_text = shared_factory(__file__, "_vercel_ai")
+        decide = generate_text(step_limit=5, ...)
+
+    A call whose parameters the function does not take, or a function that returns something
+    other than a Predicate, raises :class:`DeclarationError`, so the column is a broken predicate
+    with that one line.
+    """
+
+    def __init__(self, build: Callable[P, Predicate]) -> None:
+        self.build = build
+        self.__doc__ = build.__doc__
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> Predicate:
+        name = getattr(self.build, "__name__", "factory")
+        try:
+            inspect.signature(self.build).bind(*args, **kwargs)
+        except TypeError as exc:
+            raise DeclarationError(f"{name}(): {exc}") from None
+        built = self.build(*args, **kwargs)
+        if not isinstance(built, Predicate):
+            raise DeclarationError(f"{name}() built {type(built).__name__}, not a Predicate (decorate with @predicate)")
+        return built
+
+
+def predicate_factory(build: Callable[P, Predicate]) -> PredicateFactory[P]:
+    """Declare the function of a shared rules file that builds a column's :class:`Predicate` from
+    its parameters (:class:`PredicateFactory`); a shared rules file declares exactly one."""
+    return PredicateFactory(build)
 
 
 def check_declarations(fn: object, *, source: object, max_steps: object, cap: object, reasons: object,

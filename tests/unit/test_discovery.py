@@ -12,7 +12,7 @@ from bench.conform.report import explained_by
 from bench.engine import discovery
 from bench.engine.contain import decision_time_limit
 from bench.engine.discovery import Broken, discover
-from bench.engine.predicate import DeclarationError, MutationNote, Predicate
+from bench.engine.predicate import DeclarationError, MutationNote, Predicate, PredicateFactory
 
 GOOD = ('"""Stops at once."""\nfrom bench import Stop, predicate\n\n'
         "@predicate()\ndef decide(turn, state):\n    return Stop('done', ok=True, rule='r')\n")
@@ -128,11 +128,14 @@ def test_the_cap_rule_may_be_declared_unreachable() -> None:
     assert dict(pred.unreachable) == {"cap": "never three steps"}
 
 
-THIN = ('"""A thin column over _rules."""\nfrom bench import predicate, shared_rules\n\n'
-        'R = shared_rules(__file__, "_rules")\n\n'
-        "@predicate()\ndef decide(turn, state):\n    return R.stop(LIMIT)\n\nLIMIT = {limit}\n")
-RULES = ('from bench import Stop\n\ndef stop(limit):\n'
-         "    return Stop('limit-' + str(limit) + '-' + str(VERSION), ok=True, rule='r')\n\nVERSION = {version}\n")
+THIN = ('"""A thin column over _rules."""\nfrom bench import shared_factory\n\n'
+        'stopping = shared_factory(__file__, "_rules")\n\n'
+        "decide = stopping(limit={limit})\n")
+RULES = ('from bench import Stop, predicate, predicate_factory\n\n'
+         "@predicate_factory\ndef stopping(*, limit):\n"
+         "    @predicate()\n    def decide(turn, state):\n"
+         "        return Stop('limit-' + str(limit) + '-' + str(VERSION), ok=True, rule='r')\n"
+         "    return decide\n\nVERSION = {version}\n")
 
 
 def test_a_shared_rules_module_is_no_column_and_records_every_column_that_loads_it(tmp_path: Path) -> None:
@@ -160,7 +163,25 @@ def test_a_shared_rules_module_of_another_folder_is_imported_anew_not_taken_from
 
 def test_a_shared_rules_module_is_named_with_the_leading_underscore() -> None:
     with pytest.raises(ValueError, match="starts with '_'"):
-        discovery.shared_rules(__file__, "rules")
+        discovery.shared_factory(__file__, "rules")
+
+
+def test_a_column_built_by_a_shared_factory_is_typed_and_checked_where_it_is_declared(tmp_path: Path) -> None:
+    (tmp_path / "_rules.py").write_text(RULES.format(version=3), encoding="utf-8")
+    factory = discovery.shared_factory(str(tmp_path / "col.py"), "_rules")
+    assert isinstance(factory, PredicateFactory)
+    assert factory(limit=2).decide(None, None).reason == "limit-2-3"  # type: ignore[arg-type]
+    (tmp_path / "typo.py").write_text(THIN.format(limit=1).replace("limit=", "limt="), encoding="utf-8")
+    broken = discovery.load_file(tmp_path / "typo.py")
+    assert isinstance(broken, Broken) and "stopping(): missing a required argument: 'limit' (typo.py:" in broken.error
+
+
+def test_a_shared_rules_file_without_a_factory_is_named_in_its_columns_error(tmp_path: Path) -> None:
+    (tmp_path / "_rules.py").write_text("from bench import Stop\n", encoding="utf-8")
+    (tmp_path / "col.py").write_text(THIN.format(limit=1), encoding="utf-8")
+    broken = discovery.load_file(tmp_path / "col.py")
+    assert isinstance(broken, Broken)
+    assert "_rules.py: a shared rules file declares exactly one @predicate_factory, this one declares 0" in broken.error
 
 
 EXPLAINING = ('"""Explains itself."""\nfrom bench import MutationNote, Stop, predicate\n\n'
