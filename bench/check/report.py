@@ -22,7 +22,7 @@ from bench.engine.changes import changes_data, changes_from
 from bench.engine.model import ALL, Cell, Decision, Step, Violation
 from bench.engine.model import Sequence as SequenceModel
 from bench.errors import UnusableInput
-from bench.report.labels import changes_summary, label
+from bench.report.labels import changes_summary, label, verdict
 from bench.serve.observe import Observed
 
 __all__ = [
@@ -66,7 +66,7 @@ def live_label(cell: Cell, requests: int | None = None) -> str:
     lists of :func:`tool_names`; a crashed cell says how many model requests were served before it
     (``crashed@0 after 1 request served``), which its steps alone do not show."""
     if cell.outcome == "stopped":
-        head = f"stop:{cell.reason}@{cell.n_steps} {'ok' if cell.ok else 'not-ok'}"
+        head = f"stop:{cell.reason}@{cell.n_steps} {verdict(cell)}"
     else:
         head = f"{cell.outcome}@{cell.n_steps}"
     if cell.outcome == "crashed" and requests is not None:

@@ -26,13 +26,14 @@ from bench.catalogue.files import write_all_or_nothing
 from bench.corpus.aggregate import FINDINGS, Partial
 from bench.corpus.tags import EDGE_TAGS
 from bench.engine.model import OUTCOMES
+from bench.report.labels import GLYPHS, VERDICTS
 
 __all__ = ["TABLES", "render_page", "tables", "write_report"]
 
 TABLES = ("cells", "findings", "edge_cases")
 
 _HERE = Path(__file__).parent
-_PAGE_CSS = _HERE.parent / "page" / "assets" / "page.css"
+_PAGE_CSS = _HERE.parent / "report" / "page" / "assets" / "page.css"
 
 _FINDING_WORDS = {
     "truncated_as_success": "a cut-off (length) turn taken as success",
@@ -106,6 +107,10 @@ def _parquet(name: str, rows: list[dict[str, Any]]) -> bytes:
     return buf.getvalue()
 
 
+_VERDICT_CELLS: dict[str, tuple[str, str]] = {"ok": ("stopped", "true"), "not-ok": ("stopped", "false")}
+"""The (outcome, ok) cells of the tables a verdict counts; any other verdict is its outcome, with no ok."""
+
+
 def render_page(part: Partial, rows: dict[str, list[dict[str, Any]]], inputs: list[str]) -> str:
     """The corpus section as one self-contained page (the decision matrix's CSS, no script)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(_HERE), autoescape=True,
@@ -118,8 +123,7 @@ def render_page(part: Partial, rows: dict[str, list[dict[str, Any]]], inputs: li
     edge_grid = {(r["provider"], r["model"], r["tag"]): r for r in rows["edge_cases"]}
     return env.get_template("page.html.j2").render(
         css=_PAGE_CSS.read_text(encoding="utf-8"), part=part, preds=preds, inputs=inputs,
-        verdicts=[("stopped", "true", "ok", "✓"), ("stopped", "false", "not-ok", "✗"), ("running", "", "running", "↻"),
-                  ("capped", "", "capped", "∞"), ("crashed", "", "crashed", "‼")],
+        verdicts=[(*_VERDICT_CELLS.get(v, (v, "")), v, GLYPHS[v]) for v in VERDICTS],
         cell_grid=cell_grid, findings=FINDINGS, finding_words=_FINDING_WORDS, finding_grid=finding_grid,
         groups=groups, tags=[*EDGE_TAGS, "normal"], edge_grid=edge_grid)
 

@@ -7,7 +7,7 @@ the live and conformance records) can use it without an import circle.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import orjson
 
@@ -16,6 +16,34 @@ from bench.engine.model import Cell
 
 if TYPE_CHECKING:
     from bench.golden.run import Result
+
+
+Verdict: TypeAlias = Literal["ok", "not-ok", "running", "capped", "crashed"]
+"""A cell's verdict: stopped with success, stopped with an error, or how else the replay ended."""
+
+VERDICTS: tuple[Verdict, ...] = ("ok", "not-ok", "running", "capped", "crashed")
+
+GLYPHS: dict[Verdict, str] = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼"}
+"""A cell's verdict as one glyph, the same in the Markdown, on the page and on the corpus page: a cell is
+never told by its colour alone."""
+
+VERDICT_WORDS: dict[Verdict, str] = {
+    "ok": "stopped, success", "not-ok": "stopped, error", "running": "still running when the sequence ended",
+    "capped": "hit the bench's safety cap", "crashed": "predicate crashed"}
+"""A verdict in words, where the page names it."""
+
+
+def verdict(cell: Cell) -> Verdict:
+    """One of :data:`VERDICTS`: ``ok`` or ``not-ok`` for a stopped cell (its ``ok``), else its outcome."""
+    if cell.outcome == "stopped":
+        return "ok" if cell.ok else "not-ok"
+    return cell.outcome
+
+
+def verdict_table() -> dict[str, Any]:
+    """The verdicts, their glyphs and their words as data: the page's script reads them from its embedded
+    data rather than writing them again."""
+    return {"order": list(VERDICTS), "glyphs": dict(GLYPHS), "words": dict(VERDICT_WORDS)}
 
 
 def tool_list(names: tuple[str, ...] | list[str]) -> str:
@@ -45,8 +73,7 @@ def label(cell: Cell) -> str:
     if changed:
         extras += f" {changed}"
     if cell.outcome == "stopped":
-        verdict = "ok" if cell.ok else "not-ok"
-        head = f"stop:{cell.reason}@{cell.n_steps} {verdict}"
+        head = f"stop:{cell.reason}@{cell.n_steps} {verdict(cell)}"
     else:
         head = f"{cell.outcome}@{cell.n_steps}"
     return f"{head} {tools}{failed}{extras}"
@@ -93,9 +120,6 @@ def json_line(result: Result) -> bytes:
     return orjson.dumps(cell_record(result), option=orjson.OPT_APPEND_NEWLINE)
 
 
-GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼"}
-"""A cell's verdict as one glyph, the same in the Markdown and on the page."""
-
 SHORT_ACTIONS = {"stopped": "stop", "running": "run", "capped": "cap", "crashed": "crash"}
 
 MARKS = {"match": "", "mismatch": " ≠", "unreviewed": " ?", "live": ""}
@@ -106,13 +130,13 @@ def short_label(result: Result) -> str:
     mismatch) or ? (unreviewed), e.g. ``✗stop@2 ⚠ ?``; a live cell has no golden mark (its column,
     ``<name>@live``, says it was observed). The full cell is on the page and in cells.csv."""
     c = result.cell
-    v = ("ok" if c.ok else "not-ok") if c.outcome == "stopped" else c.outcome
     viol = " ⚠" if c.violations else ""
-    return f"{GLYPHS[v]}{SHORT_ACTIONS[c.outcome]}@{c.n_steps}{viol}{MARKS[result.status]}"
+    return f"{GLYPHS[verdict(c)]}{SHORT_ACTIONS[c.outcome]}@{c.n_steps}{viol}{MARKS[result.status]}"
 
 
-LEGEND = ("Cells: ✓ stopped with success, ✗ stopped with an error, ↻ still running when the sequence ended "
-          "(`run`), ∞ the bench's safety cap (`cap`), ‼ the predicate crashed; then `action@steps` (requests "
+LEGEND = (f"Cells: {GLYPHS['ok']} stopped with success, {GLYPHS['not-ok']} stopped with an error, {GLYPHS['running']} "
+          f"still running when the sequence ended (`run`), {GLYPHS['capped']} the bench's safety cap (`cap`), "
+          f"{GLYPHS['crashed']} the predicate crashed; then `action@steps` (requests "
           "made). ⚠ the cell breaks its sequence's requirements, ≠ it differs from its golden cell, ? it has no "
           "golden cell (unreviewed). Each cell's reason, tools, decision path and rules are in "
           "`index.html` (open it in a browser) and in `cells.csv`.")

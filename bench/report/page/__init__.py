@@ -23,17 +23,12 @@ from bench.engine.discovery import Loaded
 from bench.engine.model import Sequence
 from bench.golden.expected import Golden
 from bench.golden.run import Result
-from bench.report.page.data import VERDICTS, page_data
+from bench.report.labels import GLYPHS, VERDICT_WORDS, VERDICTS, verdict_table
+from bench.report.page.data import page_data
 from bench.report.page.scorecard import scorecard_section
 from bench.report.page.svg import bar_chart, heat_map
 
 ASSETS = Path(__file__).parent / "assets"
-
-GLYPHS = {"ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼"}
-"""The glyph of each verdict: a cell is never told by its colour alone."""
-
-VERDICT_WORDS = {"ok": "stopped, success", "not-ok": "stopped, error", "running": "still running when the "
-                 "sequence ended", "capped": "hit the bench's safety cap", "crashed": "predicate crashed"}
 
 CONFORMANCE_GLYPHS = {"same": "=", "explained": "≈", "differs": "≠", "not driven": "∅", "not run": "–"}
 """The marker of a port's conformance status on a sequence, after an ``o`` (the original loop)."""
@@ -68,6 +63,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
     expected/ files) gives each reviewed cell's basis and note; `scorecard` is the framework
     scorecard's data (:func:`bench.scorecard.build.scorecard_data`), shown in a section of its own."""
     data = page_data(results, sequences, predicates, records or {}, explained or {}, golden)
+    data["verdicts"] = verdict_table()  # the script's glyphs and words, as the matrix and legend use them
     rows: list[dict[str, Any]] = []
     last_group = last_tag = None
     names = [p["name"] for p in data["predicates"]]

@@ -18,14 +18,11 @@ from bench.engine.discovery import Broken, Loaded
 from bench.engine.model import Cell, Sequence, Turn
 from bench.golden.expected import Golden
 from bench.golden.run import Result
-from bench.report.labels import label
+from bench.report.labels import VERDICTS, label, verdict
 from bench.report.page.citations import provenance_links, rule_links
 
 GROUP_ORDER = ("seed000", "constructed", "recorded", "found")
 """Row groups of the matrix: the catalogue's top folders in this order, any other after them."""
-
-VERDICTS = ("ok", "not-ok", "running", "capped", "crashed")
-"""A cell's verdict: stopped with success, stopped with an error, or how else the replay ended."""
 
 EXCERPT = 600
 """Characters of a turn's content or reasoning kept on the page (head and tail, the middle elided)."""
@@ -39,13 +36,6 @@ def excerpt(text: str | None, limit: int = EXCERPT) -> str | None:
         return text
     half = limit // 2
     return f"{text[:half]} […{len(text) - 2 * half} characters…] {text[-half:]}"
-
-
-def verdict(cell: Cell) -> str:
-    """One of :data:`VERDICTS`."""
-    if cell.outcome == "stopped":
-        return "ok" if cell.ok else "not-ok"
-    return cell.outcome
 
 
 def group_of(seq: Sequence) -> str:

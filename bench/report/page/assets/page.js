@@ -7,9 +7,8 @@
   const SEQS = new Map(DATA.sequences.map((s) => [s.id, s]));
   const PREDS = new Map(DATA.predicates.map((p) => [p.name, p]));
   const PRED_NAMES = DATA.predicates.map((p) => p.name);
-  const GLYPH = { "ok": "✓", "not-ok": "✗", "running": "↻", "capped": "∞", "crashed": "‼" };
-  const WORDS = { "ok": "stopped, success", "not-ok": "stopped, error", "running": "still running when the sequence ended",
-    "capped": "hit the bench's safety cap", "crashed": "predicate crashed" };
+  const GLYPH = DATA.verdicts.glyphs;  // bench/report/labels.py: the verdicts' glyphs and words, once
+  const WORDS = DATA.verdicts.words;
 
   function cellOf(seq, pred) { return DATA.cells[seq + "\t" + pred] || null; }
 
