@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
-from bench import Continue, Remind, Resend, Stop, predicate
+from bench import Cited, Continue, Note, Remind, Resend, Source, Stop, predicate
 from bench.catalogue.load import load_catalogue
 from bench.engine.discovery import Broken, discover
 from bench.engine.model import Decision, Requirement, Sequence, Turn, TurnError
@@ -19,14 +19,14 @@ from bench.engine.replay import replay
 from bench.golden.expected import ExpectedCell, Golden, GoldenFile, Mismatch, load_golden
 from bench.golden.run import Result, run
 from bench.report.page import build_page, embed_json, load_conformance
-from bench.report.page.citations import provenance_links, rule_links
-from bench.report.page.data import after_unusable, page_data
+from bench.report.page.citations import provenance_links, text_links
+from bench.report.page.data import after_unusable, page_data, predicate_data
 from bench.report.page.svg import bar_chart, heat_map
 from tests.helpers import ROOT, answer, seq, tools, truncated
 
 
 def urls(text: str) -> list[str]:
-    return [link.url for link in rule_links(text)]
+    return [link.url for link in text_links(text)]
 
 
 # ---------------------------------------------------------------- citations
@@ -89,10 +89,13 @@ def test_a_recorded_capture_links_its_file_at_its_commit_and_issues_link_to_the_
 # ---------------------------------------------------------------- cells and summaries
 
 
+LOOP = Source("ex/loop", ref="0123abcd").file("src/loop.py")
+
+
 @predicate(max_steps=6, reasons=["done", "gave_up"],
-           rules={"calls": "ex/loop@0123abcd src/loop.py:L10-12 - run the calls",
+           rules={"calls": Cited(LOOP.at("L10-12"), text="run the calls"),
                   "retry": "resend a truncated reply", "nudge": "remind on an empty stop",
-                  "done": "ex/loop@0123abcd src/loop.py:L20 - return the text"})
+                  "done": Cited(LOOP.at("L20"), text="return the text")})
 def toy(turn: Turn, state: State) -> Decision:
     if turn.finish == "length":
         return Resend("retry")
@@ -223,6 +226,30 @@ def test_rules_carry_their_citation_links_and_the_cap_is_a_rule_too() -> None:
                                         "url": "https://github.com/ex/loop/blob/0123abcd/src/loop.py#L10-L12"}]
     assert rules["retry"]["links"] == []
     assert "6 requests" in rules["cap"]["text"]
+
+
+PKG = Source("ex/pkg", ref="v2.0", release="PyPI pkg==2.0", tree="src/")
+
+
+@predicate(reasons=["done"], source=Cited(PKG.at("pkg/loop.py", "L1-40", detail="Loop.run")),
+           rules={"calls": Cited(PKG.at("pkg/loop.py", "L10-12, L20"), Note("observed"), text="run the calls"),
+                  "done": Cited(Note("pkg@1234 (a byte offset)"), text="return the text"),
+                  "prose": "ex/loop@0123abcd src/loop.py:L10-12 - a citation left as text"})
+def cited(turn: Turn, state: State) -> Decision:
+    return Stop("done", ok=True, rule="done")
+
+
+def test_links_come_from_the_citations_declared_as_data_never_from_the_text() -> None:
+    data = predicate_data(named(cited, "cited"), None)
+    assert data["links"] == [{"text": "ex/pkg@v2.0 pkg/loop.py:L1-40",
+                              "url": "https://github.com/ex/pkg/blob/v2.0/src/pkg/loop.py#L1-L40"}]
+    rules = {r["id"]: r for r in data["rules"]}
+    assert rules["calls"]["text"] == "ex/pkg@v2.0 (PyPI pkg==2.0) pkg/loop.py:L10-12, L20; observed - run the calls"
+    assert [link["url"] for link in rules["calls"]["links"]] == [
+        "https://github.com/ex/pkg/blob/v2.0/src/pkg/loop.py#L10-L12",
+        "https://github.com/ex/pkg/blob/v2.0/src/pkg/loop.py#L20"]
+    assert rules["done"]["links"] == []
+    assert rules["prose"]["links"] == []
 
 
 def test_rows_are_grouped_by_catalogue_folder_in_a_fixed_order() -> None:

@@ -1,12 +1,13 @@
-"""Turn the citations that predicates and sequences declare into links to the pinned upstream files.
+"""Turn citations into links to the pinned upstream files.
 
-A port's rule text cites its source as ``owner/repo@pin path/to/file.py:L10-20`` (sometimes several
-files, several ranges, or a bare file name in the same folder as the file cited before it). A recorded
-sequence names ``repo: owner/repo commit: <sha> path: <file>``; constructed ones cite issues as
-``owner/repo#123``. Where the repository, a git pin (a commit or a ``v``-tag) and the path are all known,
-the citation becomes a link to that file at that pin, with the line range when there is one. Anything
-else (a PyPI or npm release whose git ref is not known, a byte offset into a bundled binary, a seed
-article) stays text: a link that guesses a ref would send the reader to the wrong lines.
+A port declares its citations as data (:mod:`bench.engine.cite`): :func:`citation_links` links each
+place in a repository at a git ref, with its line range, and nothing else (a release whose git ref is
+not known, a :class:`~bench.engine.cite.Note` such as a byte offset into a bundled binary or a seed
+article, stays text: a link that guesses a ref would send the reader to the wrong lines).
+
+A sequence's ``source:`` is free text in its YAML file, so :func:`provenance_links` reads links out
+of it: a recorded capture's ``repo: owner/repo commit: <sha> path: <file>``, a citation written
+``owner/repo@pin path/to/file.py:L10-20`` (:func:`text_links`), issues written ``owner/repo#123``.
 """
 
 from __future__ import annotations
@@ -62,8 +63,8 @@ def file_url(repo: str, pin: str, path: str, first: int | None = None, last: int
     return url + (f"#L{first}-L{last}" if last is not None and last != first else f"#L{first}")
 
 
-def rule_links(text: str) -> list[Link]:
-    """Every pinned file a rule's citation names, in order, each range its own link.
+def text_links(text: str) -> list[Link]:
+    """Every pinned file a citation written as text names, in order, each range its own link.
 
     Each ``owner/repo@pin`` opens a span that runs to the next one; in it, ``path:Lx-y`` (also
     ``path Name Lx-y`` and ``path:Lx, Ly-z``) gives a link per range, and a path right after the pin
@@ -123,7 +124,7 @@ def provenance_links(text: str) -> list[Link]:
     links = [Link(f"{m['repo']}@{m['pin'][:10]} {m['path']}", file_url(m["repo"], m["pin"], m["path"]))
              for m in _RECORDED.finditer(text)]
     if not links:
-        links += rule_links(text)
+        links += text_links(text)
     links += [Link(f"{m['repo']}#{m['n']}", f"{GITHUB}/{m['repo']}/issues/{m['n']}") for m in _ISSUE.finditer(text)]
     return _unique(links)
 

@@ -19,7 +19,7 @@ from bench.engine.model import Cell, Sequence, Turn
 from bench.golden.expected import Golden
 from bench.golden.run import Result
 from bench.report.labels import VERDICTS, label, verdict
-from bench.report.page.citations import provenance_links, rule_links
+from bench.report.page.citations import citation_links, provenance_links
 
 GROUP_ORDER = ("seed000", "constructed", "recorded", "found")
 """Row groups of the matrix: the catalogue's top folders in this order, any other after them."""
@@ -114,18 +114,19 @@ def sequence_data(seq: Sequence) -> dict[str, Any]:
 
 def predicate_data(p: Loaded, record: Mapping[str, Any] | None) -> dict[str, Any]:
     """A column: its description and source with links, its rules with their citations' links, and
-    the conformance driver whose record covers it."""
+    the conformance driver whose record covers it. Links come from the citations a port declares as
+    data (:class:`~bench.Cited`); a citation given as text is shown, never parsed for links."""
     conf = None if record is None else {"driver": record.get("driver"), "install": record.get("install")}
     if isinstance(p, Broken):
         return {"name": p.name, "live": False, "broken": p.error, "description": "", "source": p.origin, "links": [],
                 "rules": [], "max_steps": None, "cap": None, "conformance": conf}
-    rules = [{"id": rid, "text": text, "links": [link.as_json() for link in rule_links(text)]}
+    rules = [{"id": rid, "text": text, "links": [link.as_json() for link in citation_links(p.citations.get(rid, ()))]}
              for rid, text in p.rules.items()]
     if p.max_steps is not None and p.cap.rule not in p.rules:
         rules.append({"id": p.cap.rule, "text": f"the loop's own cap: {p.max_steps} requests, then stop "
                       f"{p.cap.reason} (ok={str(p.cap.ok).lower()})", "links": []})
     return {"name": p.name, "live": False, "broken": None, "description": p.description, "source": p.source,
-            "links": [link.as_json() for link in rule_links(p.source)], "rules": rules,
+            "links": [link.as_json() for link in citation_links(p.source_citations)], "rules": rules,
             "max_steps": p.max_steps, "cap_note": p.cap_note,
             "cap": None if p.max_steps is None else {"reason": p.cap.reason, "ok": p.cap.ok, "rule": p.cap.rule},
             "conformance": conf}
