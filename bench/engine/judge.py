@@ -122,7 +122,7 @@ def first_dropped_calls(sequence: Sequence, cell: Cell) -> tuple[int, str] | Non
     A step drops calls when fewer than all of its turn's calls were run or failed, unless the loop
     gave up openly (a stop with ok false) or resent a turn that is not usable as it stands (an
     error in place of a response, a truncated reply, or a call whose arguments are not valid JSON:
-    Hermes' fix for truncated calls, edge-cases.md C1 and C2). Resending a usable turn that carries
+    Hermes' fix for truncated calls, predicates/hermes.py). Resending a usable turn that carries
     calls throws them away.
     """
     for s in cell.steps:

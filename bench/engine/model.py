@@ -156,7 +156,7 @@ class Requirement:
     no_dropped_calls: no tool call is dropped silently: every call of a turn is run or failed,
         unless the loop gives up openly (a stop with ok false) or resends a turn that is not usable
         as it stands (an error, a truncated reply, or a call whose arguments are not valid JSON:
-        Hermes' fix for truncated calls, edge-cases.md C1, C2). Resending a usable turn that carries
+        Hermes' fix for truncated calls, predicates/hermes.py). Resending a usable turn that carries
         calls throws them away.
     no_truncated_runs: no tool call of a `length` turn is run (failing it is fine).
     answer_after_tools: success is reported only on a turn that carries no tool calls, so every
@@ -164,14 +164,14 @@ class Requirement:
     answer_on: success may be reported only on one of these turns (0-based indices into
         `turns`): the others are not answers (an empty stop, a pause, a tool call left as text,
         a truncated turn) even where the finish says stop. It does not require success; pair it
-        with `ok: true` for that. Added in issue 3; files without it are unaffected.
+        with `ok: true` for that.
     no_malformed_runs: no tool call whose `arguments` is not valid JSON is run, whatever the
-        finish says (a truncation hidden behind `tool_calls`, edge-cases.md C2); failing it is
-        fine; an empty string counts as no arguments. Added in issue 3.
+        finish says (a truncation hidden behind `tool_calls`); failing it is fine; an empty string
+        counts as no arguments.
     progress: after this many rounds in a row that ran the same calls and got the same results
         (`ToolCall.result`), the loop must not run them plainly once more: it stops, reminds, or
         changes the next request (`Decision.changes`). Results that change are progress (a poll
-        that moves). Added in issue 13.
+        that moves).
     """
 
     ok: bool | None = None

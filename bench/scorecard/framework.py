@@ -1,8 +1,8 @@
 """``examples/frameworks/<name>/framework.json``: what a framework is, how it is installed and run.
 
-The format is fixed by the shared contract and described in ``docs/frameworks.md``. A folder that
-does not follow it is unusable input: :func:`load_framework` raises :class:`UnusableInput` with one
-line naming the file and the field.
+The format is described in ``docs/frameworks.md``. A folder that does not follow it is unusable
+input: :func:`load_framework` raises :class:`UnusableInput` with one line naming the file and the
+field.
 """
 
 from __future__ import annotations

@@ -34,10 +34,10 @@ CATALOGUE = load_catalogue(ROOT / "sequences")
 PREDICATE = load_file(ROOT / "predicates" / "reference.py")
 assert isinstance(PREDICATE, Predicate)
 
-GEMINI_ON_CHAT = ("the replay server has no Gemini endpoint, so a Gemini sequence is served on Chat Completions "
-                  "(as `python -m bench.loops` does); Gemini's {} is no Chat finish string, so the library reads "
-                  "it as an unknown finish (stop unknown_finish), where the predicate reads the Gemini table "
-                  "(finish error)")
+GEMINI_ON_CHAT = ("the library loop is written over the openai and anthropic clients only, so a Gemini sequence is "
+                  "served to it on Chat Completions (as `python -m bench.loops` does); Gemini's {} is no Chat "
+                  "finish string, so the library reads it as an unknown finish (stop unknown_finish), where the "
+                  "predicate reads the Gemini table (finish error)")
 CANNOT = {"gemini-malformed-function-call": GEMINI_ON_CHAT.format("MALFORMED_FUNCTION_CALL"),
           "gemini-too-many-tool-calls": GEMINI_ON_CHAT.format("TOO_MANY_TOOL_CALLS"),
           **{sid: "the tool results a live loop sees are its own tools' (here the test's stub, the same every "

@@ -185,7 +185,7 @@ def test_conform_naming_a_loop_that_is_not_installed_exits_2(tmp_path: Path,
 
 
 def test_conform_when_every_sequence_is_skipped_exits_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    skipper = Driver("py", "pyport", FAKE_SCRIPT, "openai-chat", "x", skip={"gemini": "no Gemini endpoint"})
+    skipper = Driver("py", "pyport", FAKE_SCRIPT, "openai-chat", "x", skip={"gemini": "no Gemini client"})
     result = _conform(_project(tmp_path, dialect="gemini"), monkeypatch, {"py": skipper}, "py", "--python",
                       sys.executable)
     assert result.exit_code == 2, result.output

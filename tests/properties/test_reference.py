@@ -1,8 +1,7 @@
 """Properties of the bench's reference loop (predicates/reference.py, named by bench.fuzz.REFERENCE).
 
 Other loops break some of these on purpose or by history; `stopbench fuzz` reports those as findings
-(reports/fuzz-findings.md). Here they are asserted only for the loop meant to satisfy them. Until
-the reference file exists the tests skip, saying so.
+(reports/fuzz-findings.md). Here they are asserted only for the loop meant to satisfy them.
 """
 
 from __future__ import annotations
@@ -23,8 +22,6 @@ REFERENCE_FILE = Path(__file__).resolve().parents[2] / "predicates" / f"{REFEREN
 
 @pytest.fixture(scope="module")
 def reference() -> Predicate:
-    if not REFERENCE_FILE.exists():
-        pytest.skip(f"predicates/{REFERENCE}.py does not exist yet: the reference loop's properties are not checked")
     loaded = load_file(REFERENCE_FILE)
     if isinstance(loaded, Broken):
         pytest.fail(f"predicates/{REFERENCE}.py does not load: {loaded.error}")

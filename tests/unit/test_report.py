@@ -31,7 +31,7 @@ def test_a_stopped_cell_reads_reason_steps_verdict_and_tools() -> None:
     assert label(cell) == "stop:no_tool_calls@3 ok [read_file,count_lines]"
 
 
-# ---------------------------------------------------------------- the Markdown decision table (issue 10)
+# ---------------------------------------------------------------- the Markdown decision table
 
 
 def test_a_short_cell_is_a_glyph_action_at_steps_and_its_marks() -> None:
