@@ -9,7 +9,7 @@ were read from; ``tests/conform/test_ci_drivers.py`` holds it to the version ins
 This module is read by the Makefile before the bench's venv may exist, so it imports only the
 standard library and runs as a script: ``python3 bench/conform/pins.py LOOP`` prints the loop's
 install words (shell-quoted), ``python3 bench/conform/pins.py --loops pypi`` (or ``npm``) the loops
-installed from that registry; an unknown loop exits 2.
+installed from that registry, ``--markdown`` the table the docs show; an unknown loop exits 2.
 """
 
 from __future__ import annotations
@@ -72,15 +72,28 @@ PINS: Mapping[str, Pin] = {
 installed)."""
 
 
+def pins_markdown() -> str:
+    """The pins as a Markdown table, a row per loop: what the docs show (``<!-- generate: pins -->``)."""
+    rows = ["| loop | registry | installed | pinned beside |", "| --- | --- | --- | --- |"]
+    for name, pin in PINS.items():
+        beside = ", ".join(f"`{p}`" for p in pin.beside) or "—"
+        rows.append(f"| `{name}` | {'PyPI' if pin.registry == 'pypi' else 'npm'} | "
+                    f"{', '.join(f'`{p}`' for p in pin.packages)} | {beside} |")
+    return "\n".join(rows) + "\n"
+
+
 def main(argv: Sequence[str]) -> int:
     if len(argv) == 2 and argv[0] == "--loops" and argv[1] in ("pypi", "npm"):
         print(" ".join(name for name, pin in PINS.items() if pin.registry == argv[1]))
+        return 0
+    if list(argv) == ["--markdown"]:
+        print(pins_markdown(), end="")
         return 0
     if len(argv) == 1 and argv[0] in PINS:
         print(PINS[argv[0]].words())
         return 0
     print(f"bench/conform/pins.py: no pin for {' '.join(argv) or '(nothing)'}; usage: pins.py LOOP | "
-          f"pins.py --loops pypi|npm (loops: {' '.join(PINS)})", file=sys.stderr)
+          f"pins.py --loops pypi|npm | pins.py --markdown (loops: {' '.join(PINS)})", file=sys.stderr)
     return 2
 
 

@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from bench.cli import cli
 from bench.conform.campaign import driven
-from bench.conform.pins import PINS
+from bench.conform.pins import PINS, pins_markdown
 from bench.conform.runner import DRIVERS, Driver
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,3 +103,12 @@ def test_a_driver_without_a_pin_stops_the_installs_before_anything_runs(tmp_path
     assert proc.returncode == 2
     assert "the driver no_such_loop (bench/conform/runner.py DRIVERS) has no pin in bench/conform/pins.py" \
         in proc.stderr + proc.stdout
+
+
+def test_the_docs_table_of_pins_has_a_row_per_pinned_loop_with_every_package() -> None:
+    table = pins_markdown().splitlines()
+    assert table[:2] == ["| loop | registry | installed | pinned beside |", "| --- | --- | --- | --- |"]
+    rows = {line.split(" | ")[0].strip("| `"): line for line in table[2:]}
+    assert list(rows) == list(PINS)
+    for name, pin in PINS.items():
+        assert all(f"`{p}`" in rows[name] for p in (*pin.packages, *pin.beside)), rows[name]
