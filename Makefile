@@ -40,8 +40,19 @@ fuzz: $(STAMP)
 mutate: $(STAMP)
 	$(BIN)/python -m devtools.mutate
 
+## make docs: the docs site from docs/ (mkdocs.yml), built with --strict into site/: a broken link, a page
+## missing from the nav or a marker the build hook cannot fill fails it; the docs extra is installed once
+DOCS_STAMP := $(VENV)/.installed-docs
+.PHONY: docs
+$(DOCS_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[docs]'
+	touch $@
+
+docs: $(DOCS_STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis site
 
 ## make conformance: run the original loops against the replay server and compare each observed cell
 ## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
