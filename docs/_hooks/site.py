@@ -200,7 +200,28 @@ def _reference_rules() -> str:
     return "```text\n" + doc[start:].rstrip() + "\n```\n"
 
 
+def _pins() -> str:
+    from bench.conform.pins import pins_markdown
+
+    return pins_markdown()
+
+
+def _columns() -> str:
+    """Every predicate of ``predicates/``: what it models and what it was read from, as it declares them."""
+    from bench.engine.discovery import discover
+
+    rows = ["| column | what it models | source |", "| --- | --- | --- |"]
+    for loaded in discover(ROOT / "predicates", entry_points_too=False):
+        if not hasattr(loaded, "decide"):
+            raise _error(f"predicates/{loaded.name}.py does not load: {getattr(loaded, 'error', '')}")
+        cells = [" ".join(str(v).split()).replace("|", "\\|") for v in (loaded.description, loaded.source)]
+        rows.append(f"| `{loaded.name}` | {cells[0]} | {cells[1]} |")
+    return "\n".join(rows) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "pins": _pins,
+    "columns": _columns,
     "reference-rules": _reference_rules,
     "legend": _legend,
     "layout": _layout,
