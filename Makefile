@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: bench test lint typecheck perf fuzz clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml setup.py
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
@@ -51,8 +51,21 @@ $(DOCS_STAMP): $(STAMP)
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
+## make dist: the sdist and the wheel (python -m build, isolated: setuptools from the index) into dist/,
+## then twine check on both
+.PHONY: dist smoke
+dist: $(STAMP)
+	rm -rf dist
+	$(BIN)/python -m build --outdir dist .
+	$(BIN)/twine check --strict dist/*
+
+## make smoke: the wheel smoke test (ci/wheel_smoke.py): built, installed into a fresh environment outside
+## the repository without the index (dependencies from this venv), used from an empty folder
+smoke: $(STAMP)
+	$(BIN)/python ci/wheel_smoke.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis site
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis site dist build
 
 ## make conformance: run the original loops against the replay server and compare each observed cell
 ## with its port's; writes reports/conformance.md. Each loop lives in its own venv or npm prefix under
