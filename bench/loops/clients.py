@@ -1,18 +1,8 @@
-"""One model request and its assembled reply, over the official ``openai`` and ``anthropic`` clients.
+"""The reference loop's conversation on a wire, over the official ``openai`` and ``anthropic`` clients.
 
-A loop needs three things from an API: ask (and get the reply assembled from the stream, with tool
-call arguments as the raw string the model produced, cut-off JSON included), append the reply to
-the conversation, and append tool results and user messages. Each wire with a client does that with
-the same methods (``bench/wires/<wire>/client.py``; the shared types are :mod:`bench.wires.client`),
-so a loop is written once (:mod:`bench.loops.reference`).
-
-Every request streams: only a stream shows what a truncated reply really carried (Anthropic's
-``input_json_delta`` is the only place cut-off arguments reach a client). The clients' own retries
-are switched off (``max_retries=0``): the loop decides what to resend, and counts it.
-
-Errors are caught, never raised: a reply with ``error`` set is what the loop decides on. Its
-``status`` is the HTTP status when the server answered with an error status; an error event inside
-a stream, and a connection that broke, have none.
+Each wire with a client keeps it in ``bench/wires/<wire>/client.py`` (what a request and its reply
+are, and how errors are caught, is :mod:`bench.wires.client`); :func:`conversation` opens one on
+the wire asked for, so a loop is written once (:mod:`bench.loops.reference`).
 """
 
 from __future__ import annotations

@@ -101,6 +101,40 @@ class Assembler(Protocol):
     def finish(self) -> ImportedTurn: ...
 
 
+class Renderer(Protocol):
+    """A wire's rendering module: a turn as one JSON body, and as the frames of a stream."""
+
+    def response_json(self, turn: Turn, ctx: Context) -> dict[str, Any]: ...
+
+    def stream_frames(self, turn: Turn, ctx: Context) -> list[bytes]: ...
+
+
+class Reader(Protocol):
+    """A wire's request-reading module: a body as the dialect-neutral conversation."""
+
+    def conversation(self, body: dict[str, Any]) -> Conversation: ...
+
+
+class Threads(Protocol):
+    """A wire's module for requests that follow a reply by reference (:mod:`bench.serve.threads`)."""
+
+    def reference(self, body: dict[str, Any]) -> str | None: ...
+
+    def unknown_reference(self, ref: str) -> Refusal: ...
+
+    def rebuild(self, body: dict[str, Any], base: dict[str, Any], reply: Turn) -> dict[str, Any]: ...
+
+
+class Importer(Protocol):
+    """A wire's capture module: what tells its bodies apart, a whole body as a turn, a stream's assembler."""
+
+    def StreamAssembler(self, unknown: Counter[str], /) -> Assembler: ...  # the module's assembler class
+
+    def looks_like(self, obj: Any) -> bool: ...
+
+    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn: ...
+
+
 Route = Literal["model", "count"]
 """What a request to one of a wire's paths is: a model call, or a token count answered on the side."""
 
@@ -133,6 +167,14 @@ class Wire:
     """Where the importers try this wire when telling a capture's format (lower first)."""
     uri_markers: ClassVar[tuple[str, ...]] = ()
     """Parts of a recorded request's URI that mark a call of this wire (cassettes)."""
+    renderer: Renderer
+    """How a turn is rendered (``bench/wires/<wire>/render.py``)."""
+    reader: Reader
+    """How a request is read back (``bench/wires/<wire>/read.py``)."""
+    threads: Threads | None = None
+    """How a request that follows a reply by reference is rebuilt, for a wire that allows it."""
+    importer: Importer
+    """How a capture is imported (``bench/wires/<wire>/capture.py``)."""
 
     # ------------------------------------------------------------ serving
 
@@ -150,11 +192,11 @@ class Wire:
 
     def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
         """The whole turn as one response body."""
-        raise NotImplementedError
+        return self.renderer.response_json(turn, ctx)
 
     def render_stream(self, turn: Turn, ctx: Context) -> list[bytes]:
         """The turn as the frames of a stream, the last one the finish or the error event."""
-        raise NotImplementedError
+        return self.renderer.stream_frames(turn, ctx)
 
     def error_in_body(self, ctx: Context) -> bool:
         """Whether a JSON answer carries the turn's error inside a 200 body (a failed response)."""
@@ -215,7 +257,7 @@ class Wire:
 
     def conversation(self, body: dict[str, Any]) -> Conversation:
         """A request body reduced to the dialect-neutral conversation the observation compares."""
-        raise NotImplementedError
+        return self.reader.conversation(body)
 
     def max_tokens(self, body: dict[str, Any]) -> int | None:
         """The request's output limit, when it sets one."""
@@ -231,15 +273,20 @@ class Wire:
 
     def reference(self, body: dict[str, Any]) -> str | None:
         """The id of the reply a request follows by reference, or None when it sends its whole history."""
-        return None
+        return None if self.threads is None else self.threads.reference(body)
 
     def unknown_reference(self, ref: str) -> Refusal:
         """The provider's answer to a reference to a reply it does not know."""
-        raise NotImplementedError(f"{self.name} follows no reply by reference")
+        return self._threads().unknown_reference(ref)
 
     def rebuild(self, body: dict[str, Any], base: dict[str, Any], reply: Turn) -> dict[str, Any]:
         """`body`, which follows the reply `reply` to the request `base`, as the whole conversation."""
-        raise NotImplementedError(f"{self.name} follows no reply by reference")
+        return self._threads().rebuild(body, base, reply)
+
+    def _threads(self) -> Threads:
+        if self.threads is None:
+            raise NotImplementedError(f"{self.name} follows no reply by reference")
+        return self.threads
 
     def stored_conversation(self, body: dict[str, Any]) -> Refusal | None:
         """The refusal of a request that adds to a conversation stored on the provider's side
@@ -250,7 +297,7 @@ class Wire:
 
     def looks_like(self, obj: Any) -> bool:
         """Whether a response object or stream event is of this wire."""
-        raise NotImplementedError
+        return self.importer.looks_like(obj)
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         """Whether an object of this wire is a piece of a stream (not a whole response)."""
@@ -258,11 +305,11 @@ class Wire:
 
     def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
         """A whole response body as a turn."""
-        raise NotImplementedError
+        return self.importer.from_response(obj, unknown, status)
 
     def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
         """A stream of this wire being imported (`status`: the HTTP status it came with)."""
-        raise NotImplementedError
+        return self.importer.StreamAssembler(unknown)
 
     # ------------------------------------------------------------ the reference loop's client
 

@@ -167,6 +167,15 @@ def provider_error(status: int | None, code: str | None, message: str | None, *,
     return TurnError(error_kind(status, code, in_stream=in_stream), message or "", status, code or None)
 
 
+class NoDoneLine:
+    """The assembler of a wire whose stream has no ``[DONE]`` line of its own: one is ignored."""
+
+    __slots__ = ()
+
+    def feed_done(self) -> None:
+        """A ``[DONE]`` line carries nothing on this wire."""
+
+
 class Pieces:
     """Text received in pieces (stream deltas), joined once at the end: appending to a list is
     linear where ``s = s + piece`` on an attribute copies the whole text each time (the quadratic

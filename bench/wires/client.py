@@ -130,6 +130,15 @@ def transport_error(exc: BaseException) -> ReplyError:
     return ReplyError(kind, None, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 
 
+def caught(exc: BaseException, errors: tuple[type[BaseException], type[BaseException]]) -> ReplyError:
+    """The error in place of a reply for what a request raised (one of `errors`, the client's API and
+    connection error classes, or an ``httpx.HTTPError``): a transport failure, else the provider's error."""
+    api_error, connection_error = errors
+    if isinstance(exc, api_error) and not isinstance(exc, connection_error):
+        return status_error(exc)
+    return transport_error(exc)
+
+
 def client_errors(mod: Any) -> tuple[type[BaseException], type[BaseException]]:
     """(the client's API error base class, its connection error class)."""
     return mod.APIError, mod.APIConnectionError

@@ -62,16 +62,18 @@ def test_every_dialect_is_one_sub_package_holding_its_wire_and_every_wire_packag
 
 @pytest.mark.parametrize("wire", registry.wires(), ids=lambda w: w.name)
 def test_each_wire_fills_the_interface(wire: Wire) -> None:
-    """What the server and the importers call on every wire is the wire's own, not the base's stub."""
+    """What the server and the importers call on every wire is the wire's own, not the base's stub:
+    its modules for rendering, reading and importing (or a method of its own), its error body."""
     own = {name for klass in type(wire).__mro__[:-2] for name in vars(klass)}
-    needed = {"error_body", "conversation", "looks_like", "from_response", "assembler"}
-    assert needed <= own
-    assert "render" in own or {"render_json", "render_stream"} <= own
+    assert "error_body" in own
+    assert {"reader", "importer"} <= own
+    assert "renderer" in own or "render" in own
     assert wire.table and wire.paths and wire.id_prefix
     if any(wire.route(p) == "count" for p in wire.paths):
         assert "count_tokens" in own
-    if "reference" in own:
-        assert {"unknown_reference", "rebuild"} <= own
+    package = f"bench.wires.{wire.name.replace('-', '_')}"
+    modules = [getattr(wire, m) for m in ("renderer", "reader", "threads", "importer") if m in own]
+    assert modules and all(m.__name__.startswith(package + ".") for m in modules)
 
 
 def test_the_finish_tables_are_the_wires_own_in_the_dialect_order() -> None:

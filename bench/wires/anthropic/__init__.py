@@ -9,18 +9,15 @@ with finish ``stop``).
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from bench.engine.model import Turn, TurnError
+from bench.engine.model import TurnError
 from bench.wires.anthropic import capture, read, render
 from bench.wires.anthropic.client import Messages
-from bench.wires.base import Assembler, Context, Entry, Refusal, Route, Wire
-from bench.wires.capture import ImportedTurn
+from bench.wires.base import Entry, Route, Wire
 from bench.wires.client import Conversation as ClientConversation
-from bench.wires.conversation import Conversation
 
 _DOC = "https://docs.anthropic.com/en/api/messages (response stop_reason)"
 _STOP_DOC = "https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons"
@@ -44,6 +41,10 @@ class AnthropicMessages(Wire):
     max_tokens_keys = ("max_tokens",)
     detect_rank = 20  # after Responses, whose events also carry a "type"
     uri_markers = ("/v1/messages",)
+    renderer = render
+    reader = read
+    threads = read
+    importer = capture
 
     def route(self, path: str) -> Route | None:
         return "count" if path.endswith("/count_tokens") else "model"
@@ -51,39 +52,12 @@ class AnthropicMessages(Wire):
     def count_tokens(self, size: int) -> dict[str, Any]:
         return {"input_tokens": max(1, size // 4)}
 
-    def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
-        return render.response_json(turn, ctx)
-
-    def render_stream(self, turn: Turn, ctx: Context) -> list[bytes]:
-        return render.stream_frames(turn, ctx)
-
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return render.error_body(err)
-
-    def conversation(self, body: dict[str, Any]) -> Conversation:
-        return read.conversation(body)
-
-    def reference(self, body: dict[str, Any]) -> str | None:
-        return read.reference(body)
-
-    def unknown_reference(self, ref: str) -> Refusal:
-        return read.unknown_reference(ref)
-
-    def rebuild(self, body: dict[str, Any], base: dict[str, Any], reply: Turn) -> dict[str, Any]:
-        return read.rebuild(body, base, reply)
-
-    def looks_like(self, obj: Any) -> bool:
-        return capture.looks_like(obj)
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
         return isinstance(kind, str) and kind != "error" and kind in capture.STREAM_EVENTS
-
-    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
-        return capture.from_response(obj, unknown, status)
-
-    def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
-        return capture.StreamAssembler(unknown)
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:

@@ -26,6 +26,7 @@ from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.wires.capture import (
     JSON,
     ImportedTurn,
+    NoDoneLine,
     Pieces,
     dumps_args,
     finish_of,
@@ -117,7 +118,7 @@ class _Block:
 
 
 @dataclass(slots=True)
-class StreamAssembler:
+class StreamAssembler(NoDoneLine):
     """Feed the events' JSON objects in order, then call :meth:`finish`."""
 
     unknown: Counter[str]
@@ -132,9 +133,6 @@ class StreamAssembler:
     output_tokens: int = 0
     has_usage: bool = False
     error: TurnError | None = None
-
-    def feed_done(self) -> None:
-        """A ``[DONE]`` line carries nothing on this wire."""
 
     def feed(self, obj: JSON, event_name: str | None = None) -> None:
         kind = obj.get("type") if isinstance(obj, dict) else None

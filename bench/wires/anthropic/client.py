@@ -10,15 +10,7 @@ import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
-from bench.wires.client import (
-    Call,
-    Reply,
-    ReplyError,
-    Result,
-    client_errors,
-    status_error,
-    transport_error,
-)
+from bench.wires.client import Call, Reply, ReplyError, Result, caught, client_errors
 
 
 class Messages:
@@ -42,7 +34,6 @@ class Messages:
         blocks: dict[int, dict[str, Any]] = {}
         stop: str | None = None
         used = 0
-        api_error, connection_error = self.errors
         err: ReplyError | None = None
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
@@ -83,12 +74,8 @@ class Messages:
                 elif kind == "message_delta":
                     stop = event.delta.stop_reason or stop
                     used = event.usage.output_tokens if event.usage is not None else used
-        except connection_error as exc:
-            err = transport_error(exc)
-        except api_error as exc:
-            err = status_error(exc)
-        except httpx.HTTPError as exc:
-            err = transport_error(exc)
+        except (*self.errors, httpx.HTTPError) as exc:
+            err = caught(exc, self.errors)
         ordered = [b for _, b in sorted(blocks.items())]
         texts = [b["text"] for b in ordered if b["type"] == "text"]
         made = tuple(Call(b["id"], b["name"], b["json"] or b["start"]) for b in ordered if b["type"] == "tool_use")

@@ -17,8 +17,6 @@ from typing import Any
 
 from bench.engine.model import Turn, TurnError
 from bench.wires.base import Assembler, Context, Entry, Rendered, Route, Shape, Wire, tool_choice
-from bench.wires.capture import ImportedTurn
-from bench.wires.conversation import Conversation
 from bench.wires.gemini import capture, read, render
 
 _DOC = "https://ai.google.dev/api/generate-content#FinishReason"
@@ -50,6 +48,8 @@ class Gemini(Wire):
     count_refusal_code = "invalid_request"
     detect_rank = 30
     uri_markers = (":generateContent", ":streamGenerateContent")
+    reader = read
+    importer = capture
 
     def route(self, path: str) -> Route | None:
         if read.request_shape(path, None) is not None:
@@ -66,17 +66,11 @@ class Gemini(Wire):
     def render(self, turn: Turn, ctx: Context, stream: bool) -> Rendered:
         return render.render(turn, ctx, stream)
 
-    def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
-        return render.response_json(turn, ctx)
-
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return render.error_body(err)
 
     def script_ended(self, detail: str) -> dict[str, Any]:
         return render.script_ended(detail)
-
-    def conversation(self, body: dict[str, Any]) -> Conversation:
-        return read.conversation(body)
 
     def max_tokens(self, body: dict[str, Any]) -> int | None:
         config = body.get("generationConfig")
@@ -90,12 +84,6 @@ class Gemini(Wire):
         fc = config.get("functionCallingConfig") if isinstance(config, dict) else None
         mode = fc.get("mode") if isinstance(fc, dict) else None
         return {"ANY": "required", "NONE": "none"}.get(mode.upper(), "auto") if isinstance(mode, str) else "auto"
-
-    def looks_like(self, obj: Any) -> bool:
-        return capture.looks_like(obj)
-
-    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
-        return capture.from_response(obj, unknown, status)
 
     def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
         asm = capture.StreamAssembler(unknown)

@@ -24,6 +24,7 @@ from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.wires.capture import (
     JSON,
     ImportedTurn,
+    NoDoneLine,
     dumps_args,
     finish_of,
     int_of,
@@ -104,7 +105,7 @@ class _Call:
 
 
 @dataclass(slots=True)
-class StreamAssembler:
+class StreamAssembler(NoDoneLine):
     """Feed response chunks in order (a whole response is one chunk), then call :meth:`finish`."""
 
     unknown: Counter[str]
@@ -121,9 +122,6 @@ class StreamAssembler:
     status: int | None = None
     streamed: bool = True
     candidates_seen: bool = False
-
-    def feed_done(self) -> None:
-        """A ``[DONE]`` line carries nothing on this wire."""
 
     def feed(self, obj: JSON, event_name: str | None = None) -> None:
         if not isinstance(obj, dict):

@@ -7,16 +7,13 @@ The answer is rendered by :mod:`.render`, a request read back by :mod:`.read`, a
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from bench.engine.model import Turn, TurnError
-from bench.wires.base import Assembler, Context, Entry, Wire, openai_error_body
-from bench.wires.capture import ImportedTurn
+from bench.engine.model import TurnError
+from bench.wires.base import Entry, Wire, openai_error_body
 from bench.wires.client import Conversation as ClientConversation
-from bench.wires.conversation import Conversation
 from bench.wires.openai_chat import capture, read, render
 from bench.wires.openai_chat.client import Chat
 
@@ -38,30 +35,15 @@ class OpenAIChat(Wire):
     max_tokens_keys = ("max_completion_tokens", "max_tokens")
     detect_rank = 90  # the loosest test (any object with a choices list): tried last
     uri_markers = ("/chat/completions",)
-
-    def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
-        return render.response_json(turn, ctx)
-
-    def render_stream(self, turn: Turn, ctx: Context) -> list[bytes]:
-        return render.stream_frames(turn, ctx)
+    renderer = render
+    reader = read
+    importer = capture
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)
 
-    def conversation(self, body: dict[str, Any]) -> Conversation:
-        return read.conversation(body)
-
-    def looks_like(self, obj: Any) -> bool:
-        return capture.looks_like(obj)
-
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         return obj.get("object") == "chat.completion.chunk"
-
-    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
-        return capture.from_response(obj, unknown, status)
-
-    def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
-        return capture.StreamAssembler(unknown)
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:

@@ -9,16 +9,7 @@ import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
-from bench.wires.client import (
-    MAX_TOKENS,
-    Call,
-    Reply,
-    ReplyError,
-    Result,
-    client_errors,
-    status_error,
-    transport_error,
-)
+from bench.wires.client import MAX_TOKENS, Call, Reply, ReplyError, Result, caught, client_errors
 
 
 class Chat:
@@ -45,7 +36,6 @@ class Chat:
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
         used = 0
-        api_error, connection_error = self.errors
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
             stream = self.client.chat.completions.create(model=self.model, messages=self.messages, stream=True,
@@ -70,12 +60,8 @@ class Chat:
                             slot["arguments"] += tc.function.arguments or ""
                     if choice.finish_reason is not None:
                         finish = choice.finish_reason
-        except connection_error as exc:
-            return self._failed(transport_error(exc), content, got_content, calls)
-        except api_error as exc:
-            return self._failed(status_error(exc), content, got_content, calls)
-        except httpx.HTTPError as exc:
-            return self._failed(transport_error(exc), content, got_content, calls)
+        except (*self.errors, httpx.HTTPError) as exc:
+            return self._failed(caught(exc, self.errors), content, got_content, calls)
         text = "".join(content) if got_content else None
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
         return Reply(finish, dialects.canonical("openai-chat", finish), text, made, raw=(text, made),

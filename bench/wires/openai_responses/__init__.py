@@ -9,16 +9,13 @@ status, ``incomplete`` joined with its reason (``incomplete/max_output_tokens``)
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
 
-from bench.engine.model import Turn, TurnError
-from bench.wires.base import Assembler, Context, Entry, Refusal, Wire, openai_error_body
-from bench.wires.capture import ImportedTurn
+from bench.engine.model import TurnError
+from bench.wires.base import Context, Entry, Refusal, Wire, openai_error_body
 from bench.wires.client import Conversation as ClientConversation
-from bench.wires.conversation import Conversation
 from bench.wires.openai_responses import capture, read, render
 from bench.wires.openai_responses.client import Responses
 
@@ -40,12 +37,10 @@ class OpenAIResponses(Wire):
     max_tokens_keys = ("max_output_tokens",)
     detect_rank = 10  # its events carry a "type" as Anthropic's do: tried first
     uri_markers = ("/responses",)
-
-    def render_json(self, turn: Turn, ctx: Context) -> dict[str, Any]:
-        return render.response_json(turn, ctx)
-
-    def render_stream(self, turn: Turn, ctx: Context) -> list[bytes]:
-        return render.stream_frames(turn, ctx)
+    renderer = render
+    reader = read
+    threads = read
+    importer = capture
 
     def error_in_body(self, ctx: Context) -> bool:
         return ctx.finish_raw == "failed"  # a failed response is a 200 body with status failed
@@ -53,33 +48,12 @@ class OpenAIResponses(Wire):
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)
 
-    def conversation(self, body: dict[str, Any]) -> Conversation:
-        return read.conversation(body)
-
-    def reference(self, body: dict[str, Any]) -> str | None:
-        return read.reference(body)
-
-    def unknown_reference(self, ref: str) -> Refusal:
-        return read.unknown_reference(ref)
-
-    def rebuild(self, body: dict[str, Any], base: dict[str, Any], reply: Turn) -> dict[str, Any]:
-        return read.rebuild(body, base, reply)
-
     def stored_conversation(self, body: dict[str, Any]) -> Refusal | None:
         return read.stored_conversation(body)
-
-    def looks_like(self, obj: Any) -> bool:
-        return capture.looks_like(obj)
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")
         return isinstance(kind, str) and kind != "error" and kind.startswith("response.")
-
-    def from_response(self, obj: Any, unknown: Counter[str], status: int | None = None) -> ImportedTurn:
-        return capture.from_response(obj, unknown, status)
-
-    def assembler(self, unknown: Counter[str], status: int | None = None) -> Assembler:
-        return capture.StreamAssembler(unknown)
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:

@@ -25,6 +25,7 @@ from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
 from bench.wires.capture import (
     JSON,
     ImportedTurn,
+    NoDoneLine,
     Pieces,
     finish_of,
     int_of,
@@ -155,7 +156,7 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
 
 
 @dataclass(slots=True)
-class StreamAssembler:
+class StreamAssembler(NoDoneLine):
     """Feed the events' JSON objects in order, then call :meth:`finish`.
 
     Items come from ``output_item.added``/``.done``; delta pieces are kept per item in lists
@@ -169,9 +170,6 @@ class StreamAssembler:
     pieces: dict[int, list[tuple[str, Pieces]]] = field(default_factory=dict)
     final: dict[str, JSON] | None = None
     error: TurnError | None = None
-
-    def feed_done(self) -> None:
-        """A ``[DONE]`` line carries nothing on this wire."""
 
     def feed(self, obj: JSON, event_name: str | None = None) -> None:
         kind = obj.get("type") if isinstance(obj, dict) else None

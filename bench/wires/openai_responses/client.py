@@ -16,10 +16,9 @@ from bench.wires.client import (
     Reply,
     ReplyError,
     Result,
+    caught,
     client_errors,
     reply_error,
-    status_error,
-    transport_error,
 )
 
 
@@ -44,7 +43,6 @@ class Responses:
         items: dict[int, dict[str, Any]] = {}
         final: dict[str, Any] | None = None
         err: ReplyError | None = None
-        api_error, connection_error = self.errors
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
             if self.system:
@@ -59,12 +57,8 @@ class Responses:
                     final = event.response.model_dump()
                 elif kind == "error":
                     err = reply_error(None, str(event.code or "error"), str(event.message), in_stream=True)
-        except connection_error as exc:
-            err = transport_error(exc)
-        except api_error as exc:
-            err = status_error(exc)
-        except httpx.HTTPError as exc:
-            err = transport_error(exc)
+        except (*self.errors, httpx.HTTPError) as exc:
+            err = caught(exc, self.errors)
         ordered = [i for _, i in sorted(items.items())]
         texts = ["".join(p.get("text", "") for p in i.get("content") or []) for i in ordered if i["type"] == "message"]
         made = tuple(Call(i.get("call_id", ""), i.get("name", ""), i.get("arguments", ""))
