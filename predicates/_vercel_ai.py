@@ -27,13 +27,14 @@ or ``AI_RetryError``). Configuration modelled: the defaults (no `experimental_re
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from bench import (
     ALL,
     Cited,
     Continue,
     Decision,
+    MutationNote,
     Predicate,
     Resend,
     Source,
@@ -176,14 +177,31 @@ def decide_step(turn: Turn, state: State, limit: int) -> Decision:
     return Continue("tools", run=ALL if not failed else run, failed=failed)
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        "INITIAL_DELAY_MS = 2000",
+        "the retry back-off's first delay, said for the record: no rule reads it (the replay has no clock)",
+    ),
+    MutationNote(
+        'return "tool-calls" if has_calls else "other"',
+        "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence has one",
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate_factory
 def generate_text(*, step_limit: int, stop_condition: str, cap_note: str,
                   unreachable: Mapping[str, str] | None = None,
-                  explained: Mapping[str, str] | None = None) -> Predicate:
+                  explained: Mapping[str, str] | None = None,
+                  mutation_notes: Sequence[MutationNote] = ()) -> Predicate:
     """A column of `generateText` with `stopWhen: isStepCount(step_limit)`: the rules above, where
     ai's sources set that stop condition (`stop_condition`, the lines of the column's citation), how
-    the cap is counted (`cap_note`), the rules the step limit leaves unreachable and the column's
-    conformance explanations."""
+    the cap is counted (`cap_note`), the rules the step limit leaves unreachable, the column's
+    conformance explanations and the notes on its own file's mutants (each column also carries
+    this file's notes, so the mutation check finds them)."""
 
     @predicate(
         source=f"{AI}: {stop_condition}; {OPENAI}; {ANTHROPIC}",
@@ -193,6 +211,7 @@ def generate_text(*, step_limit: int, stop_condition: str, cap_note: str,
         rules=RULES,
         unreachable=unreachable,
         explained=explained,
+        mutation_notes=(*MUTATION_NOTES, *mutation_notes),
     )
     def decide(turn: Turn, state: State) -> Decision:
         return decide_step(turn, state, step_limit)

@@ -102,6 +102,7 @@ from bench import (
     Cited,
     Continue,
     Decision,
+    MutationNote,
     Note,
     Remind,
     RequestChanges,
@@ -388,6 +389,194 @@ CONFORMANCE_EXPLAINED = {
 """Differences between this port and driving 2.1.328, each with the evidence (stopbench conform claude_code)."""
 
 
+_SURVIVES_NO_529 = (
+    "no sequence sends an overloaded error to this port (HTTP 529, or the kind overloaded without a status; "
+    "chat-transient-errors-after-tools' overloaded answer is a 409): Claude Code's overloaded path (uAt, "
+    "maxOverloaded 3) never runs. A sequence would be worth it only with every column's cell checked"
+)
+_SURVIVES_NO_STREAM_CUT = (
+    "no sequence sends a stream_cut (a stream that ends cleanly with no stop reason and no error event) to "
+    "this port: qPs's truncation budget (one streamed retry, then j1e) never runs"
+)
+_SURVIVES_THINKING_RETRY = (
+    "no in-stream server error after thinking only reaches this port (the one after thinking, "
+    "rec-openrouter-length-then-stream-error, is a bad request, which fails at once)"
+)
+_SURVIVES_COMPACTION_KEY = "the key is set when the compaction starts, before any read: the default is never read"
+MUTATION_NOTES = (
+    MutationNote("MAX_OVERLOADED = 3  # T_e=3", _SURVIVES_NO_529, equivalent=False),
+    MutationNote("if status == 529:", _SURVIVES_NO_529, equivalent=False),
+    MutationNote('over: int = memo.get("overloaded", 0) + 1', _SURVIVES_NO_529, equivalent=False),
+    MutationNote("if over < MAX_OVERLOADED and retries < MAX_RETRIES:", _SURVIVES_NO_529, equivalent=False),
+    MutationNote('return Resend("overloaded-retry")', _SURVIVES_NO_529, equivalent=False),
+    MutationNote(
+        'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
+        _SURVIVES_NO_529,
+        ("529 -> 528", "529 -> 530"),
+        equivalent=False,
+    ),
+    MutationNote(
+        'memo["retries"] = retries + 1',
+        _SURVIVES_NO_529,
+        equivalent=False,
+        next='return Resend("overloaded-retry")',
+    ),
+    MutationNote(
+        'return Stop("api_error", ok=False, rule="api-error")',
+        _SURVIVES_NO_529,
+        ("Stop: ok inverted",),
+        equivalent=False,
+        next="how = _delivery(turn, err)",
+    ),
+    MutationNote(
+        'return {"overloaded": 529, "rate_limit": 429, "server_error": 500}.get',
+        "a status-less error is never served as an HTTP status (bench/wires/delivery.py error_mode), so the "
+        "code a status-less rate_limit or server_error is given only meets the `== 529` test, which 428, 430, "
+        "499 and 501 fail alike",
+        ("429 -> 428", "429 -> 430", "500 -> 499", "500 -> 501"),
+    ),
+    MutationNote(
+        'retries = memo.get("retries", 0)',
+        "the default is read only when the first response of a run fails in the stream with nothing received, "
+        "and it counts only towards the budget of 10, which no such run reaches: a coverage gap",
+        equivalent=False,
+    ),
+    MutationNote(
+        'memo["retries"] = min(retries + 1, MAX_RETRIES)',
+        "the count after a retry without streaming decides only when the budget of 10 is reached after it: "
+        "chat-connection-dropped-repeat gets there first (min(.., 10) caps 11 and 12 alike) and "
+        "chat-network-flaky-after-tools has one more failure only",
+        equivalent=False,
+    ),
+    MutationNote(
+        'if not memo.get("truncations") and retries < MAX_RETRIES:',
+        _SURVIVES_NO_STREAM_CUT,
+        equivalent=False,
+    ),
+    MutationNote('memo["truncations"] = 1', _SURVIVES_NO_STREAM_CUT, equivalent=False),
+    MutationNote(
+        'memo["retries"] = retries + 1',
+        "no sequence sends a stream_cut (a stream that ends cleanly with no stop reason and no error event) "
+        "to this port: qPs's truncation budget (one streamed retry, then j1e) never runs; nor an in-stream "
+        "server error after thinking only",
+        equivalent=False,
+        next='return Resend("stream-retry")',
+    ),
+    MutationNote(
+        'return Resend("stream-retry")',
+        _SURVIVES_NO_STREAM_CUT,
+        ("Resend -> Continue (no calls run)",),
+        equivalent=False,
+        next='return _without_streaming(memo, "stream-retry")',
+    ),
+    MutationNote(
+        'server = err.kind in ("server_error", "timeout") or (err.status is not None and err.sta',
+        "the status test of an in-stream error: the catalogue's in-stream errors to this port are status-less "
+        "(a timeout) or a 400 (rec-openrouter-length-then-stream-error), and `server` decides only after "
+        "output or thinking: no in-stream 5xx after output reaches it",
+        equivalent=False,
+    ),
+    MutationNote(
+        'if (turn.content or "").strip() or turn.tool_calls:  # progress "output"',
+        "no in-stream error after text or tool calls reaches this port "
+        "(rec-openrouter-length-then-stream-error has thinking only, which a bad request fails on either "
+        "branch), and with nothing received the kept partial reply meets the empty-reply rule, the same retry "
+        "without streaming",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return None if server else Stop("api_error", ok=False, rule="stream-error-stop")',
+        "no in-stream error after text or tool calls reaches this port",
+        equivalent=False,
+    ),
+    MutationNote('spent = memo.get("thinking_retries", 0)', _SURVIVES_THINKING_RETRY, equivalent=False),
+    MutationNote("if server and spent < 2 and retries < MAX_RETRIES:", _SURVIVES_THINKING_RETRY, equivalent=False),
+    MutationNote('memo["thinking_retries"] = spent + 1', _SURVIVES_THINKING_RETRY, equivalent=False),
+    MutationNote(
+        'return Resend("stream-retry")',
+        "no in-stream server error after thinking only",
+        ("Resend -> Continue (no calls run)",),
+        equivalent=False,
+        next='return Stop("api_error", ok=False, rule="stream-error-stop")',
+    ),
+    MutationNote(
+        'return Stop("success", ok=False, rule="compact-failed")',
+        "a second overflow after a compaction: chat-context-overflow-compacted ends after its compacted "
+        "request, and the other overflows never compact",
+        ("Stop: ok inverted",),
+        equivalent=False,
+        next='memo["compacting"] = "summary"',
+    ),
+    MutationNote('groups: int = memo.get("groups", 1)', _SURVIVES_COMPACTION_KEY),
+    MutationNote('if groups < 2 or memo.get("compact_truncations", 0) >= COMPACT_RETRIES:', _SURVIVES_COMPACTION_KEY),
+    MutationNote('memo["compact_truncations"] = memo.get("compact_truncations", 0) + 1', _SURVIVES_COMPACTION_KEY),
+    MutationNote(
+        'memo["groups"] = groups - min(max(1, groups // 5), groups - 1)',
+        "`groups - 1` never binds: for two groups or more a fifth (at least 1) is below it",
+        ("1 -> 0",),
+    ),
+    MutationNote(
+        'memo["groups"] = groups - min(max(1, groups // 5), groups - 1)',
+        "the fifth only sets how many groups are left, which decides only for a conversation that runs out "
+        "before Gee=3 truncations with 3 to 9 groups: the catalogue's overflows come after 1 tool round (out "
+        "after one truncation whatever the fraction) or 46 (never out)",
+        ("1 -> 2", "5 -> 4", "5 -> 6"),
+        equivalent=False,
+    ),
+    MutationNote(
+        'memo["retries"] = 0',
+        "the retry count after a compaction: no sequence fails again after a compacted request",
+        equivalent=False,
+        next='return Remind("compacted"',
+    ),
+    MutationNote(
+        'memo["retries"] = retries + 1',
+        "the retry without streaming of another status counts towards the budget of 10 only if retryable "
+        "failures follow it; no sequence has one after a 4xx",
+        equivalent=False,
+        next="# observed: these retries carry no max_tokens change",
+    ),
+    MutationNote(
+        'return Resend("not-found-retry" if status == 404 else "no-stream-retry',
+        "only the rule's name changes, and only for a 403, 404 or 405: the catalogue sends no 404, 403 or 405 "
+        "to this port (a 404 would be an unknown model, which a driven run never sees)",
+        equivalent=False,
+    ),
+    MutationNote.reset_after_success("memo[counter] = 0  # the counts of qPs/zPs are per request"),
+    MutationNote(
+        'memo["retries"] = 1',
+        "the count after a reply with no block and no stop reason decides only if ten failures follow it "
+        "(rec-gemini-prompt-blocked-no-candidates ends after one)",
+        equivalent=False,
+    ),
+    MutationNote(
+        'memo["output_limit"] = 0',
+        "a reset of the output-limit budget at a tool round: only three cut replies, a tool round, then a "
+        "fourth cut tell it apart; no sequence has them",
+        equivalent=False,
+    ),
+    MutationNote(
+        "silent: int = 0 if turn.content and turn.content.strip() else memo.get",
+        "a text round restarts the silent count: only a run with text rounds and then four or more silent "
+        "ones before its answer tells 0 from 1; none",
+        ("0 -> 1",),
+        equivalent=False,
+    ),
+    MutationNote(
+        "silent: int = 0 if turn.content and turn.content.strip() else memo.get",
+        "counting by 2 modulo 5 reaches 5 at the same rounds as counting by 1 (2, 4, 1, 3, 5)",
+        ("1 -> 2",),
+    ),
+    MutationNote(
+        'if silent == SILENT_TURNS and memo.get("silent_sent", 0) < SILENT_MAX:',
+        "the check's default is read only before the key is set, and -1, 0 and 1 all pass `< 3`; the count "
+        "itself is set from its own default on the next line",
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(Note(f"{PIN}: the native binary's embedded JavaScript, byte offsets claude@N")),
     max_steps=None,
@@ -421,6 +610,7 @@ CONFORMANCE_EXPLAINED = {
         "api-error": Cited(Note(f"{BIN}@320103811 (zPs)"), text="any other status, or retries spent: the run fails"),
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

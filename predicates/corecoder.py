@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, MutationNote, Resend, Source, State, Stop, Turn, TurnError, predicate
 
 PIN = Source("he-yufeng/CoreCoder", ref="v0.4.0", release="PyPI corecoder==0.4.0")
 OPENAI = Source(release="openai==3.57.0")
@@ -140,6 +140,37 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
     return Stop("api_error", ok=False, rule="raise")
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        "status = err.status or 0",
+        "only an error without a status gets the fallback, and 0, 1 and -1 fail every later status test alike "
+        "(== 400, == 429, >= 500)",
+    ),
+    MutationNote(
+        "s = err.status or 0",
+        "only an error without a status gets the fallback, and 0, 1 and -1 fail `in (408, 409, 429)` and `>= "
+        "500` alike",
+    ),
+    MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
+    MutationNote.default_below('memo.get("attempt", 0) < CALL_ATTEMPTS - 1'),
+    MutationNote(
+        "memo.update(phase=1, attempt=0)",
+        "any non-zero phase means the fallback was used: only `phase == 0` is tested",
+        ("1 -> 2",),
+    ),
+    MutationNote(
+        "memo.update(phase=1, attempt=0)",
+        "the call retries left after the 400 fallback: only a retryable error right after a 400 tells it "
+        "apart; no sequence has one",
+        ("0 -> 1", "0 -> -1"),
+        equivalent=False,
+    ),
+    MutationNote.reset_after_success("memo.update(sdk=0, attempt=0, phase=0)", next="if not turn.tool_calls:"),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(PIN.at("corecoder/agent.py", "L49-99", detail="Agent.chat"), PIN.at("corecoder/llm.py", "L110-209", detail="LLM.chat")),
     max_steps=None,
@@ -156,6 +187,7 @@ def _on_error(err: TurnError, memo: dict[str, int]) -> Decision:
         "stream-error": Cited(PIN.at("corecoder/llm.py", "L141-171"), OPENAI.at("openai/_streaming.py", "L79-107"), text="an error raised while iterating the stream (an error event in the stream raises APIError, openai/_streaming.py) is outside `_call_with_retry` (which wraps only create(), L197) and propagates out of Agent.chat at once"),
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

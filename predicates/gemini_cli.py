@@ -79,6 +79,7 @@ from bench import (
     Cited,
     Continue,
     Decision,
+    MutationNote,
     Note,
     Remind,
     Resend,
@@ -214,6 +215,94 @@ CONFORMANCE_NOT_DRIVEN = {
 take tens of minutes; reported 'not driven' (never 'explained')."""
 
 
+_SURVIVES_KIND_CODE = (
+    "the code of a status-less in-stream error is only tested by _retryable, and each change keeps it in its "
+    "class (5xx and 499 retryable; 4xx other than 429 not)"
+)
+_SURVIVES_499 = (
+    "only HTTP status 498 or 499 tells the mutant apart; no provider API returns either (499 is nginx's "
+    "client-closed-request code), so no sequence carries one"
+)
+MUTATION_NOTES = (
+    MutationNote(
+        '_KIND_CODE = {"rate_limit": 429, "quota": 429',
+        "a status-less in-stream rate_limit or quota error: 428 and 430 are not retryable where 429 is; no "
+        "sequence sends one to this port",
+        ("429 -> 428", "429 -> 430"),
+        equivalent=False,
+    ),
+    MutationNote('_KIND_CODE = {"rate_limit": 429, "quota": 429', _SURVIVES_KIND_CODE),
+    MutationNote('"context_overflow": 400, "invalid_request": 400', _SURVIVES_KIND_CODE),
+    MutationNote('"not_found": 404, "content_filter": 400, "stream_error": 500', _SURVIVES_KIND_CODE),
+    MutationNote(
+        "return mode, err.status if err.status is not None else _KIND_CODE.",
+        "every error kind served in the stream is in _KIND_CODE (the three others return earlier as cut or "
+        "end): the default is never read",
+    ),
+    MutationNote(
+        "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+        _SURVIVES_499,
+        ("499 -> 498", "499 -> 500"),
+        equivalent=False,
+    ),
+    MutationNote(
+        "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+        "499 is retryable by the tuple already",
+        ("500 -> 499",),
+    ),
+    MutationNote(
+        "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+        "there is no HTTP status 600 or above",
+        ("< -> <=", "600 -> 601"),
+    ),
+    MutationNote(
+        "return code is not None and (code in (429, 499) or 500 <= code < 600)",
+        "only a status 599 tells it apart; no provider API sends 599",
+        ("600 -> 599",),
+        equivalent=False,
+    ),
+    MutationNote(
+        "for k in range(1, 6):",
+        "a repeated cycle of 5 (or 6) different calls, 25 (30) calls long: the catalogue's repeats are cycles "
+        "of one call",
+        equivalent=False,
+    ),
+    MutationNote(
+        "memo.update(attempt=0, http=0, nudged=False, function_response=functio",
+        "the budgets restart at each tool round: only a tool round followed by four invalid streams, or by "
+        "ten failed HTTP attempts, tells it apart; the catalogue's long failures start the run",
+        equivalent=False,
+    ),
+    MutationNote(
+        "if code == 404 or not _retryable(code) or http + 1 >= HTTP_ATTEMPTS:",
+        "404 is not retryable, so `not _retryable(code)` stops it anyway (and 403, 405 too)",
+        ("404 -> 403", "404 -> 405"),
+    ),
+    MutationNote(
+        'memo["http"] = 0',
+        "the HTTP budget after an in-stream error: only HTTP failures reaching 10 after one tell it apart; none",
+        equivalent=False,
+        next="if not _retryable(code) or attempt + 1",
+    ),
+    MutationNote(
+        "if not _retryable(code) or attempt + 1 >= MID_STREAM_ATTEMPTS:",
+        "the mid-stream budget of 4: no sequence sends four retryable in-stream errors in a row "
+        "(chat-network-flaky-after-tools sends one, then a cut)",
+        equivalent=False,
+    ),
+    MutationNote(
+        "memo.update(attempt=attempt + 1, nudged=False)",
+        "the mid-stream budget of 4: no sequence sends four retryable in-stream errors in a row",
+        equivalent=False,
+    ),
+    MutationNote.reset_after_success('memo["http"] = 0', next="finish = None if err is not None"),
+    MutationNote('if memo.get("loops", 0) >= 1:', "-1 and 0 both fail `>= 1`", ("0 -> -1",)),
+    MutationNote('memo["loops"] = 1', "only `>= 1` reads it, which 2 passes too", ("1 -> 2",)),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(CLI.at(detail="(packages/cli/src/nonInteractiveCli.ts)"),
                  CORE.at(detail="(packages/core: client, turn, geminiChat, retry, loopDetectionService)")),
@@ -235,6 +324,7 @@ take tens of minutes; reported 'not driven' (never 'explained')."""
         "loop-stop": Cited(CORE.at("L346676-346680"), CLI.at("L12231-12245"), text="the second detection ends the run (status success)"),
     },
     not_driven=CONFORMANCE_NOT_DRIVEN,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

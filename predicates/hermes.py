@@ -75,6 +75,7 @@ from bench import (
     Cited,
     Continue,
     Decision,
+    MutationNote,
     Remind,
     RequestChanges,
     Resend,
@@ -502,6 +503,151 @@ def _append(m: dict[str, Any], *roles: str) -> None:
     m["interim"] = None
 
 
+_SURVIVES_BEFORE_STOP = "a reset a few lines before the loop stops: nothing reads the memo after a stop"
+_SURVIVES_API_MODE = (
+    "api_mode() is consulted only when State.dialect is not one of the four dialects, and the catalogue's "
+    "sequences always name one"
+)
+_SURVIVES_AUX_SUMMARY = (
+    "when an overflow comes after 6 to 9 messages: Hermes would then summarise with a request to its "
+    "auxiliary model, which the port does not model and the replay server would answer with a turn, so no "
+    "such sequence is added"
+)
+_SURVIVES_CODEX_INCOMPLETE = (
+    "the codex-incomplete path without text is declared unreachable (see the predicate); with reasoning text "
+    "the interim message has just been appended, so the last message is an assistant message whatever this "
+    "line asks"
+)
+_SURVIVES_BOOST_DEFAULT = (
+    "the max_tokens boost is computed against the custom provider's default of 65,536, the cap of every "
+    "request Hermes sends here, so it never changes max_tokens: a constant moved by one still gives the "
+    "request's own cap (the formula itself is pinned by tests/ports/test_hermes.py)"
+)
+_SURVIVES_GEMINI_BOOST = (
+    "no Gemini sequence goes on after a length continuation (gemini-max-tokens-empty and "
+    "rec-gemini-max-tokens-no-parts end on the boosted request), so the request after a boost, back at the "
+    "native client's 65,535, and a second boost appear in no cell; pinned by tests/ports/test_hermes.py (the "
+    "boost goes 8192, 16384, then 65535)"
+)
+MUTATION_NOTES = (
+    MutationNote(
+        "(400 <= status < 500 and status not in (402, 408, 429))",
+        "there is no HTTP status 399",
+        ("400 -> 399",),
+    ),
+    MutationNote('m["ack"] = 0', _SURVIVES_BEFORE_STOP, next='m["length"] = 0'),
+    MutationNote('m["length"] = 0', _SURVIVES_BEFORE_STOP, next="label = "),
+    MutationNote("if raw is None:", _SURVIVES_API_MODE),
+    MutationNote("if raw in _ANTHROPIC_RAWS:", _SURVIVES_API_MODE),
+    MutationNote("if raw in _GEMINI_RAWS:", _SURVIVES_API_MODE),
+    MutationNote('if raw in _RESPONSES_STATUS or raw.startswith("incomplete"):', _SURVIVES_API_MODE),
+    MutationNote("len(text) > 1200", "no intent-ack candidate text is near 1,200 characters", equivalent=False),
+    MutationNote("retry=0,", "the outer iteration sets retry to 0 before it is read"),
+    MutationNote(
+        'm["summary"] = 2',
+        "only `summary == 1` is tested; any other non-zero value means the summary retry was made",
+        ("2 -> 3",),
+    ),
+    MutationNote(
+        'last5 = (m["last5"] + list(roles))[-5:]',
+        "a tool message exactly five messages back; no sequence places one there",
+        equivalent=False,
+    ),
+    MutationNote.reset_after_success('m["stream"] = 0'),
+    MutationNote.reset_after_success('m["scratch"] = 0'),
+    MutationNote.reset_after_success('m["trunc_tools"] = 0'),
+    MutationNote.reset_after_success('m["retry"] = 0  # the outer loop'),
+    MutationNote.reset_after_success('m["codex_inc"] = 0'),
+    MutationNote.reset_after_success('m["inv_tool"] = 0'),
+    MutationNote.reset_after_success('m["inv_json"] = 0'),
+    MutationNote.reset_after_success('m["prefill"] = 0'),
+    MutationNote.reset_after_success('m["empty"] = 0'),
+    MutationNote(
+        "if not all_hk:",
+        "a housekeeping-only tool turn with text, then a substantive tool turn, then an empty reply; no "
+        "sequence has that order",
+        equivalent=False,
+    ),
+    MutationNote(
+        'if m["prefill_tail"]:',
+        "a thinking prefill followed by a tool turn and then an empty reply; no sequence has that order",
+        equivalent=False,
+    ),
+    MutationNote(
+        'if (not structured or m["prefill"] >= 2) and m["empty"] < 3:',
+        "with reasoning and fewer than 2 prefills the prefill branch above returns first, so `>= 1` and `>= "
+        "2` agree wherever this line is reached",
+        ("2 -> 1",),
+    ),
+    MutationNote(
+        "if status == 413 or (overflow and (status is None or status == 400 or status >= 500)):",
+        "no sequence answers HTTP 413 or an overflow message with a 5xx status",
+        equivalent=False,
+    ),
+    MutationNote(
+        "(400 <= status < 500 and status not in (402, 408, 429))",
+        "no sequence answers 401, 402 or 403",
+        ("402 -> 403", "402 -> 401"),
+        equivalent=False,
+    ),
+    MutationNote(
+        'status in (500, 502) and err.kind == "invalid_request"',
+        "no 5xx answer is a request-validation error (the unknown-parameter bodies some proxies send)",
+        equivalent=False,
+    ),
+    MutationNote(
+        "DEFAULT_CONTEXT = 256_000",
+        "no overflow error reports a window within a token of 256,000",
+        equivalent=False,
+    ),
+    MutationNote("limit = None if status == 413 else", "no HTTP 413 body reports a context window", equivalent=False),
+    MutationNote("COMPRESS_MIN_MESSAGES = 3 + 3 + 1", _SURVIVES_AUX_SUMMARY, equivalent=False),
+    MutationNote("messages=1,", _SURVIVES_AUX_SUMMARY, equivalent=False),
+    MutationNote('elif m["messages"] <= COMPRESS_MIN_MESSAGES:', _SURVIVES_AUX_SUMMARY, equivalent=False),
+    MutationNote('if m["last5"][-1] == "assistant":', _SURVIVES_CODEX_INCOMPLETE),
+    MutationNote('return Resend("codex-incomplete-resend")', _SURVIVES_CODEX_INCOMPLETE),
+    MutationNote("REQUESTED_MAX_TOKENS = 65536", _SURVIVES_BOOST_DEFAULT),
+    MutationNote("BOOST_CAP = 32768", _SURVIVES_BOOST_DEFAULT),
+    MutationNote(
+        'changes=COMPACTED if m["messages"] > COMPRESS_MIN_MESSAGES',
+        "an overflow after exactly 7 messages: Hermes would then summarise with a request to its auxiliary "
+        "model, which the port does not model and the replay server would answer with a turn, so no such "
+        "sequence is added",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return Remind("codex-incomplete-continue", CODEX_INCOMPLETE_NUDGE)',
+        "an incomplete Codex reply with reasoning and no visible text; no sequence has one (every incomplete "
+        "Codex reply without calls in the catalogue cuts visible text)",
+        equivalent=False,
+    ),
+    MutationNote("GEMINI_WIRE_MAX_TOKENS = 65535", _SURVIVES_GEMINI_BOOST, equivalent=False),
+    MutationNote(
+        'if (m["mode"] != "gemini_native" or m["boost"] or decision.action == "stop"',
+        _SURVIVES_GEMINI_BOOST,
+        equivalent=False,
+    ),
+    MutationNote(
+        'm["sent_max"] = min(BOOST_BASE * 2 ** retries, BOOST_CAP)',
+        _SURVIVES_GEMINI_BOOST,
+        equivalent=False,
+    ),
+    MutationNote(
+        "floor = requested or 0",
+        "with no requested cap (the Gemini wire) the floor is below every boost (4096 * 2**n >= 8192), so 0, "
+        "1 and -1 give the same max_tokens; with a cap the `or` never reaches it",
+    ),
+    MutationNote(
+        "1024 <= limit <= 10_000_000",
+        "no sequence reports a context window at either bound of Hermes' plausibility range (1,024 and "
+        "10,000,000 tokens): the recorded windows are 128,000 and 200,000",
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=f"{PIN}; see the module docstring",
     max_steps=None,
@@ -517,6 +663,7 @@ def _append(m: dict[str, Any], *roles: str) -> None:
             "rule, and no provider sends that as a reply of its own"),
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     m = _memo(state)

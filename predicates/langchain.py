@@ -37,7 +37,22 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cap, Cited, Continue, Decision, Note, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import (
+    ALL,
+    Cap,
+    Cited,
+    Continue,
+    Decision,
+    MutationNote,
+    Note,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+)
 
 PIN = Source(release="PyPI langchain==1.5.0")
 OAI = Source(release="PyPI langchain-openai==1.7.4")
@@ -109,6 +124,33 @@ def _parse(arguments: str, wire: str) -> str:
     return "raise"
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        "MODEL_CALLS = 5000",
+        "the cap (5,000 model calls) lies past the bench's safety cap of 200 requests, so no catalogue replay "
+        "reaches it; tests/ports/test_langchain.py pins it with a longer safety cap",
+        equivalent=False,
+    ),
+    MutationNote.default_below('memo.get("retries", 0) < CLIENT_RETRIES'),
+    MutationNote(
+        'if wire == "anthropic" or (wire == "openai-chat" and not value):',
+        "only Chat arguments that are JSON null, [], 0 or false (made {} by `value or {}`) tell the second "
+        "test apart; no sequence sends them",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+    MutationNote(
+        'if err is not None and not (wire == "openai-responses"',
+        "an error on a Response whose status is failed: the server renders a failed Response from finish_raw "
+        "alone, and no sequence gives such a turn an error as well",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(PIN.at("langchain/agents/factory.py", "L1523-1552, L1991-2042, L679-710", detail="create_agent"), OAI.at("langchain_openai/chat_models/base.py", "L1944-2016, L2066-2161"), ANT.at("langchain_anthropic/chat_models.py", "L2530-2621"), Note(str(LG)), PRE.at("langgraph/prebuilt/tool_node.py")),
     max_steps=MODEL_CALLS,
@@ -126,6 +168,7 @@ def _parse(arguments: str, wire: str) -> str:
     },
     unreachable={"recursion-limit": "5,000 model calls: past the bench's safety cap of 200 requests"},
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

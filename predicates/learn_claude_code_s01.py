@@ -34,7 +34,21 @@ What the port models (one step = one HTTP request):
 
 from __future__ import annotations
 
-from bench import ALL, TABLES, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import (
+    ALL,
+    TABLES,
+    Cited,
+    Continue,
+    Decision,
+    MutationNote,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+)
 
 PIN = Source("shareAI-lab/learn-claude-code", ref="0f691a092cb7dfcb9b51db5e72d99866f6d8588d")
 FILE = PIN.file("agents/s01_agent_loop.py")
@@ -94,6 +108,17 @@ def _sdk_retries(err: TurnError) -> bool:
     return err.kind in _RETRIED_KINDS
 
 
+MUTATION_NOTES = (
+    MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
+    MutationNote(
+        "_EMPTY_USER.format(turn=6, step=8)",
+        "text of a CONFORMANCE_EXPLAINED entry, read by the conformance report only: no replay reads it",
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(FILE.at("L74-94", detail="agent_loop")),
     max_steps=None,
@@ -106,6 +131,7 @@ def _sdk_retries(err: TurnError) -> bool:
         "raise": Cited(FILE.at("L74-79, L97-106"), text="no try/except around client.messages.create and none around agent_loop(history) in __main__ (only input() is guarded): the exception ends the program"),
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, MutationNote, Resend, Source, State, Stop, Turn, TurnError, predicate
 
 PIN = Source("shareAI-lab/learn-claude-code", ref="f8671fcbb0314ba40b27c3b0514b5a7faad596a9")
 FILE = PIN.file("agents/openai_code/s01_agent_loop_openai.py")
@@ -60,6 +60,13 @@ def _parse(arguments: str) -> str:
     return "object" if isinstance(value, dict) else "other"
 
 
+MUTATION_NOTES = (
+    MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(FILE.at("L106-159", detail="agent_loop")),
     max_steps=None,
@@ -72,6 +79,7 @@ def _parse(arguments: str) -> str:
         "sdk-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), text="the default client (s01 L34-37) retries a request up to 2 times on 408/409/429/>=500, timeouts and connection errors"),
         "raise": Cited(FILE.at("L109-119, L173"), text="no try/except around client.chat.completions.create or around agent_loop(history): the exception ends the program"),
     },
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cited, Continue, Decision, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import ALL, Cited, Continue, Decision, MutationNote, Resend, Source, State, Stop, Turn, TurnError, predicate
 
 PIN = Source("openai/openai-agents-python", ref="v0.24.0", release="PyPI openai-agents==0.24.0", tree="src/")
 OPENAI = Source(release="openai==3.57.0")
@@ -103,6 +103,34 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
     return Continue(rule, run=ALL if not failed and len(fresh) == len(turn.tool_calls) else run, failed=failed)
 
 
+MUTATION_NOTES = (
+    MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
+    MutationNote(
+        'raw.split("/", 1)[0]',
+        "no raw finish string has a second slash, so maxsplit 1 and 2 give the same first part",
+    ),
+    MutationNote(
+        "run=ALL if not failed and len(fresh) == len(turn.tool_calls) else",
+        "`ALL` and the tuple of every call's index select the same calls",
+    ),
+    MutationNote(
+        'raw == "failed" or (err is not None and raw != "completed")',
+        "a Responses turn carrying an error without a status (a stream error event) reaches this test; no "
+        "sequence has one",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return Stop("ModelRefusalError", ok=False, rule="refusal")',
+        "the Responses branch's refusal stop (the Chat branch's, later in the file, is caught): no Responses "
+        "sequence carries a refusal part yet",
+        equivalent=False,
+        next='return Stop("final_output"',
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(PIN.at("agents/run.py", "L1597-1622", detail="AgentRunner.run"), PIN.at("agents/run_internal/turn_resolution.py", "L1176-1326"), PIN.at("agents/models/openai_chatcompletions.py", "L315-343"), PIN.at("agents/models/openai_responses.py", "L887-890")),
     max_steps=None,
@@ -124,6 +152,7 @@ def _tools(turn: Turn, state: State, rule: str) -> Decision:
         "call-id-reused": Cited(PIN.at("agents/run_internal/tool_planning.py", "L384-391, L445-449"), text="a call reuses the id of an answered call with other name or arguments: ModelBehaviorError, raised (the SDK compares a semantic fingerprint; the port compares name and raw arguments)"),
         "raise": Cited(PIN.at("agents/run_internal/model_retry.py", "L574-686, L403-404"), text="with no ModelRetrySettings the runner's retry budget is 0 (`attempt > max_retries` -> no retry) and the provider's exception is re-raised out of Runner.run (the conversation_locked compatibility retry, L621-639, needs a 400 with code 'conversation_locked', which the bench does not model)"),
     },
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

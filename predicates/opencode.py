@@ -56,6 +56,7 @@ from bench import (
     Continue,
     Decision,
     ErrorKind,
+    MutationNote,
     Note,
     Remind,
     RequestChanges,
@@ -275,6 +276,45 @@ COMPACTED = RequestChanges(compact=True)
 """The request after a compaction's summary carries the summary in place of the history before it."""
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        'return "tool-calls" if has_calls else "other"',
+        "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence has one",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return status == 413 or kind == "context_overflow"',
+        "no sequence answers HTTP 413",
+        equivalent=False,
+    ),
+    MutationNote(
+        "return status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS",
+        "the catalogue's 408, 409 and 429 errors are of kinds OpenCode's retryable messages name (timeout, "
+        "overloaded, rate_limit), so the status list is redundant for them",
+        ("408 -> 409", "408 -> 407", "409 -> 410", "409 -> 408", "429 -> 430", "429 -> 428"),
+        equivalent=False,
+    ),
+    MutationNote('is_retryable("server_error", 500), "responses-failed"', "501 is as retryable as 500 (>= 500)"),
+    MutationNote(
+        'memo["retries"] = 0',
+        "the retry count reset by a context overflow: only retryable errors after a compaction tell it apart; "
+        "no sequence has them",
+        equivalent=False,
+        next='memo["compacting"] = True',
+    ),
+    MutationNote.reset_after_success('memo["retries"] = 0'),
+    MutationNote(
+        "status in (408, 409, 429) or status >= 500 or kind in RETRYABLE_KINDS",
+        "every 5xx error in the catalogue also has a retryable kind (server_error, overloaded), so the status "
+        "test never decides alone",
+        ("<= -> <", ">= -> >", "500 -> 501"),
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=f"{RUN} (bin/opencode @96801000-96806000), processor @96741600-96750800 (MIT)",
     max_steps=None,
@@ -325,6 +365,7 @@ COMPACTED = RequestChanges(compact=True)
     },
     explained=CONFORMANCE_EXPLAINED,
     not_driven=CONFORMANCE_NOT_DRIVEN,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 
-from bench import ALL, Cited, Continue, Decision, Remind, Source, State, Stop, Turn, predicate
+from bench import ALL, Cited, Continue, Decision, MutationNote, Remind, Source, State, Stop, Turn, predicate
 
 PIN = Source("earendil-works/pi", ref="31b513e3", release="npm pi-agent-core/pi-ai 0.84.1 sources")
 LOOP = PIN.file("packages/agent/src/agent-loop.ts")
@@ -171,6 +171,17 @@ def _refused(name: str, arguments: str) -> bool:
     return not isinstance(value, dict)
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        'return Remind("truncated-calls", steer, failed=ALL)',
+        "a length turn with calls that also carries a steer; no sequence has one",
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(LOOP.at("L155-275", detail="runLoop (MIT)")),
     max_steps=None,
@@ -199,6 +210,7 @@ def _refused(name: str, arguments: str) -> bool:
                  "L261-274 no follow-up messages: break, agent_end. The final message's stopReason "
                  "(stop, length, or toolUse without blocks) is the only exit reason; no error is raised"),
     },
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     reason, mapper = stop_reason(turn)

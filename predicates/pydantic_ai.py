@@ -34,7 +34,21 @@ from __future__ import annotations
 
 import json
 
-from bench import ALL, Cited, Continue, Decision, Remind, Resend, Source, State, Stop, Turn, TurnError, predicate
+from bench import (
+    ALL,
+    Cited,
+    Continue,
+    Decision,
+    MutationNote,
+    Remind,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    TurnError,
+    predicate,
+)
 
 PIN = Source(release="PyPI pydantic-ai-slim==2.68.0")
 OPENAI = Source(release="openai==3.57.0")
@@ -143,6 +157,65 @@ def _tools(turn: Turn, state: State) -> Decision:
     return _cap(state, None if not failed else tuple(run), tuple(failed), decision)
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        'if err is not None and not (state.dialect == "openai-responses"',
+        "an error on a Response whose status is failed: the server renders a failed Response from finish_raw "
+        "alone, and no sequence gives such a turn an error as well",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+    MutationNote.default_below('memo.get("sdk", 0) < CLIENT_RETRIES'),
+    MutationNote(
+        "if retries.get(c.name, 0) >= TOOL_RETRIES:",
+        "a name with no count yet: 0 and -1 both fail `>= 1`",
+        ("0 -> -1",),
+    ),
+    MutationNote(
+        "kept[n] = retries.get(n, 0) + 1",
+        "a failed name's count only meets `>= TOOL_RETRIES` (1): 1 and 2 both do, so the +1 and the default "
+        "(0 or 1) cannot be told apart",
+        ("1 -> 2", "0 -> 1"),
+    ),
+    MutationNote(
+        "",
+        "a tool that fails, then succeeds, then fails again (the mutant is in a dict comprehension, reported "
+        "without its line); no catalogue sequence has one; tests/ports/test_pydantic_ai.py pins it",
+        ("`n not in ok_names` negated",),
+        equivalent=False,
+    ),
+    MutationNote(
+        "None if not failed else tuple(run)",
+        "only a 50th request whose calls partly fail tells it apart; no sequence reaches the request limit "
+        "with a failing call",
+        equivalent=False,
+    ),
+    MutationNote.reset_after_success('memo["paused"] = 0'),
+    MutationNote(
+        'memo["requests"] -= 1',
+        "a continuation's request is only uncounted near the request limit of 50; no sequence pauses and then "
+        "reaches it",
+        equivalent=False,
+    ),
+    MutationNote(
+        'finish = "content_filter" if turn.refusal is not None and state.dialect == "anthropic"',
+        "the catalogue's Anthropic refusals already carry the canonical finish content_filter; only a refusal "
+        "recorded with another finish tells the line apart",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+    MutationNote(
+        "last = turn.tool_calls[-1]",
+        "the first and the last call differ only in a length-cut turn with several calls that exhausts a "
+        "tool's budget; no sequence has one",
+        ("1 -> 0",),
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3891-4046", detail="CallToolsNode"), PIN.at("pydantic_ai/_agent_graph.py", "L4067-4160", detail="_handle_tool_calls"), PIN.at("pydantic_ai/tool_manager.py"), PIN.at("pydantic_ai/usage.py", "L559-637")),
     max_steps=None,
@@ -167,6 +240,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         "raise": Cited(PIN.at("pydantic_ai/models/openai/_errors.py", detail="map_api_errors"), PIN.at("pydantic_ai/models/anthropic/__init__.py"), text="the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)"),
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -45,7 +45,7 @@ import json
 import re
 from typing import Any
 
-from bench import ALL, Cap, Cited, Continue, Decision, Note, Remind, Resend, State, Stop, Turn, predicate
+from bench import ALL, Cap, Cited, Continue, Decision, MutationNote, Note, Remind, Resend, State, Stop, Turn, predicate
 
 EDGE = "edge-cases.md"
 SEED2 = "seed 002 (shared/seeds/002_34851cc3c716137e.txt)"
@@ -96,6 +96,18 @@ def _reset(memo: dict[str, Any], *keys: str) -> None:
         memo[k] = 0
 
 
+MUTATION_NOTES = (
+    MutationNote(
+        'memo["reminders"] = memo.get("reminders", 0) + 1',
+        "the default is read only before the first reset of the count (every tool round resets it): only a "
+        "run that spends its reminders before any tool round tells it apart; none does",
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source="constructed: stopbench's recommended loop (issue 3)",
     max_steps=50,
@@ -127,6 +139,7 @@ def _reset(memo: dict[str, Any], *keys: str) -> None:
         "done": Cited(Note("seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first"), text="finish stop, no calls, non-empty content"),
         "cap": Cited(Note(f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text (loops.md section 5)"), text="a cap is an error, not an answer"),
     },
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

@@ -53,6 +53,7 @@ from bench import (
     Cited,
     Continue,
     Decision,
+    MutationNote,
     Note,
     Remind,
     RequestChanges,
@@ -182,6 +183,85 @@ def _step(turn: Turn) -> Decision:
     return Continue("tools", run=ALL if len(run) == len(turn.tool_calls) else run)
 
 
+_SURVIVES_RATE_LIMIT_RETRIER = (
+    "smolagents' rate-limit retrier (3 attempts, each with the client's own 2 retries): only a rate limit "
+    "that outlasts the client's retries tells these apart, and every 429 of the catalogue is answered within "
+    "them (chat-error-rate-limit, chat-transient-errors-after-tools); tests/ports/test_smolagents.py pins the "
+    "9 requests of a persistent 429"
+)
+_SURVIVES_FINAL_ANSWER = (
+    "final_answer, smolagents' own tool: no sequence calls it (the rule is declared unreachable; "
+    "tests/ports/test_smolagents.py pins it)"
+)
+MUTATION_NOTES = (
+    MutationNote.default_below('memo.get("client", 0) < CLIENT_RETRIES'),
+    MutationNote("RATE_LIMIT_ATTEMPTS = 3", _SURVIVES_RATE_LIMIT_RETRIER, equivalent=False),
+    MutationNote('memo.get("attempt", 1) < RATE_LIMIT_ATTEMPTS', _SURVIVES_RATE_LIMIT_RETRIER, equivalent=False),
+    MutationNote('memo["attempt"] = memo.get("attempt", 1) + 1', _SURVIVES_RATE_LIMIT_RETRIER, equivalent=False),
+    MutationNote('memo["client"], memo["attempt"] = 0, 1', _SURVIVES_RATE_LIMIT_RETRIER, equivalent=False),
+    MutationNote(
+        'memo["client"] = 0',
+        "the client counter reset before the rate-limit retrier's next attempt (or the stop): only a rate "
+        "limit that outlasts the client's retries and then meets another error reads it; no sequence has one",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return err.status == 429 or err.kind == "rate_limit"',
+        "every 429 of the catalogue has kind rate_limit, so the status test never decides alone",
+        equivalent=False,
+    ),
+    MutationNote(
+        'return Stop("max_steps_error", ok=False, rule="max-steps-answer")',
+        "an error answering the request after the 20th step (provide_final_answer catches it): no sequence "
+        "errs at request 21",
+        ("Stop: ok inverted",),
+        equivalent=False,
+        next='return Stop("api_error"',
+    ),
+    MutationNote(
+        'return not isinstance(value, dict) or set(value) == {"answer"}',
+        _SURVIVES_FINAL_ANSWER,
+        equivalent=False,
+    ),
+    MutationNote("if len(turn.tool_calls) > 1:", _SURVIVES_FINAL_ANSWER, equivalent=False),
+    MutationNote(
+        'return Stop("final_answer", ok=True, rule="final-answer"',
+        _SURVIVES_FINAL_ANSWER,
+        equivalent=False,
+    ),
+    MutationNote(
+        'return Remind("tool-error", message=RETRY_NOTE)',
+        "a final_answer beside other calls: no sequence calls final_answer",
+        ("Remind -> Resend",),
+        equivalent=False,
+        next='return Stop("final_answer"',
+    ),
+    MutationNote(
+        'return Remind("tool-error", message=RETRY_NOTE)',
+        "a tool call written as JSON in text that does not validate: the one sequence with such text "
+        "(chat-tool-call-as-text) names a tool with arguments",
+        ("Remind -> Resend",),
+        equivalent=False,
+        next="if name == FINAL_ANSWER:",
+    ),
+    MutationNote(
+        'data = json.loads(content[content.find("{"): content.rfind("}") + 1], strict=False)',
+        "a text whose last character is not its last '}' tells the slice's end apart; the one text tool call "
+        "of the catalogue ends with it",
+        ("1 -> 2",),
+        equivalent=False,
+    ),
+    MutationNote(
+        'return Continue("tools", run=ALL if len(run) == len(turn.tool_calls) else run)',
+        "calls sharing an id in one turn (one of them dropped): no sequence has two in one turn "
+        "(chat-repeat-same-call repeats an id across turns); tests/ports/test_smolagents.py pins it",
+        equivalent=False,
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
+
+
 @predicate(
     source=Cited(PIN.at("smolagents/agents.py", "L540-611", detail="MultiStepAgent._run_stream"), PIN.at("smolagents/agents.py", "L1276-1359", detail="ToolCallingAgent._step_stream"), PIN.at("smolagents/agents.py", "L1361-1442", detail="process_tool_calls"), PIN.at("smolagents/agents.py", "L1453-1502", detail="execute_tool_call"), PIN.at("smolagents/models.py", "L1646-1796", detail="OpenAIModel"), PIN.at("smolagents/memory.py", "L92-150", detail="ActionStep.to_messages"), Note(str(OPENAI))),
     max_steps=None,
@@ -202,6 +282,7 @@ def _step(turn: Turn) -> Decision:
     unreachable={"final-answer": "no sequence of the catalogue calls final_answer, smolagents' own tool (the "
                                  "sequences' tools are the recorded loops'); tests/ports/test_smolagents.py pins it"},
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
     memo = state.memo

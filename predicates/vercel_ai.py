@@ -9,13 +9,24 @@ the finish. A loop on the default never sends a second step (retries of the same
 
 from __future__ import annotations
 
-from bench import shared_factory
+from bench import MutationNote, shared_factory
 
 generate_text = shared_factory(__file__, "_vercel_ai")
 STEP_LIMIT = 1  # generate-text.ts L294 `stopWhen = isStepCount(1)`
 CONFORMANCE_EXPLAINED: dict[str, str] = {}
 """Differences between this port and ai@7.0.173 driven by `stopbench conform vercel_ai` that come from what
 the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
+
+MUTATION_NOTES = (
+    MutationNote(
+        "STEP_LIMIT = 1",
+        "the limit is compared (`steps >= limit`) after the step count is incremented, so it is at least 1 "
+        "and limits 0 and 1 stop at the same step",
+        ("1 -> 0",),
+    ),
+)
+"""Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
+coverage gap said out loud."""
 
 decide = generate_text(
     step_limit=STEP_LIMIT,
@@ -26,4 +37,5 @@ decide = generate_text(
         "invalid-calls-answered": "with isStepCount(1) the first step always meets the stop condition (step-limit)",
     },
     explained=CONFORMANCE_EXPLAINED,
+    mutation_notes=MUTATION_NOTES,
 )

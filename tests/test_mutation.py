@@ -181,3 +181,31 @@ def test_make_mutate_with_an_unusable_sequence_file_says_so_and_exits_2(
                  "--expected", str(ROOT / "expected"), "pi"]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"{tmp_path / 'x.yaml'}: kind:")
+
+
+TOY = '''"""A toy port whose one mutant site no golden cell judges."""
+from bench import Decision, MutationNote, State, Stop, Turn, predicate
+
+UNUSED = 3
+
+
+@predicate(source="toy loop 1.0", reasons=["done"], rules={"r": "stops at once"},
+           mutation_notes=[MutationNote("UNUSED = 3", "read by no rule")])
+def decide(turn: Turn, state: State) -> Decision:
+    result = Stop("done", ok=True, rule="r")
+    return result
+'''
+
+
+def test_a_port_s_own_mutation_notes_explain_its_survivors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # the note lives in the port's file (devtools holds no per-port data): both mutants of `UNUSED = 3`
+    # survive (no golden cell judges the toy) and the port's own note explains them
+    from devtools.mutate import main
+
+    (tmp_path / "toy.py").write_text(TOY, encoding="utf-8")
+    code = main(["--predicates", str(tmp_path), "--sequences", str(ROOT / "sequences"),
+                 "--expected", str(ROOT / "expected")])
+    out = capsys.readouterr().out
+    assert "toy: 0/2 mutants caught" in out
+    assert out.count("read by no rule") == 2 and "SURVIVED" not in out
+    assert code == 0
