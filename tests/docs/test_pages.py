@@ -63,6 +63,7 @@ TYPED_FIGURES = {
     "a count out of a total": r"\b\d[\d,]* of \d[\d,]*\b",
     "a count of the catalogue or the results": r"\b\d[\d,]* (sequences|cells|mutants|runs|violations)\b",
     "a measured time": r"\b\d+(\.\d+)? ?(s|ms|seconds|minutes) (wall|of CPU|CPU)\b",
+    "a measured size": r"\b\d+(\.\d+)? ?(KB|MB|GB)\b",
     "a measurement's conditions": r"load average (of |about )?\d|at this commit|last session",
 }
 """What a figure typed by hand looks like in this project's prose (each pattern is one that drifted in the
