@@ -163,3 +163,10 @@ def test_a_link_to_a_report_becomes_a_link_into_the_site_and_one_to_code_becomes
         "[table](reports/decision-table.md) [loop](predicates/reference.py) [page](docs/serve.md#errors)",
         Path("README.md"), Path("index.md"), set(hook().MOUNTED_PAGES))
     assert rebased == "[table](reports/decision-table.md) loop (`predicates/reference.py`) [page](serve.md#errors)"
+
+
+def test_the_changelog_leads_with_the_version_pyproject_gives() -> None:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    first = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(encoding="utf-8"), re.M)
+    assert first is not None and first.group(1) == version, (
+        f"CHANGELOG.md's first entry is {first and first.group(1)}, pyproject.toml's version {version}")
