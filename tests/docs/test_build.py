@@ -41,6 +41,8 @@ def test_the_site_builds_strict_with_every_generated_page(mkdocs: list[str], tmp
     assert done.returncode == 0, done.stderr[-4000:]
     site = tmp_path / "site"
     assert (site / "reports" / "index.html").read_bytes() == (ROOT / "reports" / "index.html").read_bytes()
+    matrix = (site / "matrix" / "index.html").read_text(encoding="utf-8")
+    assert '<iframe src="../reports/index.html"' in matrix, "the matrix page no longer shows the matrix"
     for page in ("reports/decision-table", "reports/conformance", "reports/frameworks/scorecard",
                  "reference/requirements", "reference/exit-codes", "reference/cli", "reference/python-api"):
         assert (site / page / "index.html").is_file(), page
