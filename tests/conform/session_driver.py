@@ -18,30 +18,17 @@ import sys
 import time
 from pathlib import Path
 
-FAKE = Path(__file__).resolve().parents[1] / "serve" / "fake_driver.py"
-DAEMON = """
-import os, sys, time
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        open(sys.argv[1], "w").write(str(os.getpid()))
-        time.sleep(600)
-    os._exit(0)
-time.sleep(600)
-"""
+TESTS = Path(__file__).resolve().parents[1]
+FAKE = TESTS / "serve" / "fake_driver.py"
+start_detached = runpy.run_path(str(TESTS / "check" / "programs" / "detached.py"))["start_detached"]
 
 
 def main() -> None:
     spec = json.loads(Path(sys.argv[1]).read_text(encoding="utf-8"))
     folder = Path(spec["loop"])
-    grandchild = folder / "grandchild-pid"
-    child = subprocess.Popen([sys.executable, "-c", DAEMON, str(grandchild)], start_new_session=True,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    (folder / "child-pid").write_text(str(child.pid), encoding="utf-8")
     (folder / "work-dir").write_text(os.getcwd(), encoding="utf-8")
-    deadline = time.monotonic() + 30
-    while not grandchild.exists() and time.monotonic() < deadline:
-        time.sleep(0.05)
+    child = start_detached(str(folder / "grandchild-pid"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    (folder / "child-pid").write_text(str(child.pid), encoding="utf-8")
     if any(t["name"] == "hang" for t in spec["tools"]):
         (folder / "hanging").write_text("yes", encoding="utf-8")
         time.sleep(600)

@@ -15,13 +15,12 @@
     mistype    one valid request, then one whose messages are not a list; exit 0
 """
 
-import contextlib
 import json
 import os
 import sys
 import time
-import urllib.error
-import urllib.request
+
+from chat import chat_loop, post, result
 
 ENV = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "STOPBENCH_PROMPT",
        "STOPBENCH_TOOLS", "STOPBENCH_DIALECT", "STOPBENCH_MODEL", "STOPBENCH_SEQUENCE", "STOPBENCH_STEERS",
@@ -30,73 +29,19 @@ ENV = ("OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "OPENAI_API_KEY", "ANTHROPIC_API
 
 
 def ask() -> None:
-    body = json.dumps({"model": "m", "messages": [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]})
-    req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body.encode(),
-                                 headers={"content-type": "application/json"})
-    with contextlib.suppress(urllib.error.HTTPError):
-        urllib.request.urlopen(req, timeout=10).read()
-
-
-def post(url: str, data: object) -> tuple[int, dict]:
-    req = urllib.request.Request(url, data=json.dumps(data).encode(), headers={"content-type": "application/json"})
-    try:
-        with urllib.request.urlopen(req, timeout=10) as resp:
-            return resp.status, json.loads(resp.read())
-    except urllib.error.HTTPError as exc:
-        body = exc.read()
-        try:
-            return exc.code, json.loads(body)
-        except ValueError:
-            return exc.code, {"raw": body.decode("utf-8", "replace")}
-
-
-def chat_loop(run_tool) -> None:
-    """Ask, answer every call with run_tool(name, arguments), until a reply carries no calls."""
-    messages: list = [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]
-    tools = [{"type": "function", "function": t} for t in json.loads(os.environ["STOPBENCH_TOOLS"])]
-    for _ in range(20):
-        status, reply = post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-                             {"model": os.environ["STOPBENCH_MODEL"], "messages": messages, "tools": tools})
-        if status != 200:
-            break
-        message = reply["choices"][0]["message"]
-        calls = message.get("tool_calls") or []
-        messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls or None})
-        if not calls:
-            break
-        for c in calls:
-            text = run_tool(c["function"]["name"], c["function"]["arguments"])
-            messages.append({"role": "tool", "tool_call_id": c["id"], "content": text})
-    result({"ok": True, "reason": "answered", "final": ""})
-
-
-def result(data: object) -> None:
-    with open(os.environ["STOPBENCH_RESULT"], "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
-
-
-DAEMON = """
-import os, sys, time
-if os.fork() == 0:
-    os.setsid()
-    if os.fork() == 0:
-        open(sys.argv[1], "w").write(str(os.getpid()))
-        time.sleep(600)
-    os._exit(0)
-time.sleep(600)
-"""
+    """One Chat request with the prompt alone; whatever the answer, it is not read."""
+    post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+         {"model": "m", "messages": [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]})
 
 
 def leave_children() -> None:
     """A child in the group, a child in a session of its own and its grandchild in a third one."""
     import subprocess
+
+    from detached import start_detached
     folder = os.environ["FAKE_PID_DIR"]
-    grandchild = os.path.join(folder, "grandchild")
     group = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
-    session = subprocess.Popen([sys.executable, "-c", DAEMON, grandchild], start_new_session=True)
-    deadline = time.monotonic() + 30
-    while not os.path.exists(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.02)
+    session = start_detached(os.path.join(folder, "grandchild"))
     for name, value in (("group-child", group.pid), ("session-child", session.pid), ("program", os.getpid()),
                         ("tmp", os.path.dirname(os.environ["STOPBENCH_RESULT"]))):
         with open(os.path.join(folder, name + ".part"), "w") as fh:
@@ -108,12 +53,13 @@ mode = sys.argv[1]
 if mode == "silent":
     print("boom: cannot start", file=sys.stderr)
     sys.exit(3)
+TOOLS = [{"type": "function", "function": t} for t in json.loads(os.environ.get("STOPBENCH_TOOLS", "[]"))]
 if mode == "tools":
-    chat_loop(lambda name, arguments: sys.argv[2])
+    chat_loop(lambda name, arguments: sys.argv[2], TOOLS)
     sys.exit(0)
 if mode == "endpoint":
     chat_loop(lambda name, arguments: post(f"{os.environ['STOPBENCH_TOOLS_URL']}/{name}",
-                                           json.loads(arguments or "{}"))[1]["content"])
+                                           json.loads(arguments or "{}"))[1]["content"], TOOLS)
     sys.exit(0)
 ask()
 if mode == "answer":
