@@ -219,7 +219,22 @@ def _columns() -> str:
     return "\n".join(rows) + "\n"
 
 
+def _action() -> str:
+    """The GitHub Action's inputs and outputs, from ``action.yml``."""
+    import yaml
+
+    action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    rows = ["| input | default | what it is |", "| --- | --- | --- |"]
+    for name, spec in action["inputs"].items():
+        default = "required" if spec.get("required") else f"`{spec.get('default', '')}`"
+        rows.append(f"| `{name}` | {default} | {' '.join(str(spec['description']).split())} |")
+    rows += ["", "| output | what it is |", "| --- | --- |"]
+    rows += [f"| `{name}` | {' '.join(str(spec['description']).split())} |" for name, spec in action["outputs"].items()]
+    return "\n".join(rows) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "action": _action,
     "pins": _pins,
     "columns": _columns,
     "reference-rules": _reference_rules,
