@@ -78,11 +78,11 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     except RuntimeError as exc:
         click.echo(str(exc), err=True)
         sys.exit(EXIT_BAD_INPUT)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line a client may wait for, so a stop after it is clean
+        signal.signal(sig, lambda *_: done.set())
     click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}) at {srv.url}  "
                f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
-    done = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
     try:
         while not done.wait(0.5):
             pass

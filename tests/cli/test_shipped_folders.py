@@ -7,7 +7,13 @@ From an empty folder the commands read the shipped ones; a user's ``./sequences`
 
 from __future__ import annotations
 
+import importlib.metadata
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -126,3 +132,41 @@ def test_accept_from_an_empty_folder_writes_the_users_own_golden_file(empty: Pat
     assert result.exit_code == 0, result.stderr
     assert (empty / "expected" / "mine.yaml").is_file()
     assert sorted(p.name for p in shipped_folder("expected").glob("*")) == before  # type: ignore[union-attr]
+
+
+def test_show_steps_through_a_shipped_sequence_from_an_empty_folder(empty: Path) -> None:
+    result = stopbench("show", "seed000-talk-only", "-p", "seed000_fixed", "--no-entry-points")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("seed000-talk-only: ")
+    assert "\nseed000_fixed: " in result.stdout
+
+
+def test_fuzz_from_an_empty_folder_saves_its_finds_in_the_users_own_folder(empty: Path) -> None:
+    shipped = sorted(p.name for p in shipped_folder("sequences").rglob("*"))  # type: ignore[union-attr]
+    result = stopbench("fuzz", "-p", "seed000_fixed", "--property", "no-false-ok", "--max-examples", "20", "--save",
+                       "--no-entry-points")
+    assert result.exit_code == 0, result.stderr
+    assert (empty / "reports" / "fuzz-findings.md").is_file()
+    assert [p.parent.name for p in (empty / "sequences").rglob("*.yaml")] == ["found"]
+    assert sorted(p.name for p in shipped_folder("sequences").rglob("*")) == shipped  # type: ignore[union-attr]
+
+
+def test_serve_serves_a_shipped_sequence_from_an_empty_folder(empty: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "STOPBENCH_ONLY_MINE"}
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "serve", "seed000-talk-only", "--port", "0"], cwd=empty,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        assert first.startswith("serving seed000-talk-only (1 turns, then: end) at http://127.0.0.1:"), first
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+
+
+def test_version_is_the_pyprojects_read_through_the_installed_metadata() -> None:
+    version = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["version"]
+    result = stopbench("--version")
+    assert result.stdout == f"stopbench {version}\n"
+    assert importlib.metadata.version("stopbench") == version
