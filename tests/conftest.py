@@ -8,8 +8,10 @@ local example database, for hunting on a developer's machine. Choose with HYPOTH
 
 from __future__ import annotations
 
+import gc
 import os
 import warnings
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -38,13 +40,24 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 os.environ.setdefault("STOPBENCH_ONLY_MINE", "1")
 
 
+@pytest.fixture
+def frozen_heap() -> Iterator[None]:
+    """The objects alive before the test moved to the collector's permanent generation for its duration.
+
+    The corpus decoder runs a full collection after every block it reads, so memory stays flat on a large
+    corpus; a test that reads hundreds of small shards would otherwise pay for walking everything the
+    suite holds at that point, hundreds of times over. The code under test runs unchanged: its
+    collections still run, over the objects the test itself makes."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
 # ---------------------------------------------------------------- the `slow` marker
 
 SLOW: dict[str, str] = {
-    "tests/corpus/test_decode.py::test_shards_cut_at_any_offsets_read_every_line_exactly_once":
-        "decodes one 1.5 MB file cut into about 2,000 shards, each reading a whole block",
-    "tests/corpus/test_aggregate.py::test_merging_shards_in_any_order_gives_the_same_tables":
-        "aggregates a generated corpus shard by shard in many orders",
     "tests/corpus/test_corpus_command.py::test_a_local_dask_cluster_of_two_workers_gives_the_local_report_bit_for_bit":
         "starts a local dask cluster",
     "tests/test_mutation.py": "the mutation sweep of the curated mutants, a replay of the catalogue per mutant",
@@ -61,6 +74,8 @@ SLOW: dict[str, str] = {
     "tests/conform/test_virtual_clock.py": "loops sleeping on the real clock, to compare with the virtual one",
     "tests/conform/test_timings.py::test_runs_start_longest_first_by_the_last_timings": "drives loops in subprocesses",
     "tests/conform/test_reuse.py": "drives loops in subprocesses, a full drive then CI runs",
+    "tests/install/test_wheel.py": "builds the wheel, installs it into a fresh environment and runs the commands "
+                                   "from an empty folder (ci/wheel_smoke.py)",
 }
 """Tests of ten seconds or more (measured with --durations on two loaded cores), each with why: marked
 `slow`, so ``pytest -m "not slow"`` is a quick pass while working; `make test` and CI run everything.

@@ -59,7 +59,7 @@ def test_examples_are_the_smallest_ids_and_counts_are_exact() -> None:
     assert part.groups[("openai", "m")] == [5, 10]
 
 
-def test_merging_shards_in_any_order_gives_the_same_tables(tmp_path: Path) -> None:
+def test_merging_shards_in_any_order_gives_the_same_tables(tmp_path: Path, frozen_heap: None) -> None:
     path = tmp_path / "c.jsonl"
     path.write_bytes(b"".join(itertools.islice(corpus_lines(50_000), 120)))
     shards = plan([path], "jsonl", shard_bytes=20_000)

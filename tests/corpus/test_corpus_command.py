@@ -15,6 +15,9 @@ from bench.cli import cli
 from bench.corpus.generate import corpus_lines
 from tests.helpers import ROOT
 
+# the decoder collects garbage after every block it reads: each test here walks its own objects only
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 PREDICATES = ("seed000_tool_calls", "finish_only", "reference")
 FILES = ("cells.csv", "cells.parquet", "findings.csv", "findings.parquet", "edge_cases.csv", "edge_cases.parquet",
          "index.html")

@@ -16,6 +16,9 @@ from bench.corpus.generate import corpus_lines, write_parquet
 from bench.corpus.sources import plan, records
 from tests.helpers import ROOT
 
+# the decoder collects garbage after every block it reads: each test here walks its own objects only
+pytestmark = pytest.mark.usefixtures("frozen_heap")
+
 
 def _line(doc: dict[str, object]) -> bytes:
     return orjson.dumps(doc) + b"\n"
@@ -91,13 +94,36 @@ def test_a_line_that_is_not_json_is_named_by_its_number_in_a_later_block(tmp_pat
         list(iter_json_lines(path, "c.jsonl", start=len(good) * 30 + 5))
 
 
-def test_shards_cut_at_any_offsets_read_every_line_exactly_once(tmp_path: Path) -> None:
+def test_shards_cut_at_any_offsets_read_every_line_exactly_once(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # Against a line, an edge falls on the newline ending the line before, on the line's first byte, one byte
+    # into it, or inside it; a shard may hold no line start at all, or several blocks. Each kind of edge is
+    # cut alone at the first, a middle and the last line boundary, and all of them at once (shards of one
+    # byte), then the file is planned as the command plans it, at sizes that are no multiple of a line.
+    lines = list(itertools.islice(corpus_lines(30_000), 12))
     path = tmp_path / "c.jsonl"
-    path.write_bytes(b"".join(itertools.islice(corpus_lines(30_000), 300)))
+    path.write_bytes(b"".join(lines))
+    size = path.stat().st_size
     whole = [r.sequence.id for r in iter_json_lines(path, "c.jsonl")]
-    for shard_bytes in (1, 997, 40_000, 10**9):
-        shards = plan([path], "jsonl", shard_bytes=shard_bytes) if shard_bytes > 1 else plan([path], "jsonl", 4096)
-        got = [r.sequence.id for s in shards for r in records(s)]
+    assert len(whole) == len(lines)
+    starts = [0, *itertools.accumulate(len(line) for line in lines)][:-1]  # where each line begins
+    widths = [len(line) for line in lines]
+    edges = {kind: [e for b, w in zip(starts, widths, strict=True) if 0 < (e := b + offset(w)) < size]
+             for kind, offset in [("on the newline", lambda w: -1), ("first byte", lambda w: 0),
+                                  ("one byte in", lambda w: 1), ("inside", lambda w: w // 2)]}
+
+    def read(cuts: list[int]) -> list[str]:
+        bounds = [0, *sorted(set(cuts)), size]
+        return [r.sequence.id for a, z in itertools.pairwise(bounds) for r in iter_json_lines(path, "c.jsonl", a, z)]
+
+    for kind, at in edges.items():
+        for edge in (at[0], at[len(at) // 2], at[-1]):
+            assert read([edge]) == whole, (kind, edge)
+    every = [e for at in edges.values() for e in at]
+    assert read(every + [e + 1 for e in every]) == whole  # with one-byte shards that start no line
+    monkeypatch.setattr("bench.corpus.decode.BLOCK_BYTES", 2048)  # under most lines: a shard reads block on block
+    for shard_bytes in (997, 4096, 40_000, 10**9):
+        got = [r.sequence.id for s in plan([path], "jsonl", shard_bytes=shard_bytes) for r in records(s)]
         assert got == whole, shard_bytes
 
 
