@@ -51,6 +51,7 @@ class Driver:
     script: str
     wire: Wire
     install: str
+    """How the loop is installed, in one line: a registry loop's is its pin's (:mod:`bench.conform.pins`)."""
     wires: Mapping[str, Wire] = field(default_factory=dict)
     skip: Mapping[str, str] = field(default_factory=dict)
     interpreter: str | None = None
