@@ -148,8 +148,8 @@ MUTATION_NOTES = (
     ),
     MutationNote(
         "s = err.status or 0",
-        "only an error without a status gets the fallback, and 0, 1 and -1 fail `in (408, 409, 429)` and `>= "
-        "500` alike",
+        "only an error without a status gets the fallback, and 0, 1 and -1 fail `in (408, 409, 429)` "
+        "and `>= 500` alike",
     ),
     MutationNote.default_below('memo.get("sdk", 0) < SDK_RETRIES'),
     MutationNote.default_below('memo.get("attempt", 0) < CALL_ATTEMPTS - 1'),

@@ -575,8 +575,8 @@ MUTATION_NOTES = (
     ),
     MutationNote(
         'if (not structured or m["prefill"] >= 2) and m["empty"] < 3:',
-        "with reasoning and fewer than 2 prefills the prefill branch above returns first, so `>= 1` and `>= "
-        "2` agree wherever this line is reached",
+        "with reasoning and fewer than 2 prefills the prefill branch above returns first, so `>= 1` "
+        "and `>= 2` agree wherever this line is reached",
         ("2 -> 1",),
     ),
     MutationNote(
