@@ -5,8 +5,9 @@ repository and use it from an empty folder, as a new user would.
 
 Steps, each printed with its seconds; the first that fails ends the run with exit 1:
 
-1. build the wheel from the repository (``python -m build --wheel --no-isolation``: the running
-   interpreter's setuptools, so no network), unless ``--wheel`` gives one;
+1. build the sdist and, from it, the wheel (``python -m build --no-isolation``: the running
+   interpreter's setuptools, so no network; built from the unpacked sdist in a temporary folder, so
+   nothing left in the repository's build/ from an earlier build gets in), unless ``--wheel`` gives one;
 2. a fresh virtual environment in a temporary folder; the wheel installed with ``pip --no-index``.
    Its dependencies come from ``--wheelhouse DIR`` (``--find-links``, resolved by pip) or, by default,
    from the environment running this script: a ``.pth`` file puts that environment's site-packages
@@ -33,6 +34,7 @@ import tempfile
 import time
 import tomllib
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -58,7 +60,7 @@ def step(name: str, fn: Callable[[], str | None]) -> None:
 
 
 def build_wheel(out: Path) -> Path:
-    sh([sys.executable, "-m", "build", "--wheel", "--no-isolation", "--outdir", str(out), str(ROOT)], cwd=ROOT)
+    sh([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)], cwd=ROOT)
     wheels = sorted(out.glob("stopbench-*.whl"))
     if len(wheels) != 1:
         raise Failed(f"expected one wheel in {out}, found {[w.name for w in wheels]}")
@@ -90,6 +92,13 @@ def smoke(work: Path, wheel: Path | None, wheelhouse: Path | None) -> None:
 
     def build() -> str:
         found["wheel"] = wheel if wheel is not None else build_wheel(work / "dist")
+        with zipfile.ZipFile(found["wheel"]) as whl:
+            top = {name.split("/")[0] for name in whl.namelist()}
+            shipped_in = sum(name.startswith("bench/_shipped/sequences/") for name in whl.namelist())
+        if top != {"bench", f"stopbench-{version}.dist-info"}:
+            raise Failed(f"the wheel holds more than the bench package: {sorted(top)}")
+        if shipped_in < shipped:
+            raise Failed(f"the wheel carries {shipped_in} files of the catalogue, not its {shipped} sequences")
         return f"{found['wheel'].name}, {found['wheel'].stat().st_size / 1000:.0f} kB"
 
     step("wheel", build)
