@@ -16,8 +16,9 @@ $(STAMP): pyproject.toml setup.py
 bench: $(STAMP)
 	$(BIN)/stopbench run
 
-## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile)
-test: $(STAMP) lint typecheck
+## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile); the docs extra
+## is installed too, so the site is built strict by tests/docs
+test: $(STAMP) $(VENV)/.installed-docs lint typecheck
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
