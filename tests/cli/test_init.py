@@ -60,3 +60,25 @@ def test_init_then_pytest_passes_in_a_fresh_folder(empty: Path) -> None:
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "3 passed" in proc.stdout
+
+
+def test_the_plugin_reads_the_shipped_catalogue_with_the_projects_own_sequences_and_says_what_they_replace(
+        empty: Path) -> None:
+    shipped = Path(__file__).resolve().parents[2] / "sequences" / "seed000" / "seed000-talk-only.yaml"
+    (empty / "sequences").mkdir()
+    (empty / "sequences" / shipped.name).write_text(
+        shipped.read_text(encoding="utf-8").replace('title: "talk only', 'title: "MINE talk only'), encoding="utf-8")
+    (empty / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
+    (empty / "test_titles.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.stopbench_catalogue(ids=['seed000-talk-only', 'seed000-tool-tool-answer'])\n"
+        "def test_title(stopbench_sequence):\n"
+        "    print('TITLE', stopbench_sequence.id, stopbench_sequence.title)\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "STOPBENCH_ONLY_MINE" and not k.startswith("PYTEST_")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider"], cwd=empty, env=env,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "TITLE seed000-talk-only MINE talk only" in proc.stdout
+    assert "TITLE seed000-tool-tool-answer " in proc.stdout
+    assert ("stopbench: note: sequences/ replaces 1 shipped sequence(s) with the same id (yours are used): "
+            "seed000-talk-only; --only-mine uses only your folders") in proc.stdout
