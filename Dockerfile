@@ -21,7 +21,7 @@ FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1
 COPY --from=build /dist/ /tmp/dist/
 RUN pip install --no-cache-dir /tmp/dist/*.whl && rm -rf /tmp/dist \
-    && useradd --create-home --uid 1000 bench
+    && useradd --create-home --uid 1000 bench && install -d -o 1000 -g 1000 /work
 USER 1000
 WORKDIR /work
 ENTRYPOINT ["stopbench"]

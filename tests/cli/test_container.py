@@ -76,3 +76,12 @@ def test_the_entry_command_runs_the_shipped_catalogue_from_an_empty_folder(tmp_p
     cells = verdict.split()[0]
     assert verdict.startswith(f"{cells} cells: {cells} match, 0 mismatch, 0 unreviewed, 0 crashed"), verdict
     assert (tmp_path / "reports" / "decision-table.md").is_file()
+
+
+def test_the_working_folder_belongs_to_the_user_the_image_runs_as() -> None:
+    """Without a mounted project, `stopbench run` writes its reports into the image's working folder."""
+    stage = final_stage()
+    user = next(args for word, args in stage if word == "USER")
+    workdir = next(args for word, args in stage if word == "WORKDIR")
+    runs = " ".join(args for word, args in stage if word == "RUN")
+    assert f"install -d -o {user} -g {user} {workdir}" in runs
