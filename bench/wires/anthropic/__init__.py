@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
 from bench.wires.anthropic import capture, read, render
-from bench.wires.anthropic.client import Messages
 from bench.wires.base import Entry, Route, Wire
-from bench.wires.client import Conversation as ClientConversation
+
+if TYPE_CHECKING:
+    from bench.wires.client import Conversation as ClientConversation
 
 _DOC = "https://docs.anthropic.com/en/api/messages (response stop_reason)"
 _STOP_DOC = "https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons"
@@ -61,6 +62,8 @@ class AnthropicMessages(Wire):
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:
+        from bench.wires.anthropic.client import Messages  # the official client package loads only for a loop
+
         return Messages(client, model, prompt, tools, system)
 
 

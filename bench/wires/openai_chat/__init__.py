@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
 from bench.wires.base import Entry, Wire, openai_error_body
-from bench.wires.client import Conversation as ClientConversation
 from bench.wires.openai_chat import capture, read, render
-from bench.wires.openai_chat.client import Chat
+
+if TYPE_CHECKING:
+    from bench.wires.client import Conversation as ClientConversation
 
 _DOC = "https://platform.openai.com/docs/api-reference/chat/object (choices[].finish_reason)"
 
@@ -47,6 +48,8 @@ class OpenAIChat(Wire):
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:
+        from bench.wires.openai_chat.client import Chat  # the official client package loads only for a loop
+
         return Chat(client, model, prompt, tools, system)
 
 

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
 from bench.wires.base import Context, Entry, Refusal, Wire, openai_error_body
-from bench.wires.client import Conversation as ClientConversation
 from bench.wires.openai_responses import capture, read, render
-from bench.wires.openai_responses.client import Responses
+
+if TYPE_CHECKING:
+    from bench.wires.client import Conversation as ClientConversation
 
 _DOC = "https://platform.openai.com/docs/api-reference/responses/object (status, incomplete_details.reason)"
 
@@ -57,6 +58,8 @@ class OpenAIResponses(Wire):
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:
+        from bench.wires.openai_responses.client import Responses  # the official client package loads only for a loop
+
         return Responses(client, model, prompt, tools, system)
 
 
