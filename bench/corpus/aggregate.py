@@ -21,10 +21,9 @@ is answered by turn *i*, and a corpus sequence ends where its recording ended, `
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from bench.corpus.record import Traced
 from bench.corpus.tags import EDGE_TAGS, stop_with_calls, turn_tags
@@ -34,8 +33,7 @@ from bench.engine.model import Cell, Sequence
 from bench.engine.predicate import Predicate
 from bench.golden.run import cells
 
-__all__ = ["EDGE_TAGS", "EXAMPLES", "FINDINGS", "Partial", "cell_findings", "count_records", "load_predicates",
-           "sorted_items"]
+__all__ = ["EDGE_TAGS", "EXAMPLES", "FINDINGS", "Partial", "cell_findings", "count_records", "load_predicates"]
 
 EXAMPLES = 3
 """Example sequence ids kept per finding: the smallest ids (so any merge order keeps the same ones)."""
@@ -190,9 +188,4 @@ def load_predicates(folder: str, entry_points_too: bool, only: tuple[str, ...]) 
         found = discover(Path(folder) if folder else None, entry_points_too=entry_points_too)
         _PREDICATES[key] = [p for p in found if not only or p.name in only]
     return _PREDICATES[key]
-
-
-def sorted_items(d: dict[Any, Any]) -> Iterator[tuple[Any, Any]]:
-    """`d`'s items in key order (the outputs list rows in one order whatever the merge order was)."""
-    return iter(sorted(d.items()))
 
