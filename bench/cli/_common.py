@@ -170,12 +170,9 @@ def predicate_folders(predicates_dir: Path) -> list[Path]:
     """The predicate folders `--predicates` stands for, with the collision line if any; [] when
     the user's own folder is missing (a note; an explicit one is refused by :func:`check_folder`)."""
     chosen = folders("predicates", predicates_dir, "predicates_dir")
-    if chosen == [predicates_dir]:
-        if not check_folder(predicates_dir, "predicates_dir", "predicates"):
-            click.echo(f"note: no predicates folder at {predicates_dir}", err=True)
-            return []
-        if given("predicates_dir") and not any(not p.name.startswith("_") for p in predicates_dir.glob("*.py")):
-            raise UnusableInput(f"--predicates {predicates_dir}: holds no predicate file (*.py)")
+    if chosen == [predicates_dir] and not check_folder(predicates_dir, "predicates_dir", "predicates"):
+        click.echo(f"note: no predicates folder at {predicates_dir}", err=True)
+        return []
     for folder, stems in replaced_files(chosen, "*.py").items():
         line = collision_line("predicate(s)", [s for s in stems if not s.startswith("_")], folder)
         if line:
@@ -212,7 +209,10 @@ def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool
         click.echo(f"bad sequence: {problem}", err=True)
     if not cat.sequences and not cat.problems:
         raise UnusableInput(f"{sequences_dir}: holds no sequence file (*.yaml)")
-    preds = discover_in(predicate_folders(predicates_dir), entry_points_too=not no_entry_points)
+    folders = predicate_folders(predicates_dir)
+    if given("predicates_dir") and not any(not p.name.startswith("_") for p in predicates_dir.glob("*.py")):
+        raise UnusableInput(f"--predicates {predicates_dir}: holds no predicate file (*.py)")
+    preds = discover_in(folders, entry_points_too=not no_entry_points)
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
     if only:
