@@ -17,7 +17,7 @@ the run ends. What decides, per model response:
 * Calls: every ``functionCall`` part is a request, whatever the finish reason (turn.js
   L333058-333063; a blank name becomes ``generic_tool``, L333132, a tool that does not exist: an
   error result). Arguments that are not a JSON object reach the tool as ``{}`` (the replay server
-  sends ``{}`` for them, bench/serve/gemini.py) and fail its parameter validation: failed.
+  sends ``{}`` for them, bench/wires/gemini/render.py) and fail its parameter validation: failed.
 * No calls: ``GeminiChat.processStreamResponse`` validates the response (chunk-JDPZ4CE3.js
   L332647-332679) and throws an ``InvalidStreamError`` for: no finish reason (unless the request
   was a function response), ``MALFORMED_FUNCTION_CALL``, ``UNEXPECTED_TOOL_CALL``; with empty text
@@ -66,7 +66,7 @@ Dialects: Gemini CLI speaks only the Gemini API. A sequence of another dialect i
 any other finish as the first Gemini string of the same canonical finish in bench's TABLES, none
 as none. How an error reaches the client follows the server's rendering of its kind and status
 (bench/wires/delivery.py ``error_mode``; the in-stream code is the status, or the kind's usual one,
-bench/serve/gemini.py ``KIND_STATUS``).
+bench/wires/gemini/render.py ``KIND_STATUS``).
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ LOOP_FEEDBACK = "System: Potential loop detected."  # L346956 (the detail and ad
 _NUDGES = {"NO_RESPONSE_TEXT": NUDGE_NO_TEXT, "THINKING_ONLY_RESPONSE": NUDGE_THOUGHTS}
 _BLOCKED_EMPTY = {"MAX_TOKENS": "MAX_TOKENS_EXCEEDED", "SAFETY": "SAFETY_BLOCKED",
                   "RECITATION": "RECITATION_BLOCKED", "OTHER": "OTHER_BLOCKED"}
-# the in-stream error code of an error without a status (bench/serve/gemini.py KIND_STATUS)
+# the in-stream error code of an error without a status (bench/wires/gemini/render.py KIND_STATUS)
 _KIND_CODE = {"rate_limit": 429, "quota": 429, "overloaded": 503, "server_error": 500, "timeout": 504,
               "context_overflow": 400, "invalid_request": 400, "authentication": 401, "permission": 403,
               "not_found": 404, "content_filter": 400, "stream_error": 500, "http_status": 500}

@@ -187,7 +187,7 @@ CONFORMANCE_EXPLAINED = {
         "The server cannot see the second thinking prefill. Hermes appends each reasoning-only reply "
         "as an interim assistant message with no text (conversation_loop.py L5307-5325), so the second "
         "one follows the first directly. The server's reduction merges consecutive assistant items "
-        "(bench/serve/observe.py L13-17, _grown_echo L194-217), and an echo that adds neither calls "
+        "(bench/serve/observe.py L13-17, _grown_echo L100-122), and an echo that adds neither calls "
         "nor text is a resend there. Steps (8), outcome, reason and ok agree with the port."),
     "chat-todo-then-empty": (
         "The server cannot see the todo call run. 'todo' is one of Hermes' own agent tools: it is "

@@ -63,7 +63,7 @@ _EMPTY_USER = (
     "Not visible to the server. Turn {turn} is tool_use with no tool_use block: s01 appends the assistant "
     "content and a user message whose content is [] (L85-94), and asks again: the port's continue with nothing "
     "run (tool-use-no-blocks). The server reduces an Anthropic request to its items, and an empty content list "
-    "gives none (bench/serve/observe.py, _anthropic), so the next request's echo follows the previous assistant "
+    "gives none (bench/wires/anthropic/read.py, conversation), so the next request's echo follows the previous assistant "
     "message directly and is merged with it; an echo that adds neither calls nor text 'cannot be told from a "
     "resend there, and counts as one' (observe.py's docstring). Driven once on the pinned file "
     "(stopbench conform, the learn_claude_code_s01 driver): the requests at step {step} on carry nothing new, "

@@ -30,7 +30,7 @@ MATCHING_CALLS = ("search", "match", "fullmatch", "findall", "finditer", "starts
 (a call that only transforms the text, ``.lower()``, passes the words on: the variable it is
 assigned to is followed instead)."""
 
-CHECKED = ("predicates", "bench/serve", "bench/loops")
+CHECKED = ("predicates", "bench/serve", "bench/wires", "bench/loops")
 
 
 def _is_error(node: ast.expr) -> bool:
