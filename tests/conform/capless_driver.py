@@ -14,15 +14,11 @@ import sys
 from typing import Any
 
 import openai
+from driver_io import finish, start
 
 
 def main() -> int:
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        spec = json.load(fh)
-    client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
-    messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
-    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
-                        for t in spec["tools"]]  # offered with every request, as a real loop does
+    spec, client, messages, tools = start()
     shown = {k: v for k, v in spec.items() if k != "base_url"}
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": json.dumps(shown), "error": None}
     n = 0
@@ -42,9 +38,7 @@ def main() -> int:
             break
         for call in reply.tool_calls if reply is not None else ():
             messages.append({"role": "tool", "tool_call_id": call.id, "content": f"{spec['ok_marker']} x"})
-    with open(sys.argv[2], "w", encoding="utf-8") as fh:
-        json.dump(result, fh)
-    return 0
+    return finish(result)
 
 
 if __name__ == "__main__":

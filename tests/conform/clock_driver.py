@@ -13,12 +13,12 @@ request. Tool calls are run (answering "<ok_marker> <name>") until a reply has n
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 import time
 from typing import Any
 
 import openai
+from driver_io import finish, start
 
 BUDGET = 6.0
 
@@ -41,12 +41,7 @@ def _wait(seconds: float, turn: int) -> float:
 
 
 def main() -> int:
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        spec = json.load(fh)
-    client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
-    messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
-    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
-                        for t in spec["tools"]]  # offered with every request, as a real loop does
+    spec, client, messages, tools = start()
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": None, "error": None, "seen": []}
     clocks = (time.monotonic, time.time, time.perf_counter)
     started = [clock() for clock in clocks]
@@ -73,9 +68,7 @@ def main() -> int:
         for call in reply.tool_calls:
             name = call.function.name  # type: ignore[union-attr]
             messages.append({"role": "tool", "tool_call_id": call.id, "content": f"{spec['ok_marker']} {name}"})
-    with open(sys.argv[2], "w", encoding="utf-8") as fh:
-        json.dump(result, fh)
-    return 0
+    return finish(result)
 
 
 if __name__ == "__main__":

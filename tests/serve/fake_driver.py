@@ -6,20 +6,19 @@ answers calls to the tool named "broken" with an error result.
 
 from __future__ import annotations
 
-import json
+import runpy
 import sys
+from pathlib import Path
 from typing import Any
 
 import openai
 
+_IO = runpy.run_path(str(Path(__file__).resolve().parents[1] / "conform" / "driver_io.py"))
+start, finish = _IO["start"], _IO["finish"]
+
 
 def main() -> int:
-    with open(sys.argv[1], encoding="utf-8") as fh:
-        spec = json.load(fh)
-    client = openai.OpenAI(base_url=spec["base_url"], api_key="k", max_retries=0)
-    messages: list[Any] = [{"role": "user", "content": spec["prompt"]}]
-    tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
-                        for t in spec["tools"]]
+    spec, client, messages, tools = start()
     result: dict[str, Any] = {"ok": True, "reason": "done", "final": None, "error": None}
     try:
         for _ in range(10):
@@ -35,9 +34,7 @@ def main() -> int:
                 messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
     except openai.APIError as exc:
         result.update(ok=False, reason="error", error=str(exc))
-    with open(sys.argv[2], "w", encoding="utf-8") as fh:
-        json.dump(result, fh)
-    return 0
+    return finish(result)
 
 
 if __name__ == "__main__":
