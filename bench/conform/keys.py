@@ -10,7 +10,8 @@ sequence, compared with its port's cell. It stays true as long as none of these 
 * ``driver``: the driver script and every file beside it that it imports (``stopbench_driver.py``,
   ``lib/stub_tools.mjs``, ...), and for a loop on the virtual clock the clock's files;
 * ``port``: the port's file and the shared rules modules it loads (``predicates/_vercel_ai.py``);
-* ``server``: the replay server's rendering and observation code (:data:`SERVER_SOURCES`);
+* ``server``: the replay server's rendering and observation code (:data:`SERVER_SOURCES`) for the wires the
+  loop is driven on (:meth:`KeySources.server`);
 * per sequence: the sequence's file, the spec its driver is given (prompt, stub tools, wire, steers,
   cap: :func:`bench.conform.runner.driver_spec`) and the port's replayed cell on it, so a change of
   the engine that moves a port's cell re-drives that pair as a change of the port does.
@@ -47,6 +48,10 @@ KEY_LENGTH = 16
 """Hex digits kept of a SHA-256: 64 bits, ample for a few thousand rows."""
 
 SERVER_SOURCES: tuple[str, ...] = ("bench/serve", "bench/wires", "bench/engine/changes.py")
+
+WIRES_DIR = "bench/wires"
+"""Where each wire is a sub-package: a loop's key counts its own wire's package and the code the wires
+share, never another wire's package (adding or changing a wire drives only the loops that speak it)."""
 """The replay server's code that shapes the bytes served and the decisions inferred (files, or folders
 of ``.py`` files, from the project's root). A change here drives every pair again."""
 
@@ -125,13 +130,19 @@ class KeySources:
     predicates_dir: Path
     pins: Mapping[str, Pin] = field(default_factory=lambda: PINS)
     """Each loop's pin, by driver name (a loop without one is keyed by its install line alone)."""
-    _server: str | None = field(default=None, repr=False)
+    _server: dict[str, str] = field(default_factory=dict, repr=False)
     _parts: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)
 
-    def server(self) -> str:
-        if self._server is None:
-            self._server = files_digest(source_files(self.root, SERVER_SOURCES), self.root)
-        return self._server
+    def server(self, wire: str) -> str:
+        """The server's code that serves and observes `wire`: :data:`SERVER_SOURCES` without the other
+        wires' packages (``bench/wires/<name>/``, `wire` with ``-`` as ``_``)."""
+        if wire not in self._server:
+            wires = self.root / WIRES_DIR
+            others = [d for d in wires.iterdir() if (d / "__init__.py").is_file() and d.name != wire.replace("-", "_")]
+            files = [f for f in source_files(self.root, SERVER_SOURCES)
+                     if not any(f.is_relative_to(d) for d in others)]
+            self._server[wire] = files_digest(files, self.root)
+        return self._server[wire]
 
     def pin(self, driver: Driver) -> str:
         pin = self.pins.get(driver.name)
@@ -154,7 +165,9 @@ class KeySources:
         """The loop-wide parts of `driver`'s keys: pin, driver, port, server."""
         if driver.name not in self._parts:
             self._parts[driver.name] = {"pin": self.pin(driver), "driver": self.driver(driver),
-                                        "port": self.port(driver), "server": self.server()}
+                                        "port": self.port(driver),
+                                        "server": digest([self.server(w) for w in sorted({driver.wire,
+                                                                                          *driver.wires.values()})])}
         return self._parts[driver.name]
 
     def key(self, driver: Driver, sequence: Sequence, port: Predicate | None) -> str:

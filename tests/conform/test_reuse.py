@@ -247,3 +247,26 @@ def test_the_server_s_imports_are_keyed_or_said_why_not() -> None:
     loose = sorted(m for m in imported if m not in UNKEYED_IMPORTS and file_of(m) not in keyed
                    and file_of(m) is not None)
     assert loose == [], f"the server imports {loose}: add them to SERVER_SOURCES or UNKEYED_IMPORTS with why"
+
+
+def test_a_change_in_one_wire_s_package_drives_only_the_loops_that_speak_that_wire(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    for name in SERVER_SOURCES:
+        src = ROOT / name
+        if src.is_dir():
+            shutil.copytree(src, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            (root / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy(src, root / name)
+    chat_only = Driver("c", "reference", "x.py", "openai-chat", "pip install c")
+    gemini_too = Driver("g", "reference", "x.py", "openai-chat", "pip install g", wires={"gemini": "gemini"})
+    before = KeySources(root, ROOT / "predicates")
+    parts = {d.name: before.parts(d)["server"] for d in (chat_only, gemini_too)}
+    render = root / "bench" / "wires" / "gemini" / "render.py"
+    render.write_text(render.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    after = KeySources(root, ROOT / "predicates")
+    assert after.parts(chat_only)["server"] == parts["c"]
+    assert after.parts(gemini_too)["server"] != parts["g"]
+    shared = root / "bench" / "wires" / "base.py"
+    shared.write_text(shared.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
+    assert KeySources(root, ROOT / "predicates").parts(chat_only)["server"] != parts["c"]
