@@ -8,8 +8,10 @@ from pathlib import Path
 
 import click
 
+from bench.catalogue.shipped import shipped_folder
 from bench.cli._common import (
     decision_timeout_option,
+    given,
     no_entry_points_option,
     only_predicates_option,
     predicates_option,
@@ -58,7 +60,11 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
 
     Exit status: 0 done; 1 done, but a predicate crashed on some cells (or did not load); 2 an input
     it cannot use (one line naming the file, the line and the field), and then nothing is written.
+
+    Predicates: --predicates, else ./predicates, else (none here) the shipped ones.
     """
+    if not given("predicates_dir") and not predicates_dir.is_dir():  # no ./predicates: the shipped ones
+        predicates_dir = shipped_folder("predicates") or predicates_dir
     if not predicates_dir.is_dir():
         raise UnusableInput(f"--predicates {predicates_dir}: no such folder")
     job = Job(str(predicates_dir), not no_entry_points, tuple(only), safety_cap)

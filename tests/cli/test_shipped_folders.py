@@ -7,7 +7,9 @@ From an empty folder the commands read the shipped ones; a user's ``./sequences`
 
 from __future__ import annotations
 
+import csv
 import importlib.metadata
+import itertools
 import os
 import shutil
 import signal
@@ -170,3 +172,13 @@ def test_version_is_the_pyprojects_read_through_the_installed_metadata() -> None
     result = stopbench("--version")
     assert result.stdout == f"stopbench {version}\n"
     assert importlib.metadata.version("stopbench") == version
+
+
+def test_corpus_from_a_folder_without_predicates_replays_through_the_shipped_ones(empty: Path) -> None:
+    from bench.corpus.generate import corpus_lines
+
+    (empty / "corpus.jsonl").write_bytes(b"".join(itertools.islice(corpus_lines(40_000), 20)))
+    result = stopbench("corpus", "corpus.jsonl", "--out", "out", "--no-entry-points", "-q")
+    assert result.exit_code == 0, result.stderr
+    with (empty / "out" / "cells.csv").open(encoding="utf-8") as fh:
+        assert sorted({r["predicate"] for r in csv.DictReader(fh)}) == SHIPPED_PREDICATES
