@@ -22,7 +22,7 @@ test: $(STAMP) $(VENV)/.installed-docs lint typecheck
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 lint: $(STAMP)
-	$(BIN)/ruff check bench tests predicates devtools
+	$(BIN)/ruff check bench tests predicates devtools ci setup.py
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
