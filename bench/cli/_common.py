@@ -186,15 +186,17 @@ def discover_in(folders: list[Path], *, entry_points_too: bool) -> list[Loaded]:
     imported at all; sorted by name."""
     if len(folders) < 2:
         return discover(folders[0] if folders else None, entry_points_too=entry_points_too)
-    *earlier, last = folders
-    loaded = discover(last, entry_points_too=entry_points_too)
-    taken = {p.name for p in loaded}
-    for folder in reversed(earlier):
-        for path in sorted(folder.glob("*.py")):
-            if not path.name.startswith(SHARED_PREFIX) and path.stem not in taken:
-                loaded.append(load_file(path))
-                taken.add(path.stem)
-    return sorted(loaded, key=lambda p: p.name)
+    files = {path.stem: path for folder in folders for path in sorted(folder.glob("*.py"))
+             if not path.name.startswith(SHARED_PREFIX)}
+    found = {name: load_file(path) for name, path in sorted(files.items())}
+    dupes: list[Loaded] = []
+    for p in discover(None, entry_points_too=entry_points_too):  # installed packages': a folder's name wins
+        if p.name in found:
+            dupes.append(Broken(f"{p.name}@{p.origin}", p.origin, f"name {p.name!r} is already taken by "
+                                                                   f"{found[p.name].origin}"))
+        else:
+            found[p.name] = p
+    return [found[k] for k in sorted(found)] + dupes
 
 
 def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool,

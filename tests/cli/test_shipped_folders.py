@@ -182,3 +182,28 @@ def test_corpus_from_a_folder_without_predicates_replays_through_the_shipped_one
     assert result.exit_code == 0, result.stderr
     with (empty / "out" / "cells.csv").open(encoding="utf-8") as fh:
         assert sorted({r["predicate"] for r in csv.DictReader(fh)}) == SHIPPED_PREDICATES
+
+
+def test_an_installed_predicate_named_as_a_folders_one_is_reported_broken_beside_it(
+        empty: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import bench.cli._common as common
+    from bench.engine.discovery import Broken, load_file
+    from bench.engine.predicate import Predicate
+
+    installed = load_file(ROOT / "predicates" / "seed000_fixed.py")
+    assert isinstance(installed, Predicate)
+    real = common.discover
+    monkeypatch.setattr(common, "discover", lambda folder, *, entry_points_too: real(folder, entry_points_too=False)
+                        if folder is not None else [installed.named("finish_only", "entry point pkg:rule", "")])
+    (empty / "predicates").mkdir()
+    (empty / "predicates" / "mine.py").write_text(
+        '"""Mine."""\nfrom bench import Stop, predicate\n\n'
+        "@predicate()\ndef decide(turn, state):\n    return Stop('done', ok=True, rule='first')\n", encoding="utf-8")
+    loaded = common.discover_in(common.layered("predicates", Path("predicates"), only_mine=False),
+                                entry_points_too=True)
+    names = [p.name for p in loaded]
+    assert names == [*sorted([*SHIPPED_PREDICATES, "mine"]), "finish_only@entry point pkg:rule"]
+    by_name = {p.name: p for p in loaded}
+    assert by_name["finish_only"].origin.endswith("predicates/finish_only.py")
+    broken = by_name["finish_only@entry point pkg:rule"]
+    assert isinstance(broken, Broken) and broken.error.startswith("name 'finish_only' is already taken by ")
