@@ -76,7 +76,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     tools_run: list[str] = []
     tools_failed: list[str] = []
     tokens = 0
-    index: int | None = 0 if turns else None  # the turn that answers the next request
+    index = 0  # the turn that answers the next request
     decision: Decision | None = None
     outcome: Outcome = "running"
     error: str | None = None
@@ -89,8 +89,11 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
                 outcome = "capped"
                 break
             if decision is not None:
-                index = following(sequence, index, decision.action)  # type: ignore[arg-type]
-            if index is None:
+                nxt = following(sequence, index, decision.action)
+                if nxt is None:
+                    break
+                index = nxt
+            elif not turns:
                 break
             turn = turns[index]
             calls = turn.tool_calls

@@ -162,6 +162,12 @@ def test_memo_is_fresh_for_every_cell() -> None:
     assert first.n_steps == second.n_steps == 3
 
 
+@pytest.mark.parametrize("then", ["end", "repeat"])
+def test_a_sequence_without_turns_ends_running_before_any_request(then: str) -> None:
+    cell = replay(seq(then=then), until_no_calls)
+    assert (cell.outcome, cell.steps, cell.error) == ("running", (), None)
+
+
 def test_tokens_add_up_usage_of_consumed_turns() -> None:
     t = Turn(finish="stop", finish_raw="stop", content="x", usage=Usage(10, 5))
     cell = replay(seq(t), until_no_calls)
