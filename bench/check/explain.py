@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence as Seq
 from dataclasses import dataclass
+from itertools import groupby
 
 from bench.engine.model import Cell, Sequence, Step, Turn, Violation
 
@@ -154,12 +155,7 @@ def tool_names(names: Seq[str]) -> str:
     (``[bash ×200]``), a blank name visible (``(blank)``), and a list with more than :data:`MANY`
     runs written as totals per name in order of first use (``[bash ×120, read_file ×80]``)."""
     shown = [n if n.strip() else BLANK for n in names]
-    runs: list[tuple[str, int]] = []
-    for n in shown:
-        if runs and runs[-1][0] == n:
-            runs[-1] = (n, runs[-1][1] + 1)
-        else:
-            runs.append((n, 1))
+    runs = [(n, len(list(same))) for n, same in groupby(shown)]
     if len(runs) > MANY:
         totals: dict[str, int] = {}
         for n in shown:
@@ -201,13 +197,7 @@ def step_text(step: Step) -> str:
 def path_text(cell: Cell) -> str:
     """The cell's actions in order, a run of one action written once with its count:
     ``continue ×199 -> stop``."""
-    runs: list[tuple[str, int]] = []
-    for s in cell.steps:
-        action: str = s.decision.action
-        if runs and runs[-1][0] == action:
-            runs[-1] = (action, runs[-1][1] + 1)
-        else:
-            runs.append((action, 1))
+    runs = ((action, len(list(same))) for action, same in groupby(s.decision.action for s in cell.steps))
     return " -> ".join(a if k == 1 else f"{a} ×{k}" for a, k in runs)
 
 

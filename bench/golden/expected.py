@@ -16,6 +16,7 @@ so accepting one cell changes only that cell's lines (and the ``covers`` list wh
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
@@ -96,20 +97,8 @@ class _GoldenFileIn(_Strict):
 
 def path_of(cell: Cell) -> list[str]:
     """A cell's decision path, run-length encoded: identical consecutive steps become ``... xN``."""
-    out: list[str] = []
-    prev: str | None = None
-    count = 0
-    for s in cell.steps:
-        key = step_text(s)
-        if key == prev:
-            count += 1
-            continue
-        if prev is not None:
-            out.append(prev if count == 1 else f"{prev} x{count}")
-        prev, count = key, 1
-    if prev is not None:
-        out.append(prev if count == 1 else f"{prev} x{count}")
-    return out
+    runs = ((text, len(list(same))) for text, same in groupby(step_text(s) for s in cell.steps))
+    return [text if n == 1 else f"{text} x{n}" for text, n in runs]
 
 
 def expand(path: list[str]) -> list[str]:
