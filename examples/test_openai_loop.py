@@ -1,9 +1,10 @@
 """Testing agent loops written on the official ``openai`` client with stopbench's pytest plugin.
 
-Installed stopbench registers the plugin; point it at a catalogue in your pytest configuration::
+Installed stopbench registers the plugin, which reads the shipped catalogue with your project's own
+``sequences/`` added; to read one folder alone, name it in your pytest configuration::
 
     [tool.pytest.ini_options]
-    stopbench_sequences = "sequences"     # the default; relative to the rootdir
+    stopbench_sequences = "sequences"     # relative to the rootdir; read alone
 
 Then every test below runs once per chosen sequence, each served on its own loopback port.
 """

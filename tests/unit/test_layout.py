@@ -118,7 +118,8 @@ def test_the_circle_finder_sees_a_circle_made_through_a_function_level_import(tm
     (pkg / "sub" / "__init__.py").write_text("")
     (pkg / "sub" / "a.py").write_text("from bench.sub.b import thing\n")
     (pkg / "sub" / "b.py").write_text("def thing():\n    from bench.sub import a\n    return a\n")
-    (pkg / "sub" / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from bench.sub import a\n")
+    (pkg / "sub" / "c.py").write_text("from typing import TYPE_CHECKING\n"
+                                      "if TYPE_CHECKING:\n    from bench.sub import a\n")
     assert circles(import_graph(_modules(pkg))) == [["bench.sub.a", "bench.sub.b"]]
 
 
