@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import openai
-from driver_io import finish, start
+from driver_io import finish, start, take_reply
 
 BUDGET = 6.0
 
@@ -61,13 +61,9 @@ def main() -> int:
             result["seen"].append(round(_wait(delay, waits), 1))
             delay, waits = delay * 2, waits + 1
             continue
-        messages.append(reply.model_dump(exclude_none=True))
-        if not reply.tool_calls:
+        if not take_reply(messages, reply, lambda name: f"{spec['ok_marker']} {name}"):
             result["final"] = reply.content
             break
-        for call in reply.tool_calls:
-            name = call.function.name  # type: ignore[union-attr]
-            messages.append({"role": "tool", "tool_call_id": call.id, "content": f"{spec['ok_marker']} {name}"})
     return finish(result)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import openai
@@ -23,6 +24,15 @@ def start() -> tuple[dict[str, Any], openai.OpenAI, list[Any], list[Any]]:
     tools: list[Any] = [{"type": "function", "function": {"name": t["name"], "parameters": {"type": "object"}}}
                         for t in spec["tools"]]
     return spec, client, messages, tools
+
+
+def take_reply(messages: list[Any], reply: Any, answer: Callable[[str], str]) -> bool:
+    """Add `reply` to `messages` and, when it carries tool calls, a result for each (``answer(name)``);
+    whether it carried any."""
+    messages.append(reply.model_dump(exclude_none=True))
+    for call in reply.tool_calls or ():
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": answer(call.function.name)})
+    return bool(reply.tool_calls)
 
 
 def finish(result: dict[str, Any]) -> int:

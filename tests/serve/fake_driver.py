@@ -14,7 +14,7 @@ from typing import Any
 import openai
 
 _IO = runpy.run_path(str(Path(__file__).resolve().parents[1] / "conform" / "driver_io.py"))
-start, finish = _IO["start"], _IO["finish"]
+start, take_reply, finish = _IO["start"], _IO["take_reply"], _IO["finish"]
 
 
 def main() -> int:
@@ -24,14 +24,10 @@ def main() -> int:
         for _ in range(10):
             answer = client.chat.completions.create(model=spec["model"], messages=messages, tools=tools)
             reply = answer.choices[0].message
-            messages.append(reply.model_dump(exclude_none=True))
-            if not reply.tool_calls:
+            if not take_reply(messages, reply, lambda name: "Error: broken tool" if name == "broken"
+                              else f"{spec['ok_marker']} {name}"):
                 result["final"] = reply.content
                 break
-            for call in reply.tool_calls:
-                name = call.function.name  # type: ignore[union-attr]
-                text = "Error: broken tool" if name == "broken" else f"{spec['ok_marker']} {name}"
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
     except openai.APIError as exc:
         result.update(ok=False, reason="error", error=str(exc))
     return finish(result)
