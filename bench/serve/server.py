@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import socket
 import threading
 import time
@@ -41,6 +43,64 @@ def bind_problem(host: str, port: int) -> str | None:
     return None
 
 
+class PromptServer(uvicorn.Server):
+    """uvicorn's server, ending as soon as it is asked rather than on its own clock.
+
+    uvicorn looks at its exit flag every 0.1 s, and its shutdown sleeps 0.1 s before waiting, on 0.1 s
+    polls again, for the open connections to close: never under a tenth of a second a stop, and a check
+    or conformance run stops one server per (loop, sequence). Here :meth:`wake` ends the wait for the next
+    look at the flag, and the shutdown takes uvicorn's steps in uvicorn's order (stop listening, ask
+    every connection to close once its response is sent, wait for them and the tasks within the
+    graceful-shutdown time, cancel what is left) polling every few milliseconds."""
+
+    POLL = 0.005
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._woken: asyncio.Event | None = None
+
+    def wake(self) -> None:
+        """From any thread: look at the exit flag now."""
+        loop, woken = self._loop, self._woken
+        if loop is not None and woken is not None:
+            with contextlib.suppress(RuntimeError):  # the loop has already ended
+                loop.call_soon_threadsafe(woken.set)
+
+    async def main_loop(self) -> None:
+        self._woken = asyncio.Event()
+        self._loop = asyncio.get_running_loop()
+        counter = 0
+        should_exit = await self.on_tick(counter)
+        while not should_exit:
+            counter = (counter + 1) % 864000
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._woken.wait(), 0.1)
+            should_exit = await self.on_tick(counter)
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        for server in self.servers:
+            server.close()
+        for sock in sockets or []:
+            sock.close()
+        for connection in list(self.server_state.connections):
+            connection.shutdown()
+        loop = asyncio.get_running_loop()
+        limit = self.config.timeout_graceful_shutdown
+        deadline = None if limit is None else loop.time() + limit
+        while (self.server_state.connections or self.server_state.tasks) and not self.force_exit:
+            if deadline is not None and loop.time() >= deadline:
+                for task in self.server_state.tasks:
+                    task.cancel(msg="Task cancelled, timeout graceful shutdown exceeded")
+                break
+            await asyncio.sleep(self.POLL)
+        else:
+            for server in self.servers:
+                await server.wait_closed()
+        if not self.force_exit:
+            await self.lifespan.shutdown()
+
+
 class BackgroundServer:
     """The server on a loopback port in a daemon thread; a context manager.
 
@@ -50,7 +110,7 @@ class BackgroundServer:
     def __init__(self, session: Session, host: str = DEFAULT_HOST, port: int = 0,
                  start_timeout: float = 10.0) -> None:
         self.session = session
-        self.server = uvicorn.Server(config(session, host, port))
+        self.server = PromptServer(config(session, host, port))
         self.thread = threading.Thread(target=self.server.run, name="stopbench-serve", daemon=True)
         self.start_timeout = start_timeout
         self.host = host
@@ -79,6 +139,7 @@ class BackgroundServer:
 
     def stop(self, timeout: float = 5.0) -> None:
         self.server.should_exit = True
+        self.server.wake()
         self.thread.join(timeout)
 
     def __enter__(self) -> BackgroundServer:
