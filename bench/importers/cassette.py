@@ -7,7 +7,7 @@ The body may be ``body.string`` (VCR), ``body`` as a plain string, or ``parsed_b
 it names a known endpoint; otherwise the body's shape does (or the dialect ``--format`` forces).
 
 Interactions that are not model calls are skipped and listed in :attr:`ImportResult.skipped`: an
-OAuth token exchange, an embeddings call, a format no importer reads (Bedrock Converse), and an
+OAuth token exchange, an embeddings call, and an
 HTTP error from a request that is not a model call (the 403 an image host gave a test that
 fetched its picture must not become a model turn). A model call is a request to a known
 endpoint or one whose JSON body carries a conversation (``messages``, ``contents``, ``input``,
@@ -38,7 +38,6 @@ from bench.wires.capture import (
 from bench.wires.registry import wires
 
 _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
-    ("/converse", "Bedrock Converse is not a format the importers read"),
     ("/token", "not a model call"),
     ("/embeddings", "an embeddings call is not a model turn"),
 )

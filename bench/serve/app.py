@@ -424,7 +424,8 @@ def create_app(session: Session) -> Starlette:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
                 session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
                                        headers=_headers(request), at=time.time(), note=f"refused: {message}"))
-                return JSONResponse(served.error_body(_err("invalid_request_error", message)), status_code=400)
+                return JSONResponse(served.error_body(_err("invalid_request_error", message)), status_code=400,
+                                    headers=dict(served.error_headers(400)))
 
             try:
                 body = bad_requests.parse(raw)
@@ -458,7 +459,8 @@ def create_app(session: Session) -> Starlette:
                 return JSONResponse(served.script_ended(detail), status_code=SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
             turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
-                                                      repeat), followed, seq.dialect)
+                                                      repeat), followed, seq.dialect,
+                                       served.offers_tools(followed))
             rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
             ctx = Context(rid, shape.model if shape else str(body.get("model") or "stopbench"),
@@ -470,7 +472,7 @@ def create_app(session: Session) -> Starlette:
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
                                    at=time.time(), note=note, seen=seen, repeat=repeat))
             if out.body is not None:
-                return JSONResponse(out.body, status_code=out.status)
+                return JSONResponse(out.body, status_code=out.status, headers=dict(out.headers))
             return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
 
         return handle

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from bench.engine.model import Dialect, Finish, Turn, TurnError
@@ -65,6 +65,9 @@ class Rendered:
     settle: float = 0.0
     """Seconds to wait before the last frame, so that it reaches the client as a read of its own
     (Google's in-stream error, which the JS client detects only as a whole read: bench/wires/gemini)."""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Response headers the wire sends besides the content type (Bedrock names its error
+    exception in ``x-amzn-ErrorType``: bench/wires/bedrock_converse)."""
 
     @property
     def streaming(self) -> bool:
@@ -167,6 +170,8 @@ class Wire:
     """Where the importers try this wire when telling a capture's format (lower first)."""
     uri_markers: ClassVar[tuple[str, ...]] = ()
     """Parts of a recorded request's URI that mark a call of this wire (cassettes)."""
+    stream_media: ClassVar[str] = "text/event-stream; charset=utf-8"
+    """The content type of a streamed answer (server-sent events on most wires)."""
     renderer: Renderer
     """How a turn is rendered (``bench/wires/<wire>/render.py``)."""
     reader: Reader
@@ -198,6 +203,14 @@ class Wire:
         """The turn as the frames of a stream, the last one the finish or the error event."""
         return self.renderer.stream_frames(turn, ctx)
 
+    def http_status(self, err: TurnError) -> int:
+        """The HTTP status of an answer carrying `err`: the turn's, else 500."""
+        return err.status or IN_STREAM_JSON_STATUS
+
+    def error_headers(self, status: int) -> Mapping[str, str]:
+        """The headers of an error answer with `status`, besides the content type (none by default)."""
+        return {}
+
     def error_in_body(self, ctx: Context) -> bool:
         """Whether a JSON answer carries the turn's error inside a 200 body (a failed response)."""
         return False
@@ -208,20 +221,25 @@ class Wire:
         err = turn.error
         mode = error_mode(turn)
         if err is not None and mode == "http":
-            return Rendered(err.status or IN_STREAM_JSON_STATUS, body=self.error_body(err))
+            return self._error_answer(err)
         if not stream:
             if mode == "cut":  # the JSON body breaks off half-way
                 text = json.dumps(self.render_json(turn, ctx), ensure_ascii=False)
                 return Rendered(200, frames=(text[:len(text) // 2].encode(),), cut=True, media="application/json")
             if err is not None and mode != "end" and not self.error_in_body(ctx):
-                return Rendered(err.status or IN_STREAM_JSON_STATUS, body=self.error_body(err))
+                return self._error_answer(err)
             return Rendered(200, body=self.render_json(turn, ctx))  # (a stream cut, asked without a stream: no finish)
         frames = tuple(self.render_stream(turn, ctx))
+        media = self.stream_media
         if mode == "cut":
-            return Rendered(200, frames=frames[:-1], cut=True)  # the output, without the error event
-        if mode == "end":
-            return Rendered(200, frames=frames[:-1])  # the output, then the stream ends: no finish, no error event
-        return Rendered(200, frames=frames)
+            return Rendered(200, frames=frames[:-1], cut=True, media=media)  # the output, without the error event
+        if mode == "end":  # the output, then the stream ends: no finish, no error event
+            return Rendered(200, frames=frames[:-1], media=media)
+        return Rendered(200, frames=frames, media=media)
+
+    def _error_answer(self, err: TurnError) -> Rendered:
+        status = self.http_status(err)
+        return Rendered(status, body=self.error_body(err), headers=self.error_headers(status))
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         """The provider's error body (for an HTTP error status, or inside a stream)."""
@@ -266,6 +284,10 @@ class Wire:
             if type(value) is int:
                 return value
         return None
+
+    def offers_tools(self, body: dict[str, Any]) -> bool:
+        """Whether the request offers the model any tool (:func:`offers_tools`)."""
+        return offers_tools(body)
 
     def tool_choice(self, body: dict[str, Any]) -> str:
         """The request's tool choice in the bench's words (:func:`tool_choice`)."""
@@ -328,6 +350,12 @@ def openai_error_body(err: TurnError) -> dict[str, Any]:
     name = err.code or err.kind
     code: str | int = err.status if err.status is not None else name
     return {"error": {"message": err.message, "type": name, "param": None, "code": code}}
+
+
+def offers_tools(body: dict[str, Any]) -> bool:
+    """Whether a request offers the model any tool where most wires carry them (``tools``, Chat's
+    older ``functions``): a non-empty list."""
+    return any(isinstance(body.get(key), list) and bool(body[key]) for key in ("tools", "functions"))
 
 
 def tool_choice(body: dict[str, Any]) -> str:

@@ -16,18 +16,14 @@ from typing import Any
 
 from bench.engine.model import Dialect, Turn
 from bench.wires import dialects
+from bench.wires.base import offers_tools
 
 WITHHELD = "tool calls withheld: the request offered no tools"
 """The note on a step whose turn's calls were not served."""
 
 
-def offers_tools(body: dict[str, Any]) -> bool:
-    """Whether a request offers the model any tool (``tools`` on every wire, Chat's older
-    ``functions``): a non-empty list."""
-    return any(isinstance(body.get(key), list) and bool(body[key]) for key in ("tools", "functions"))
-
-
-def without_calls(turn: Turn, body: dict[str, Any], dialect: Dialect) -> tuple[Turn, str]:
+def without_calls(turn: Turn, body: dict[str, Any], dialect: Dialect,
+                  offered: bool | None = None) -> tuple[Turn, str]:
     """The turn as served to `body` and the step's note: the turn itself and no note when the
     request offers tools or the turn calls no tool; else the turn without the calls that name a
     tool, a tool-call finish replaced by the normal end of the sequence's dialect when no call is
@@ -36,8 +32,10 @@ def without_calls(turn: Turn, body: dict[str, Any], dialect: Dialect) -> tuple[T
     A call with a blank name names no tool: it is a glitch of the stream (an accumulator keyed on
     the index, edge-cases.md H10), not the model's choice of a tool, and is served as recorded
     whatever the request offers (a program whose tools come from such a sequence is offered none).
+    `offered`: whether the request offers tools as its wire says it
+    (:meth:`bench.wires.base.Wire.offers_tools`); None: as :func:`offers_tools` reads `body`.
     """
-    if offers_tools(body) or not any(c.name for c in turn.tool_calls):
+    if (offers_tools(body) if offered is None else offered) or not any(c.name for c in turn.tool_calls):
         return turn, ""
     left = tuple(c for c in turn.tool_calls if not c.name)
     if left or turn.finish != "tool_calls":

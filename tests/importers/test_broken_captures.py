@@ -49,11 +49,6 @@ def test_a_bad_second_interaction_writes_not_even_the_first_run(tmp_path: Path) 
     assert code == 2 and not list(tmp_path.rglob("*.yaml"))[1:]  # only the copied source itself
 
 
-def test_bedrock_only_cassette_is_refused_with_the_reason() -> None:
-    with pytest.raises(CaptureError, match="Bedrock Converse is not a format"):
-        import_capture(DATA / "pydantic-ai/test_bedrock_model_max_tokens.yaml")
-
-
 def test_empty_and_missing_files(tmp_path: Path) -> None:
     empty = tmp_path / "empty.sse"
     empty.write_text("\n\n")

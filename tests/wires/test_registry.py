@@ -85,4 +85,4 @@ def test_the_finish_tables_are_the_wires_own_in_the_dialect_order() -> None:
 
 def test_an_unknown_wire_name_is_a_key_error() -> None:
     with pytest.raises(KeyError):
-        registry.wire("bedrock-converse")
+        registry.wire("no-such-wire")
