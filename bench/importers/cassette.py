@@ -35,7 +35,7 @@ from bench.wires.capture import (
     provider_error,
     text_of,
 )
-from bench.wires.registry import wires
+from bench.wires.registry import wire, wires
 
 _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
     ("/token", "not a model call"),
@@ -94,8 +94,9 @@ def _is_model_request(request: dict[str, Any]) -> bool:
 _LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 
 
-def _max_tokens(request: dict[str, Any]) -> int | None:
-    """The request's output limit (Chat, Anthropic, Responses keys; Gemini's generationConfig)."""
+def _max_tokens(request: dict[str, Any], dialect: Dialect) -> int | None:
+    """The request's output limit (Chat, Anthropic, Responses keys; Gemini's generationConfig), else
+    where the call's wire carries it (:meth:`bench.wires.base.Wire.max_tokens`)."""
     body = _request_body(request)
     if not isinstance(body, dict):
         return None
@@ -106,7 +107,8 @@ def _max_tokens(request: dict[str, Any]) -> int | None:
     for value in candidates:
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
-    return None
+    limit = wire(dialect).max_tokens(body)
+    return limit if limit is not None and limit >= 1 else None
 
 
 def _conversation(request: dict[str, Any]) -> int | None:
@@ -213,7 +215,7 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
         if value:
             turn.meta.setdefault(name, value)
     turn.conversation = _conversation(request)
-    turn.max_tokens = _max_tokens(request)
+    turn.max_tokens = _max_tokens(request, turn.dialect)
     turn.notes = [f"{where}: {n}" for n in turn.notes]
     return turn
 

@@ -255,3 +255,4 @@ def test_a_converse_call_recorded_by_botocore_in_a_cassette_imports_as_its_turn(
     assert not result.skipped and not result.unknown
     assert back.dialect == "bedrock-converse"
     assert back.turn == Turn("length", "max_tokens", content="The capital of France is", usage=Usage(13, 5))
+    assert back.max_tokens == 5  # the request's inferenceConfig.maxTokens
