@@ -72,9 +72,10 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     """Turn CAPTURE (a response JSON, an SSE stream, JSON chunks, or a VCR cassette) into a sequence.
 
     Formats: OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini generateContent,
-    each whole or streamed, and VCR / pytest-recording cassettes holding any of them (one turn per
-    model call; interactions that are not model calls, such as an image download's 403, and bodies
-    no importer reads are skipped and listed). A capture that cannot be read is reported with its
+    Bedrock Converse (the body, or botocore's stream events one per line), each whole or streamed,
+    and VCR / pytest-recording cassettes holding any of them (one turn per model call; interactions
+    that are not model calls, such as an image download's 403, and bodies no importer reads are
+    skipped and listed). A capture that cannot be read is reported with its
     file and line or event, and nothing is written. Unknown event types are counted and reported.
 
     Exit status: 0 when the sequence files were written (or printed with --dry-run); 2 when the

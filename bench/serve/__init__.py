@@ -1,6 +1,5 @@
-"""The replay server: a sequence served as the endpoint of any wire of :mod:`bench.wires` (OpenAI Chat,
-Anthropic Messages, OpenAI Responses, Gemini; JSON and streams), with every request recorded and the
-client's decisions inferred from them."""
+"""The replay server: a sequence served as the endpoint of any wire of :mod:`bench.wires` (JSON and
+streams), with every request recorded and the client's decisions inferred from them."""
 
 from bench.serve.app import Record, Run, Session, create_app
 from bench.serve.observe import Observed, infer, observed_cell, observed_steps
