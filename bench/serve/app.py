@@ -411,6 +411,10 @@ def create_app(session: Session) -> Starlette:
     def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         served = registry.wire(wire)
 
+        def answer(body: Any, status: int) -> Response:
+            """An error answer with the wire's error headers (Bedrock names its exception in one)."""
+            return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
+
         async def handle(request: Request) -> Response:
             path = request.url.path
             try:
@@ -418,14 +422,12 @@ def create_app(session: Session) -> Starlette:
             except _BodyError as exc:
                 session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(served.error_body(_err("invalid_request_error", exc.message)),
-                                    status_code=exc.status)
+                return answer(served.error_body(_err("invalid_request_error", exc.message)), exc.status)
             def refuse(message: str, body: Any = None) -> Response:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
                 session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
                                        headers=_headers(request), at=time.time(), note=f"refused: {message}"))
-                return JSONResponse(served.error_body(_err("invalid_request_error", message)), status_code=400,
-                                    headers=dict(served.error_headers(400)))
+                return answer(served.error_body(_err("invalid_request_error", message)), 400)
 
             try:
                 body = bad_requests.parse(raw)
@@ -438,13 +440,13 @@ def create_app(session: Session) -> Starlette:
             if session.dialect is not None and wire != session.dialect:
                 session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(served.error_body(_err("not_found_error", f"this server serves only the "
-                                                           f"{session.dialect} API")), status_code=404)
+                return answer(served.error_body(_err("not_found_error", f"this server serves only the "
+                                                     f"{session.dialect} API")), 404)
             followed = session.follow(wire, body)
             if isinstance(followed, Refusal):
                 session._record(Record(0, "refused", request.method, path, followed.status, wire=wire, body=body,
                                        headers=_headers(request), at=time.time()))
-                return JSONResponse(followed.body, status_code=followed.status)
+                return answer(followed.body, followed.status)
             seen = None if followed is body else followed
             shape = served.shape(path, request.query_params.get("alt"))
             stream = shape.stream if shape is not None else body.get("stream") is True
@@ -456,7 +458,7 @@ def create_app(session: Session) -> Starlette:
                 session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
                                        stream=stream, body=body, headers=_headers(request), at=time.time(),
                                        seen=seen))
-                return JSONResponse(served.script_ended(detail), status_code=SCRIPT_ENDED_STATUS)
+                return answer(served.script_ended(detail), SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
             turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
                                                       repeat), followed, seq.dialect,

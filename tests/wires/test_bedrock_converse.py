@@ -256,3 +256,18 @@ def test_a_converse_call_recorded_by_botocore_in_a_cassette_imports_as_its_turn(
     assert back.dialect == "bedrock-converse"
     assert back.turn == Turn("length", "max_tokens", content="The capital of France is", usage=Usage(13, 5))
     assert back.max_tokens == 5  # the request's inferenceConfig.maxTokens
+
+
+def test_the_servers_own_refusals_name_their_exception_too() -> None:
+    """Past the end of a ``then: end`` sequence, and a request on another wire's endpoint than the
+    one the server was told to serve: boto3 sees an exception by name, not a bare status."""
+    with serving(make_sequence(TOOL_THEN_END[1:], "bedrock-converse")) as srv:
+        client = _client(srv)
+        client.converse(modelId="m", messages=GO)
+        with pytest.raises(client.exceptions.ClientError) as past_end:
+            client.converse(modelId="m", messages=GO)
+    with serving(make_sequence(TOOL_THEN_END, "bedrock-converse"), dialect="anthropic") as srv:
+        client = _client(srv)
+        with pytest.raises(client.exceptions.ResourceNotFoundException):
+            client.converse(modelId="m", messages=GO)
+    assert past_end.value.response["Error"]["Code"] == "ValidationException"
