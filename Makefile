@@ -21,6 +21,12 @@ bench: $(STAMP)
 test: $(STAMP) $(VENV)/.installed-docs lint typecheck
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
+## make test-fast: the quick loop while working, pytest without the tests marked slow (tests/conftest.py's
+## SLOW says which and why); make test, and CI, run everything
+.PHONY: test-fast
+test-fast: $(STAMP) $(VENV)/.installed-docs
+	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m "not slow"
+
 lint: $(STAMP)
 	$(BIN)/ruff check bench tests predicates devtools ci setup.py
 
