@@ -40,19 +40,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or "ci")
 os.environ.setdefault("STOPBENCH_ONLY_MINE", "1")
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collection made (the test modules, what they load at import, the libraries) moves to the
+    collector's permanent generation: it is not garbage, and the full collections the tests cause need
+    not walk it again."""
+    gc.collect()
+    gc.freeze()
+
+
 @pytest.fixture
 def frozen_heap() -> Iterator[None]:
-    """The objects alive before the test moved to the collector's permanent generation for its duration.
+    """The objects alive before the test moved to the collector's permanent generation, where they stay.
 
     The corpus decoder runs a full collection after every block it reads, so memory stays flat on a large
     corpus; a test that reads hundreds of small shards would otherwise pay for walking everything the
     suite holds at that point, hundreds of times over. The code under test runs unchanged: its
-    collections still run, over the objects the test itself makes."""
+    collections still run, over the objects the test itself makes. Nothing is unfrozen afterwards: that
+    would thaw what collection froze too."""
     gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
+    yield
 
 
 # ---------------------------------------------------------------- the `slow` marker
