@@ -2,7 +2,7 @@
 
 Most agent frameworks take tools from an MCP server natively. ``stopbench check`` gives a program
 the tools of the sequence it serves both ways: ``STOPBENCH_MCP_COMMAND`` (the argv of this module
-as a stdio server) and ``STOPBENCH_MCP_URL`` (a streamable-HTTP server :class:`BackgroundMCP`
+as a stdio server) and ``STOPBENCH_MCP_URL`` (a streamable-HTTP server :func:`background_mcp`
 runs beside each check worker). Either lists the tools of ``GET $STOPBENCH_TOOLS_URL`` and
 forwards each ``tools/call`` to ``POST $STOPBENCH_TOOLS_URL/<name>``: the replay server executes
 it (records the name, the exact arguments and the requests answered so far) and answers
@@ -21,15 +21,14 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import sys
-import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bench.serve.server import BackgroundUvicorn
 
 TOOLS_URL_ENV = "STOPBENCH_TOOLS_URL"
 SERVER_NAME = "stopbench-tools"
@@ -200,43 +199,16 @@ def _uvicorn_config(tools_url: str, host: str, port: int) -> Any:
                           timeout_keep_alive=5, timeout_graceful_shutdown=2, access_log=False)
 
 
-class BackgroundMCP:
+def background_mcp(tools_url: str, host: str = "127.0.0.1", port: int = 0,
+                   start_timeout: float = 10.0) -> BackgroundUvicorn:
     """The streamable-HTTP MCP server on a loopback port in a daemon thread; a context manager.
 
-    ``with BackgroundMCP(tools_url) as mcp: ... mcp.url ...`` (``http://127.0.0.1:PORT/mcp``).
-    """
-
-    def __init__(self, tools_url: str, host: str = "127.0.0.1", port: int = 0, start_timeout: float = 10.0) -> None:
-        import uvicorn
-        self.host, self.port, self.start_timeout = host, port, start_timeout
-        self.server = uvicorn.Server(_uvicorn_config(tools_url, host, port))
-        self.thread = threading.Thread(target=self.server.run, name="stopbench-mcp", daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://{self.host}:{self.port}{HTTP_PATH}"
-
-    def start(self) -> BackgroundMCP:
-        self.thread.start()
-        deadline = time.monotonic() + self.start_timeout
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the MCP server did not start on {self.host}:{self.port}")
-            time.sleep(0.01)
-        sockets: list[socket.socket] = [s for srv in self.server.servers for s in srv.sockets]
-        self.port = int(sockets[0].getsockname()[1])
-        return self
-
-    def stop(self, timeout: float = 5.0) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout)
-
-    def __enter__(self) -> BackgroundMCP:
-        return self.start()
-
-    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.stop()
+    ``with background_mcp(tools_url) as mcp: ... mcp.url ...`` (``http://127.0.0.1:PORT/mcp``).
+    The server package is imported here, not with this module, so the stdio server
+    (``python -m bench.check.mcp``) starts without it."""
+    from bench.serve.server import BackgroundUvicorn
+    return BackgroundUvicorn(_uvicorn_config(tools_url, host, port), "MCP server", "stopbench-mcp", start_timeout,
+                             HTTP_PATH)
 
 
 def serve_http(tools_url: str, host: str, port: int) -> None:

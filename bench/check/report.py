@@ -22,7 +22,7 @@ from bench.engine.changes import changes_data, changes_from
 from bench.engine.model import ALL, Cell, Decision, Step, Violation
 from bench.engine.model import Sequence as SequenceModel
 from bench.errors import UnusableInput
-from bench.report.labels import changes_summary, label, verdict
+from bench.report.labels import label
 from bench.serve.observe import Observed
 
 __all__ = [
@@ -62,24 +62,13 @@ def column(name: str) -> str:
 
 
 def live_label(cell: Cell, requests: int | None = None) -> str:
-    """A live cell in one short string, as :func:`bench.report.labels.label` writes it but with the tool
-    lists of :func:`tool_names`; a crashed cell says how many model requests were served before it
+    """A live cell in one short string, :func:`bench.report.labels.label` with the tool lists of
+    :func:`tool_names`; a crashed cell says how many model requests were served before it
     (``crashed@0 after 1 request served``), which its steps alone do not show."""
-    if cell.outcome == "stopped":
-        head = f"stop:{cell.reason}@{cell.n_steps} {verdict(cell)}"
-    else:
-        head = f"{cell.outcome}@{cell.n_steps}"
+    served = ""
     if cell.outcome == "crashed" and requests is not None:
-        head += f" after {requests} request{'' if requests == 1 else 's'} served"
-    text = f"{head} {tool_names(cell.tools_run)}"
-    if cell.tools_failed:
-        text += f" failed{tool_names(cell.tools_failed)}"
-    if cell.resends:
-        text += f" resends={cell.resends}"
-    if cell.reminders:
-        text += f" reminders={cell.reminders}"
-    changed = changes_summary(cell)
-    return f"{text} {changed}" if changed else text
+        served = f" after {requests} request{'' if requests == 1 else 's'} served"
+    return label(cell, tool_names, served)
 
 
 def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int | None = None) -> str:

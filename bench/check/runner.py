@@ -92,20 +92,20 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                 error_marker: str | None = None) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
     against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
-    (:class:`bench.check.mcp.BackgroundMCP`); without one a server of its own is started. Setting
+    (:func:`bench.check.mcp.background_mcp`); without one a server of its own is started. Setting
     `cancel` kills the program and raises :class:`Cancelled`. `ok_marker` and `error_marker` tell the
     server how the program words a tool result (:class:`bench.serve.app.Session`); a given `server`
     keeps its own.
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
-    from bench.check.mcp import BackgroundMCP  # here: `python -m bench.check.mcp` imports this package first
+    from bench.check.mcp import background_mcp  # here: `python -m bench.check.mcp` imports this package first
 
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(Session(sequence, ok_marker=ok_marker,
                                                                      error_marker=error_marker)))
         if mcp_url is None:
-            mcp_url = stack.enter_context(BackgroundMCP(tools_url(srv.url))).url
+            mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                     mcp_url=mcp_url, cancel=cancel)
 
@@ -239,7 +239,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
     Each worker has a server of its own; a sequence is a new run on it (the server's runs are
     independent: a run's turns, records and inference are its own), so no two programs ever share
     a server at the same time."""
-    from bench.check.mcp import BackgroundMCP
+    from bench.check.mcp import background_mcp
 
     seqs = list(sequences)
     if not seqs:
@@ -255,7 +255,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(Session(
                         seq, ok_marker=ok_marker, error_marker=error_marker)))
-                    local.mcp = stack.enter_context(BackgroundMCP(tools_url(srv.url)))
+                    local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel)
             if run.exit_status is None:  # killed: a request it had in flight must not reach the next run

@@ -74,8 +74,8 @@ class Served:
         """The sequence's tools over MCP streamable HTTP (``STOPBENCH_MCP_URL``): a server started on
         first use, stopped with the block."""
         if self._mcp is None:
-            from bench.check.mcp import BackgroundMCP
-            self._mcp = BackgroundMCP(tools_url(self.url)).start()
+            from bench.check.mcp import background_mcp
+            self._mcp = background_mcp(tools_url(self.url)).start()
         return str(self._mcp.url)
 
     def close(self) -> None:

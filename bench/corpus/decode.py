@@ -38,6 +38,7 @@ from bench.catalogue import load as catalogue
 from bench.catalogue.load import SequenceError, after_pairs, after_targets_exist, answer_turns, finish_raw_of
 from bench.catalogue.yaml_read import paused_gc
 from bench.corpus.record import Traced
+from bench.engine.construct import fast_constructor
 from bench.engine.model import (
     ERROR_KINDS,
     FINISHES,
@@ -47,7 +48,6 @@ from bench.engine.model import (
     Sequence,
     Turn,
 )
-from bench.engine.replay import fast_constructor
 from bench.errors import UnusableInput
 from bench.wires import dialects
 

@@ -18,9 +18,7 @@ from bench.engine.model import Action, Cell, Decision, Outcome, Sequence, Step, 
 from bench.engine.predicate import Predicate, State
 from bench.engine.validate import InvalidDecision, check_decision
 
-__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "fast_constructor", "following", "replay"]
-# fast_constructor lives in bench.engine.construct; it stays importable from here while the corpus
-# reader (bench/corpus/decode.py) imports it from here.
+__all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "following", "replay"]
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""

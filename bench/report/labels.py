@@ -6,7 +6,8 @@ the live and conformance records) can use it without an import circle.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from itertools import groupby
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import orjson
@@ -46,37 +47,34 @@ def verdict_table() -> dict[str, Any]:
     return {"order": list(VERDICTS), "glyphs": dict(GLYPHS), "words": dict(VERDICT_WORDS)}
 
 
-def tool_list(names: tuple[str, ...] | list[str]) -> str:
+def tool_list(names: Sequence[str]) -> str:
     """Tool names in brackets, a run of the same name written once with its count:
     ``[read_file,write_file x3]``."""
-    parts: list[str] = []
-    i = 0
-    while i < len(names):
-        j = i
-        while j < len(names) and names[j] == names[i]:
-            j += 1
-        parts.append(names[i] if j - i == 1 else f"{names[i]} x{j - i}")
-        i = j
-    return f"[{','.join(parts)}]"
+    runs = ((name, len(list(same))) for name, same in groupby(names))
+    return "[" + ",".join(name if k == 1 else f"{name} x{k}" for name, k in runs) + "]"
 
 
-def label(cell: Cell) -> str:
-    """A cell in one short string, e.g. ``stop:no_tool_calls@3 ok [read_file,count_lines]``."""
-    tools = tool_list(cell.tools_run)
-    failed = f" failed{tool_list(cell.tools_failed)}" if cell.tools_failed else ""
-    extras = ""
+def label(cell: Cell, tools: Callable[[Sequence[str]], str] = tool_list, after: str = "") -> str:
+    """A cell in one short string, e.g. ``stop:no_tool_calls@3 ok [read_file,count_lines]``: its head
+    (``stop:<reason>@<steps> <verdict>`` or ``<outcome>@<steps>``), then `after` (a note on the head,
+    e.g. how many requests a live run served), its tool lists as `tools` writes them, its resends,
+    reminders and request changes."""
+    text = f"{head(cell)}{after} {tools(cell.tools_run)}"
+    if cell.tools_failed:
+        text += f" failed{tools(cell.tools_failed)}"
     if cell.resends:
-        extras += f" resends={cell.resends}"
+        text += f" resends={cell.resends}"
     if cell.reminders:
-        extras += f" reminders={cell.reminders}"
+        text += f" reminders={cell.reminders}"
     changed = changes_summary(cell)
-    if changed:
-        extras += f" {changed}"
+    return f"{text} {changed}" if changed else text
+
+
+def head(cell: Cell) -> str:
+    """How a cell ended: ``stop:<reason>@<steps> <verdict>`` for a stopped cell, else ``<outcome>@<steps>``."""
     if cell.outcome == "stopped":
-        head = f"stop:{cell.reason}@{cell.n_steps} {verdict(cell)}"
-    else:
-        head = f"{cell.outcome}@{cell.n_steps}"
-    return f"{head} {tools}{failed}{extras}"
+        return f"stop:{cell.reason}@{cell.n_steps} {verdict(cell)}"
+    return f"{cell.outcome}@{cell.n_steps}"
 
 
 def changes_summary(cell: Cell) -> str:

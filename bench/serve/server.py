@@ -8,6 +8,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Self
 
 import uvicorn
 
@@ -101,37 +102,33 @@ class PromptServer(uvicorn.Server):
             await self.lifespan.shutdown()
 
 
-class BackgroundServer:
-    """The server on a loopback port in a daemon thread; a context manager.
+class BackgroundUvicorn:
+    """A uvicorn app on a loopback port in a daemon thread, stopped as soon as asked
+    (:class:`PromptServer`); a context manager. `what` names it in the error when it does not start
+    within `start_timeout` seconds, `thread` its thread; port 0 picks a free port, read back once it listens; :attr:`url`
+    is its address with `path` appended."""
 
-    ``with BackgroundServer(session) as srv: ... srv.base_url ...``; port 0 picks a free port.
-    """
-
-    def __init__(self, session: Session, host: str = DEFAULT_HOST, port: int = 0,
-                 start_timeout: float = 10.0) -> None:
-        self.session = session
-        self.server = PromptServer(config(session, host, port))
-        self.thread = threading.Thread(target=self.server.run, name="stopbench-serve", daemon=True)
+    def __init__(self, config: uvicorn.Config, what: str, thread: str, start_timeout: float = 10.0,
+                 path: str = "") -> None:
+        self.server = PromptServer(config)
+        self.thread = threading.Thread(target=self.server.run, name=thread, daemon=True)
+        self.what = what
         self.start_timeout = start_timeout
-        self.host = host
-        self.port = port
+        self.host: str = config.host
+        self.port: int = config.port
+        self.path = path
 
     @property
     def url(self) -> str:
-        """The root URL, e.g. http://127.0.0.1:PORT (Anthropic clients append /v1/messages)."""
-        return f"http://{self.host}:{self.port}"
+        """The address once started, e.g. http://127.0.0.1:PORT (Anthropic clients append /v1/messages)."""
+        return f"http://{self.host}:{self.port}{self.path}"
 
-    @property
-    def base_url(self) -> str:
-        """The OpenAI-style base URL, root + /v1."""
-        return self.url + "/v1"
-
-    def start(self) -> BackgroundServer:
+    def start(self) -> Self:
         self.thread.start()
         deadline = time.monotonic() + self.start_timeout
         while not self.server.started:
             if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError(f"the replay server did not start on {self.host}:{self.port}")
+                raise RuntimeError(f"the {self.what} did not start on {self.host}:{self.port}")
             time.sleep(0.01)
         sockets = [s for srv in self.server.servers for s in srv.sockets]
         self.port = int(sockets[0].getsockname()[1])
@@ -142,9 +139,26 @@ class BackgroundServer:
         self.server.wake()
         self.thread.join(timeout)
 
-    def __enter__(self) -> BackgroundServer:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
                  tb: TracebackType | None) -> None:
         self.stop()
+
+
+class BackgroundServer(BackgroundUvicorn):
+    """The replay server in the background.
+
+    ``with BackgroundServer(session) as srv: ... srv.base_url ...``; port 0 picks a free port.
+    """
+
+    def __init__(self, session: Session, host: str = DEFAULT_HOST, port: int = 0,
+                 start_timeout: float = 10.0) -> None:
+        super().__init__(config(session, host, port), "replay server", "stopbench-serve", start_timeout)
+        self.session = session
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI-style base URL, root + /v1."""
+        return self.url + "/v1"

@@ -13,7 +13,7 @@ from typing import Any
 import anyio
 import pytest
 
-from bench.check.mcp import BackgroundMCP, stdio_command
+from bench.check.mcp import background_mcp, stdio_command
 
 from .tool_endpoint_stub import ToolEndpointStub
 
@@ -64,7 +64,7 @@ def test_stdio_server_proxies_the_tool_endpoint() -> None:
 def test_http_server_proxies_the_tool_endpoint() -> None:
     from mcp import Client
 
-    with ToolEndpointStub() as stub, BackgroundMCP(stub.url) as server:
+    with ToolEndpointStub() as stub, background_mcp(stub.url) as server:
         assert server.url.endswith("/mcp")
 
         async def main() -> dict[str, Any]:
@@ -79,7 +79,7 @@ def test_the_tools_are_asked_for_at_every_list() -> None:
     """One HTTP server serves a worker's successive runs: a new run's tools are listed."""
     from mcp import Client
 
-    with ToolEndpointStub() as stub, BackgroundMCP(stub.url) as server:
+    with ToolEndpointStub() as stub, background_mcp(stub.url) as server:
         async def names() -> list[str]:
             async with Client(server.url) as client:
                 return [t.name for t in (await client.list_tools()).tools]
@@ -197,3 +197,13 @@ def test_a_client_still_waiting_on_discovery_is_answered() -> None:
         discover = {"jsonrpc": "2.0", "id": 0, "method": "server/discover", "params": {"_meta": MODERN_META}}
         reply = _rpc_lines(stdio_command(stub.url), [discover], want_id=0)
     assert "result" in reply, reply
+
+
+def test_the_http_server_stops_as_promptly_as_the_replay_server() -> None:
+    """The MCP server runs on the replay server's background base (bench.serve.server.PromptServer),
+    which ends when asked rather than on uvicorn's 0.1 s clock: a check run stops one per worker."""
+    from bench.serve.server import PromptServer
+
+    with ToolEndpointStub() as stub, background_mcp(stub.url) as server:
+        assert isinstance(server.server, PromptServer)
+        assert "stopbench-mcp" in server.thread.name

@@ -31,6 +31,16 @@ def test_a_stopped_cell_reads_reason_steps_verdict_and_tools() -> None:
     assert label(cell) == "stop:no_tool_calls@3 ok [read_file,count_lines]"
 
 
+def test_a_label_writes_its_tool_lists_and_a_note_after_its_head_as_asked() -> None:
+    @predicate()
+    def runs_then_stops(turn: Turn, state: State) -> Decision:
+        return Continue("calls") if turn.tool_calls else Stop("no_tool_calls", ok=True, rule="done")
+
+    cell = replay(seq(tools("read_file"), tools("read_file"), answer()), runs_then_stops)
+    assert label(cell, lambda names: "<" + "|".join(names) + ">", " (note)") == \
+        "stop:no_tool_calls@3 ok (note) <read_file|read_file>"
+
+
 # ---------------------------------------------------------------- the Markdown decision table
 
 
