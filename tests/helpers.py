@@ -38,3 +38,21 @@ def answer(text: str = "done") -> Turn:
 
 def truncated() -> Turn:
     return Turn(finish="length", finish_raw="length")
+
+
+def call_then_answer_yaml(title: str, name: str, arguments: str, answer: str = "done",
+                          source: str = "tests/conform") -> str:
+    """A sequence file's text (Chat wire): one call of `name` with `arguments` (JSON), then the
+    answer `answer`."""
+    return f"""title: {title}
+kind: constructed
+dialect: openai-chat
+source: {source}
+then: end
+turns:
+  - finish: tool_calls
+    tool_calls:
+      - {{id: a, name: {name}, arguments: '{arguments}'}}
+  - finish: stop
+    content: {answer}
+"""

@@ -217,16 +217,23 @@ def load_inputs(sequences_dir: Path, predicates_dir: Path, no_entry_points: bool
     preds = discover_in(folders, entry_points_too=not no_entry_points)
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
-    if only:
-        names = {p.name for p in preds}
-        unknown = [n for n in only if n not in names]
-        if unknown:
-            raise click.UsageError(f"no predicate named {', '.join(unknown)}; have {', '.join(sorted(names))}")
-        preds = [p for p in preds if p.name in only]
+    preds = named(preds, only)
     for p in preds:
         if isinstance(p, Broken):
             click.echo(f"broken predicate: {p.origin}: {p.error} (its cells are marked crashed)", err=True)
     return Inputs(cat, preds)
+
+
+def named(preds: list[Loaded], only: tuple[str, ...]) -> list[Loaded]:
+    """The predicates named in `only` (``--predicate``), all of them when it is empty; a name that is
+    not among them is a usage error (exit 2) that lists the names there are."""
+    if not only:
+        return preds
+    names = {p.name for p in preds}
+    unknown = [n for n in only if n not in names]
+    if unknown:
+        raise click.UsageError(f"no predicate named {', '.join(unknown)}; have {', '.join(sorted(names))}")
+    return [p for p in preds if p.name in only]
 
 
 def load_expected(expected_dir: Path, *, for_writing: bool = False) -> Golden:

@@ -14,6 +14,7 @@ from bench.cli._common import (
     EXIT_OK,
     decision_timeout_option,
     discover_in,
+    named,
     no_entry_points_option,
     only_mine_option,
     only_predicates_option,
@@ -63,12 +64,7 @@ def fuzz_cmd(only: tuple[str, ...], only_props: tuple[str, ...], save: bool, max
         raise click.UsageError(f"no property named {', '.join(unknown)}; have {', '.join(fuzz.BY_NAME)}")
     props = tuple(p for p in fuzz.PROPERTIES if not only_props or p.name in only_props)
     preds = discover_in(predicate_folders(predicates_dir), entry_points_too=not no_entry_points)
-    if only:
-        names = {p.name for p in preds}
-        missing = [n for n in only if n not in names]
-        if missing:
-            raise click.UsageError(f"no predicate named {', '.join(missing)}; have {', '.join(sorted(names))}")
-        preds = [p for p in preds if p.name in only]
+    preds = named(preds, only)
     if not preds:
         click.echo(f"nothing to fuzz: no predicate under {predicates_dir}"
                    + ("" if no_entry_points else " nor in the installed packages"), err=True)

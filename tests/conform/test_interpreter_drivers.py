@@ -4,25 +4,19 @@ without a cap of its own ended at the bench's safety cap (a fake driver in the b
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-from bench import Continue, Resend, Stop, predicate
-from bench.conform.runner import Driver, run_conformance
+from bench import Resend, Stop, predicate
+from bench.conform.runner import run_conformance
 from bench.engine.model import Decision, Turn
 from bench.engine.predicate import State
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
 from bench.report.labels import label
+from tests.conform.python_drivers import python_driver, runs_calls
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
-CAPLESS = Driver("capless", "capless", "tests/conform/capless_driver.py", "openai-chat", "nothing to install",
-                 interpreter=sys.executable)
-
-
-@predicate(reasons=["done"], rules={"calls": "runs every call", "answer": "no calls"})
-def no_cap(turn: Turn, state: State) -> Decision:
-    return Continue("calls") if turn.tool_calls else Stop("done", ok=True, rule="answer")
+CAPLESS = python_driver("capless", "capless", "tests/conform/capless_driver.py")
 
 
 CALL = {"finish": "tool_calls", "content": None, "tool_calls": [{"id": "a", "name": "grep", "arguments": '{"q": "x"}'}]}
@@ -40,8 +34,8 @@ def test_an_interpreter_driver_gets_the_loop_prefix_steers_and_the_safety_cap_in
 
 def test_a_loop_without_a_cap_ends_capped_like_its_port_at_the_safety_cap(tmp_path: Path) -> None:
     seq = make_sequence([CALL], then="repeat", sid="forever")
-    [res] = run_conformance(CAPLESS, [seq], str(tmp_path), root=ROOT, port=no_cap, timeout=120)
-    port = replay(seq, no_cap)
+    [res] = run_conformance(CAPLESS, [seq], str(tmp_path), root=ROOT, port=runs_calls, timeout=120)
+    port = replay(seq, runs_calls)
     assert port.outcome == "capped" and len(port.steps) == DEFAULT_SAFETY_CAP
     assert res.observed.outcome == "capped"
     assert len(res.observed.steps) == DEFAULT_SAFETY_CAP

@@ -15,22 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from bench import Continue, Stop, predicate
 from bench.check.processes import running_contained, start_contained, wait_contained
 from bench.conform.campaign import Port, run_drivers
-from bench.conform.runner import Driver
-from bench.engine.model import Decision, Turn
-from bench.engine.predicate import State
+from tests.conform.python_drivers import python_driver, runs_calls
+from tests.helpers import call_then_answer_yaml
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
-SESSION = Driver("session", "sessionport", "tests/conform/session_driver.py", "openai-chat", "nothing to install",
-                 interpreter=sys.executable)
-
-
-@predicate(reasons=["done"], rules={"calls": "runs every call", "answer": "no calls"})
-def runs_calls(turn: Turn, state: State) -> Decision:
-    return Continue("calls") if turn.tool_calls else Stop("done", ok=True, rule="answer")
+SESSION = python_driver("session", "sessionport", "tests/conform/session_driver.py")
 
 
 def alive(pid: int) -> bool:
@@ -80,18 +72,7 @@ conform.DRIVERS = {"session": Driver("session", "sessionport", "tests/conform/se
 cli.main(["conform", "session", *sys.argv[1:]], prog_name="stopbench")
 """
 
-HANGING = """title: a loop that hangs with its daemons running
-kind: constructed
-dialect: openai-chat
-source: tests/conform
-then: end
-turns:
-  - finish: tool_calls
-    tool_calls:
-      - {id: a, name: hang, arguments: '{"q": "x"}'}
-  - finish: stop
-    content: done
-"""
+HANGING = call_then_answer_yaml("a loop that hangs with its daemons running", "hang", '{"q": "x"}')
 
 PORT = '''"""Runs every call."""
 from bench import Continue, Stop, predicate

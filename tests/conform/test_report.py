@@ -26,6 +26,7 @@ from bench.engine.model import Decision, RequestChanges, Turn
 from bench.engine.predicate import Predicate, State
 from bench.engine.replay import replay
 from bench.report.labels import label
+from tests.helpers import call_then_answer_yaml
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,11 +128,11 @@ def test_a_failed_driver_is_never_explained() -> None:
 
 def test_sequences_and_loops_that_were_not_run_say_why(driven_once: list[ConformResult]) -> None:
     results = against(driven_once, like_fake, ("one-step",))
-    rec = make_record(FAKE, results, {"two-steps": "no Gemini endpoint"})
+    rec = make_record(FAKE, results, {"two-steps": "the loop does not speak its wire"})
     md = conformance_markdown(["two-steps", "one-step"], [FAKE, OTHER], {"fake": rec, "other": None},
                               {"fake": {}, "other": {}}, {"other": "not installed: no Python at /x"})
     row = next(line for line in md.splitlines() if line.startswith("| two-steps"))
-    assert "not run (no Gemini endpoint)" in row
+    assert "not run (the loop does not speak its wire)" in row
     assert "not run (no record)" in row
     summary = next(line for line in md.splitlines() if line.startswith("| other "))
     assert "pip install other==1.0" in summary and "not run (not installed: no Python at /x)" in summary
@@ -204,18 +205,7 @@ def decide(turn, state):
     return Stop("done", ok=True, rule="first")
 '''
 
-SEQ_YAML = """title: two steps
-kind: constructed
-dialect: openai-chat
-source: tests/conform
-then: end
-turns:
-  - finish: tool_calls
-    tool_calls:
-      - {id: a, name: read_file, arguments: '{"path": "x"}'}
-  - finish: stop
-    content: answer
-"""
+SEQ_YAML = call_then_answer_yaml("two steps", "read_file", '{"path": "x"}', "answer")
 
 
 @pytest.mark.parametrize(("explained", "code"), [("{}", 1), ('{"two-steps": "why, loop.py L1-2"}', 0)])

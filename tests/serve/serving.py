@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
+import signal
+import socket
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import httpx
 
 from bench.catalogue.load import parse_sequence
 from bench.engine.model import Sequence
@@ -29,3 +38,64 @@ CHAT_TOOLS: list[Any] = [{"type": "function", "function": TOOL}]
 CLAUDE_TOOLS: list[Any] = [{"name": "read_file", "description": "read a file", "input_schema": TOOL["parameters"]}]
 RESPONSES_TOOLS: list[Any] = [{"type": "function", **TOOL}]
 GEMINI_TOOLS: list[Any] = [{"functionDeclarations": [TOOL]}]
+
+
+SEQ = """\
+title: cli test
+kind: constructed
+dialect: openai-chat
+source: tests/serve
+then: end
+turns:
+  - finish: tool_calls
+    content: null
+    tool_calls:
+      - {id: call_1, name: read_file, arguments: '{"path": "a"}'}
+  - finish: stop
+    content: answer
+"""
+"""The sequence ``cli-seq`` that :func:`serve_command` serves: one tool call, then the answer."""
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class ServedProcess:
+    """A ``stopbench serve`` process: its root URL, the file it writes its observed steps to on SIGTERM,
+    and (once it has ended) its stderr."""
+
+    process: subprocess.Popen[bytes]
+    url: str
+    observed: Path
+    stderr: bytes = b""
+
+
+@contextmanager
+def serve_command(tmp_path: Path) -> Iterator[ServedProcess]:
+    """``stopbench serve cli-seq`` (:data:`SEQ`) as a process on a free port, once it answers; on leaving,
+    SIGTERM and wait for it to end (it writes its observed steps then)."""
+    (tmp_path / "seqs").mkdir()
+    (tmp_path / "seqs" / "cli-seq.yaml").write_text(SEQ, encoding="utf-8")
+    port = free_port()
+    observed = tmp_path / "observed.json"
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "serve", "cli-seq", "--port", str(port),
+                             "--sequences", str(tmp_path / "seqs"), "--observed", str(observed)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    served = ServedProcess(proc, f"http://127.0.0.1:{port}", observed)
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                httpx.get(served.url + "/_stopbench/state", timeout=1)
+                break
+            except httpx.TransportError:
+                assert time.monotonic() < deadline, "server did not come up"
+                time.sleep(0.1)
+        yield served
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        _, served.stderr = proc.communicate(timeout=20)

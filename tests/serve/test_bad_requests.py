@@ -4,18 +4,13 @@ still written (the observation, /_stopbench/records, `serve --observed` on SIGTE
 from __future__ import annotations
 
 import json
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from tests.serve.serving import CHAT_TOOLS, make_sequence, serving
-from tests.serve.test_serve_cli import SEQ, free_port
+from tests.serve.serving import CHAT_TOOLS, make_sequence, serve_command, serving
 
 CALL: dict[str, Any] = {"finish": "tool_calls", "content": None, "tool_calls": [
     {"id": "call_1", "name": "read_file", "arguments": '{"path": "a"}'}]}
@@ -108,30 +103,12 @@ def test_a_body_nested_100000_deep_is_the_providers_400(wire: str) -> None:
 
 
 def test_serve_writes_its_observed_file_on_sigterm_after_a_bad_request(tmp_path: Path) -> None:
-    (tmp_path / "seqs").mkdir()
-    (tmp_path / "seqs" / "cli-seq.yaml").write_text(SEQ, encoding="utf-8")
-    out = tmp_path / "observed.json"
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "bench", "serve", "cli-seq", "--port", str(port),
-                             "--sequences", str(tmp_path / "seqs"), "--observed", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                httpx.get(url + "/_stopbench/state", timeout=1)
-                break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, "server did not come up"
-                time.sleep(0.1)
+    with serve_command(tmp_path) as served:
+        url = served.url
         httpx.post(url + "/v1/chat/completions", json={**VALID["openai-chat"], "tools": CHAT_TOOLS})
         httpx.post(url + "/v1/chat/completions", json=MISTYPED["openai-chat"])
         httpx.post(url + "/v1/chat/completions", content=b'{"messages": [], "x": NaN}')
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=20)
-    assert proc.returncode == 0, err.decode()
-    report = json.loads(out.read_text(encoding="utf-8"))
+    assert served.process.returncode == 0, served.stderr.decode()
+    report = json.loads(served.observed.read_text(encoding="utf-8"))
     assert [s["action"] for s in report[0]["steps"]] == ["stop"]
     assert len(report[0]["notes"]) == 2
