@@ -105,8 +105,8 @@ class PromptServer(uvicorn.Server):
 class BackgroundUvicorn:
     """A uvicorn app on a loopback port in a daemon thread, stopped as soon as asked
     (:class:`PromptServer`); a context manager. `what` names it in the error when it does not start
-    within `start_timeout` seconds, `thread` its thread; port 0 picks a free port, read back once it listens; :attr:`url`
-    is its address with `path` appended."""
+    within `start_timeout` seconds, `thread` names its thread; port 0 picks a free port, read back
+    once it listens; :attr:`url` is its address with `path` appended."""
 
     def __init__(self, config: uvicorn.Config, what: str, thread: str, start_timeout: float = 10.0,
                  path: str = "") -> None:
