@@ -214,7 +214,7 @@ CONFORMANCE_EXPLAINED = {
         "a generated call_<sha256[:12]> (agent/chat_completion_helpers.py L1409-1425) and the result goes "
         "back under it ('result for unknown call id'). Driven 2026-11-30: steps and outcome agree."),
     "rec-openrouter-length-then-stream-error": (
-        "By design of the error kinds (issue 13): Hermes classifies this in-stream error by its words "
+        "By design of the error kinds: Hermes classifies this in-stream error by its words "
         "('Token limit reached' reads as a context overflow, agent/error_classifier.py) and stops "
         "context_length_exceeded; the error is an output-budget chunk after 43 input tokens, recorded as kind "
         "stream_error, and the port reads kinds, not words, so it takes the non-retryable client error path. "

@@ -22,9 +22,10 @@ by another request even when it has no tool calls: modelled as Remind (carrying 
 turn ran or failed). A turn whose stopReason is error returns first (L196-200): the steer is not
 consumed and the port stops.
 
-Dialect: the predicate API does not see the sequence's dialect, so the mapper is chosen from the
-raw string (the four dialects' raw vocabularies do not overlap). A raw string no mapper knows, or
-no finish at all, is an error in every mapper (see the rules), so the choice does not matter then.
+Dialect: the mapper is chosen from the raw string, not from ``State.dialect``: the raw vocabularies
+of the four wires it maps (Chat, Messages, Responses, Gemini) do not overlap, so the raw string alone
+names its mapper, as each Pi provider maps only its own API's strings. A raw string no mapper knows,
+or no finish at all, is an error in every mapper (see the rules), so the choice does not matter then.
 """
 
 from __future__ import annotations

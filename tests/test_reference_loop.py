@@ -64,7 +64,7 @@ def test_the_naive_finish_only_predicate_breaks_requirements_the_reference_meets
     assert {"chat-stop-with-tool-calls", "chat-dropped-calls-x3", "gemini-function-call-stop"} <= broken
 
 
-def test_stop_reasons_are_enumerable_and_include_the_issue_minimum() -> None:
+def test_stop_reasons_are_enumerable_name_every_way_to_end_and_the_cap_is_an_error() -> None:
     assert {"no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call", "model_error",
             "unknown_finish"} <= REFERENCE.all_reasons
     assert REFERENCE.cap.ok is False

@@ -1,7 +1,7 @@
 """stopbench's reference loop as client code: the loop ``predicates/reference.py`` models, over the
 official ``openai`` and ``anthropic`` clients.
 
-Use it as it is or copy it::
+Use it as it is, or copy it with the budgets and reminders it reads from ``predicates/reference.py``::
 
     import openai
     from bench.loops.reference import run
@@ -32,41 +32,59 @@ and requires the same steps as the predicate.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Literal
 
+from bench.catalogue.shipped import shipped_folder
+from bench.engine.predicate import Predicate
 from bench.loops.clients import Api, Call, Conversation, Reply, Result, conversation
 
-MAX_STEPS = 50
-MAX_RESENDS = 3
-MAX_REMINDERS = 2
-MAX_TRUNCATED = 2
-MAX_PAUSES = 3
-REPEAT_REMIND = 3
-REPEAT_STOP = 4
 
-REASONS = ("no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call", "model_error",
-           "unknown_finish", "empty_response", "repeated_tool_call", "unfinished_turn")
+def _reference_port() -> ModuleType:
+    """The shipped ``predicates/reference.py``: the one home of the budgets, the reminders' words and
+    the transient errors this loop shares with the predicate that models it, so the two cannot drift
+    (and the mutation check, which changes the port's constants, keeps judging them there)."""
+    folder = shipped_folder("predicates")
+    spec = None if folder is None else importlib.util.spec_from_file_location(
+        "stopbench_reference_port", folder / "reference.py")
+    if spec is None or spec.loader is None:
+        raise ImportError("the shipped predicates/reference.py is missing: reinstall stopbench")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_PORT = _reference_port()
+_RULES: Predicate = _PORT.decide
+
+MAX_STEPS: int = _RULES.max_steps or 0
+MAX_RESENDS: int = _PORT.MAX_RESENDS
+MAX_REMINDERS: int = _PORT.MAX_REMINDERS
+MAX_TRUNCATED: int = _PORT.MAX_TRUNCATED
+MAX_PAUSES: int = _PORT.MAX_PAUSES
+REPEAT_REMIND: int = _PORT.REPEAT_REMIND
+REPEAT_STOP: int = _PORT.REPEAT_STOP
+
+REASONS: tuple[str, ...] = tuple(_RULES.reasons)
 """Every reason the loop stops with; only ``no_tool_calls`` is success."""
 
-NO_CALL = "You answered with finish_reason tool_calls but sent no tool call. Send the tool call again."
-TEXT_CALL = "Your tool call arrived as plain text, not as a tool call. Issue it again as a tool call."
-EMPTY = "Your reply was empty. Continue the task, or give your final answer."
-TRUNCATED = ("Your reply hit the output token limit, so these tool calls were not run: their arguments may "
-             "be cut off. Re-issue them with complete arguments.")
-REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
+NO_CALL: str = _PORT.NO_CALL
+TEXT_CALL: str = _PORT.TEXT_CALL
+EMPTY: str = _PORT.EMPTY
+TRUNCATED: str = _PORT.TRUNCATED
+REPEATED: str = _PORT.REPEATED
 NOT_RUN = "Error: not run. "
 
-_TRANSIENT_KINDS = ("rate_limit", "overloaded", "server_error", "timeout", "connection_refused",
-                    "connection_reset", "stream_cut", "stream_error")
-"""Errors worth a resend when no HTTP status says otherwise (predicates/reference.py's list): the
-provider's or the network's passing trouble, never the request's fault nor an exhausted quota. A
-Responses failure is judged the same way, by the kind of its error code."""
-_TEXT_CALL = re.compile(
-    r"<tool_call>|</tool_call>|\[TOOL_CALLS\]|<function=|\"name\"\s*:\s*\"[^\"]+\"\s*,\s*\"arguments\"")
+_TRANSIENT_KINDS: tuple[str, ...] = _PORT._TRANSIENT_KINDS
+"""Errors worth a resend when no HTTP status says otherwise: the provider's or the network's passing
+trouble, never the request's fault nor an exhausted quota. A Responses failure is judged the same
+way, by the kind of its error code."""
+_TEXT_CALL: re.Pattern[str] = _PORT._TEXT_CALL
 
 Execute = Callable[[str, Any], str]
 """Runs one tool: (name, parsed arguments) to the result text; an exception is a failed call."""

@@ -30,8 +30,10 @@ def without_calls(turn: Turn, body: dict[str, Any], dialect: Dialect,
     left.
 
     A call with a blank name names no tool: it is a glitch of the stream (an accumulator keyed on
-    the index, edge-cases.md H10), not the model's choice of a tool, and is served as recorded
-    whatever the request offers (a program whose tools come from such a sequence is offered none).
+    the index; a recorded OpenRouter stream repeats a call's id and name in its deltas, simonw/llm
+    tests/cassettes/test_tools_streaming/test_tools_streaming_variant_a.yaml), not the model's
+    choice of a tool, and is served as recorded whatever the request offers (a program whose tools
+    come from such a sequence is offered none).
     `offered`: whether the request offers tools as its wire says it
     (:meth:`bench.wires.base.Wire.offers_tools`); None: as :func:`offers_tools` reads `body`.
     """

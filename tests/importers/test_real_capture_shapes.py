@@ -1,4 +1,4 @@
-"""Shapes that real captures showed the importers reading wrongly (issue 13), each pinned on a real
+"""Shapes that real captures showed the importers reading wrongly, each pinned on a real
 capture from a repository not used before: openai/openai-python (recorded streams), traceloop/openllmetry
 and Arize-ai/openinference (VCR cassettes). Provenance: tests/importers/data/PROVENANCE.md."""
 
