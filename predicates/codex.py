@@ -27,8 +27,9 @@ could not be checked at any pin.
 Configuration modelled: Codex's defaults for a custom Responses provider, as the conformance driver
 now runs it (no ``request_max_retries`` / ``stream_max_retries`` in config.toml; both are fields of
 ``ModelProviderInfo``, bin/codex @1948847 / @1948866). The defaults, ``DEFAULT_REQUEST_MAX_RETRIES
-= 4`` and ``DEFAULT_STREAM_MAX_RETRIES = 5`` (model_provider_info), are secondary (seen verbatim by
-docs/loops.md, not in the binary's strings) but agree with what driving 0.169.0 showed: a persistent
+= 4`` and ``DEFAULT_STREAM_MAX_RETRIES = 5`` (model_provider_info), are secondary (seen verbatim in
+openai/codex's model-provider-info source, ``codex-rs/core/src/model_provider_info.rs`` in older trees,
+not in the binary's strings) but agree with what driving 0.169.0 showed: a persistent
 HTTP 500 got 30 requests (6 stream attempts of 1 + 4 request retries each).
 
 What is modelled, per model response:

@@ -1,6 +1,6 @@
 """Seed 002's naive predicate: trust only the finish reason (tool_calls: run the calls; else done).
 
-Constructed, not any project's code: seed 002 (shared/seeds/002_34851cc3c716137e.txt), the
+Constructed, not any project's code: seed 002 (the lesson 「没有工具调用就停」够不够? of the course 从0打造编码Agent), the
 first row of its eight-loop table, "一个只信 finish_reason 的朴素谓词（构造的，不是任何一家的代码）".
 The article describes it only by that sentence and by two of its cells: on "报 stop，消息里却有工具调用"
 it "把调用扔掉了" (drops the calls: a non-tool_calls finish stops without running them), and on
@@ -14,7 +14,7 @@ runs the calls of a non-tool_calls turn; "drops the calls" says it does not.
 
 from bench import ALL, Cited, Continue, Decision, Note, State, Stop, Turn, predicate
 
-SEED = Note("seed 002 (shared/seeds/002_34851cc3c716137e.txt), '只信 finish_reason 的朴素谓词'")
+SEED = Note("seed 002 (the lesson 「没有工具调用就停」够不够? of the course 从0打造编码Agent), '只信 finish_reason 的朴素谓词'")
 
 
 @predicate(

@@ -2,7 +2,7 @@
 
 Pin: shareAI-lab/learn-claude-code @ 0f691a092cb7dfcb9b51db5e72d99866f6d8588d,
 agents/s01_agent_loop.py (3,747 characters; line numbers counted on a local copy of that stored
-file; they agree with shared/docs/loops.md section 6), licence MIT (repository LICENSE).
+file), licence MIT (repository LICENSE).
 Transport retries: the loop builds `Anthropic(...)` with defaults (L38-44); read in
 anthropic==2.14.0 (PyPI wheel, MIT): anthropic/_constants.py L11 `DEFAULT_MAX_RETRIES = 2`,
 anthropic/_base_client.py L1274-1345 (the retry loop), L939-972 `_should_retry` (408, 409, 429, >=500) and L974-997, L1458-1470

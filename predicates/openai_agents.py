@@ -20,7 +20,7 @@ Which model adapter sees the turn is decided from `finish_raw`:
   endpoint would send. ASSUMPTION, not from the source: the LiteLLM extension differs (it has no
   `length` check, extensions/models/litellm_model.py L317-335).
 
-Differences from shared/docs/loops.md section 8 (read at HEAD 7f7a44f8, not a release): line
+Differences from openai/openai-agents-python at HEAD 7f7a44f8 (not a release): line
 numbers differ in 0.24.0 (cited below), and the Chat Completions stream handler's
 `finish_reason='tool_calls'` with no calls -> ModelBehaviorError (models/chatcmpl_stream_handler.py
 L436-446) lives in `buffer_tool_call_stream`, used only when streaming with

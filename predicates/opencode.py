@@ -6,7 +6,7 @@ released artefact itself: npm ``opencode-linux-x64@1.18.32`` (the platform packa
 bundled, minified JavaScript of ``packages/opencode/src`` and of the AI SDK providers it ships.
 Citations below give byte offsets into that file and the minified names, because the tag's source
 tree could not be had here: the stored copies of ``packages/opencode/src/session/prompt.ts`` are
-at other commits (anomalyco/opencode@00078e84, the one docs/loops.md read, and an sst/opencode
+at other commits (anomalyco/opencode@00078e84 and an sst/opencode
 copy), and they differ from the release exactly where it matters (see `unknown` below). Seed 002
 cites ``prompt.ts:1111-1116`` at v1.18.32; those line numbers were not verifiable here.
 
@@ -18,7 +18,7 @@ iteration against the messages re-read from storage::
       && lastAssistant.parentID === lastUser.id
 
 So at the pin `unknown` does NOT exit: the loop asks again (no cap, ``agent.steps ?? Infinity``).
-The newer prompt.ts that docs/loops.md read (@00078e84) tests only ``["tool-calls"]`` and
+The newer prompt.ts (anomalyco/opencode@00078e84) tests only ``["tool-calls"]`` and
 ``lastUser.id < lastAssistant.id``, so there `unknown` exits; seed 002 ("OpenCode keeps going on
 unknown") agrees with the pin. The bench's model of each request: tools run inside
 ``processor.process`` (the AI SDK executes them while streaming), so a turn with tool parts is

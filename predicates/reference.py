@@ -1,7 +1,7 @@
 """stopbench's recommended loop: read the finish and the body; every odd turn gets a bounded remedy.
 
-Constructed (stopbench, issue 3); not a port. Each rule cites the edge case (edge-cases.md row,
-in shared/docs/) or seed that motivates it. The rules, in the order they are checked:
+Constructed by stopbench; not a port. Each rule cites the public evidence (issues, recorded
+responses, provider documentation, other loops' code) or the article that motivates it. The rules, in the order they are checked:
 
  1. error       A turn with an error (turn.error, or an `error` finish: Responses `failed`, Gemini
                 MALFORMED_FUNCTION_CALL): resend if transient (408/409/429/5xx when a status is
@@ -47,8 +47,7 @@ from typing import Any
 
 from bench import ALL, Cap, Cited, Continue, Decision, MutationNote, Note, Remind, Resend, State, Stop, Turn, predicate
 
-EDGE = "edge-cases.md"
-SEED2 = "seed 002 (shared/seeds/002_34851cc3c716137e.txt)"
+SEED2 = "seed 002 (the lesson 「没有工具调用就停」够不够? of the course 从0打造编码Agent, A1 循环 第 3 课)"
 
 MAX_RESENDS = 3
 MAX_REMINDERS = 2
@@ -109,35 +108,35 @@ coverage gap said out loud."""
 
 
 @predicate(
-    source="constructed: stopbench's recommended loop (issue 3)",
+    source="constructed: stopbench's recommended loop",
     max_steps=50,
     cap=Cap(reason="max_steps", ok=False, rule="cap"),
     reasons=["no_tool_calls", "max_steps", "length", "content_filter", "dropped_tool_call",
              "model_error", "unknown_finish", "empty_response", "repeated_tool_call", "unfinished_turn"],
     rules={
-        "error-resend": Cited(Note(f"{EDGE} F2, B8, B9, D7 (MALFORMED_FUNCTION_CALL: 'fail or resend, not stop successfully'); loops.md"), text="CoreCoder, Pi, Codex all retry transient errors a bounded number of times (3-5): resend, at most 3 in a row"),
-        "error-stop": Cited(Note(f"{EDGE} F2 (a failed response reported as success); loops.md section 1 (j)"), text="an unbounded retry hangs; non-transient or exhausted errors stop model_error, ok false"),
-        "filter": Cited(Note(f"{EDGE} D1, D3-D5, F1"), text="a filtered or refused turn must stop (or fall back), not be retried as is"),
-        "refusal": Cited(Note(f"{EDGE} D1 and OpenAI Structured Outputs 'Refusals' (message.refusal, content null, finish stop)"), text="a refusal is a refused turn whatever the finish says: stop content_filter"),
-        "truncated-calls": Cited(Note(f"{EDGE} C1, C7, C8; {SEED2} on Pi's agent-loop.ts:192-224 (failToolCallsFromTruncatedMessage)"), text="fail the calls of a length turn so the model re-issues them, at most 2 times in a row"),
-        "truncated-stop": Cited(Note(f"{EDGE} C3 (repeated length on a large write_file: retries cannot succeed)"), text="stop length"),
-        "length": Cited(Note(f"seed 000 corrected loop ('if finish_reason === length throw'); {EDGE} C9-C11"), text="a cut text is not an answer"),
+        "error-resend": Cited(Note("openai/openai-agents-python#3106, langchain-ai/langchain#39039 (a failed response reported as success); drumih/turbo-fieldfare#84; ggml-org/llama.cpp#22072; NousResearch/hermes-agent#83882 (MALFORMED_FUNCTION_CALL: 'fail or resend, not stop successfully'); badlogic/pi-mono@83378aad coding-agent/src/core/agent-session.ts L504-505, L2311-2323 (retry on a transient error, maxRetries 3); he-yufeng/CoreCoder@61fc02c0 corecoder/llm.py L193-209 (_call_with_retry, max_retries=3)"), text="CoreCoder, Pi, Codex all retry transient errors a bounded number of times (3-5): resend, at most 3 in a row"),
+        "error-stop": Cited(Note("openai/openai-agents-python#3106, langchain-ai/langchain#39039 (a failed response reported as success); anomalyco/opencode packages/opencode/src/session/retry.ts@0266548a (a retryable error resent with no maximum attempt count)"), text="an unbounded retry hangs; non-transient or exhausted errors stop model_error, ok false"),
+        "filter": Cited(Note("microsoft/semantic-kernel#5240, BerriAI/litellm#9303 (content_filter); Anthropic's handling-stop-reasons documentation (refusal); Google Cloud AI Platform Candidate.FinishReason (SAFETY); pydantic/pydantic-ai cassette test_google_model_safety_settings.yaml (SAFETY, empty content); OpenAI Responses IncompleteDetails (content_filter)"), text="a filtered or refused turn must stop (or fall back), not be retried as is"),
+        "refusal": Cited(Note("microsoft/semantic-kernel#5240 and OpenAI Structured Outputs 'Refusals' (message.refusal, content null, finish stop)"), text="a refusal is a refused turn whatever the finish says: stop content_filter"),
+        "truncated-calls": Cited(Note(f"NousResearch/hermes-agent#7680, crewAIInc/crewAI#5148, shareAI-lab/learn-claude-code#458 (a truncated call run with cut arguments); {SEED2} on Pi's agent-loop.ts:192-224 (failToolCallsFromTruncatedMessage)"), text="fail the calls of a length turn so the model re-issues them, at most 2 times in a row"),
+        "truncated-stop": Cited(Note("NousResearch/hermes-agent#93156 (repeated length on a large write_file: retries cannot succeed)"), text="stop length"),
+        "length": Cited(Note("seed 000 corrected loop ('if finish_reason === length throw'); pydantic/pydantic-ai cassettes test_google_model_max_tokens_thinking_model_empty_response.yaml and test_huggingface/test_max_completion_tokens.yaml; faratech/bsod-analyzer#88"), text="a cut text is not an answer"),
         "length-hidden": Cited(Note("BerriAI/litellm#25825, UKGovernmentBEIS/inspect_ai#5143"), text="a server that reports a cut at max_tokens as stop; usage.output_tokens reaching the request's max_tokens is the truncation: stop length"),
-        "calls": Cited(Note(f"{EDGE} A1-A9 (stop with tool calls, Gemini STOP with functionCall), A6 (tool_call), H1 (no finish)"), text="calls present are run whatever the finish; edge-cases.md C2 (unterminated JSON under a tool_calls finish): calls whose arguments are not JSON are failed, not run"),
+        "calls": Cited(Note("ollama/ollama#7963, #5995, open-webui/open-webui#20933, sgl-project/sglang#2877 (stop with tool calls); brekkylab/ailoy#334, envoyproxy/ai-gateway#1486 (Gemini STOP with functionCall); ml-explore/mlx-lm#782 (tool_call); simonw/llm cassette test_tools_streaming_variant_a.yaml (no finish)"), text="calls present are run whatever the finish; NousResearch/hermes-agent#7693 (unterminated JSON under a tool_calls finish): calls whose arguments are not JSON are failed, not run"),
         "calls-steer": Cited(Note(f"{SEED2}"), text="production loops put a mid-run user message into the next request (OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it"),
-        "repeat-remind": Cited(Note(f"{EDGE} I1-I4, I9 (identical calls 10+ times; OpenCode doom_loop and nanobot fire at 3)"), text="the 3rd identical call set is failed with a reminder; results that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: polling that moves is not a loop)"),
-        "repeat-stop": Cited(Note(f"{EDGE} I1-I4"), text="the 4th identical call set in a row stops repeated_tool_call"),
-        "paused": Cited(Note(f"{EDGE} E1 (pause_turn: 'send the assistant content back unchanged to continue'), A15/F4 (Responses end_turn false: the model wants another inference)"), text="ask again, at most 3"),
-        "paused-stop": Cited(Note(f"{EDGE} E1"), text="a turn that stays paused is not an answer: stop unfinished_turn"),
-        "dropped-remind": Cited(Note(f"{SEED2}"), text="the project loop reminds when finish says tool_calls and no call came (pd-v2-nothink-s1, turns 7-9); edge-cases.md B1-B3: at most 2 in a row"),
-        "text-call-remind": Cited(Note(f"{EDGE} A10-A12 ('should send a reminder, not stop')"), text="a tool call left as text in the content is reminded, at most 2 in a row"),
+        "repeat-remind": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077, earendil-works/pi#6158 (identical calls 10+ times; OpenCode doom_loop and nanobot fire at 3)"), text="the 3rd identical call set is failed with a reminder; results that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: polling that moves is not a loop)"),
+        "repeat-stop": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077"), text="the 4th identical call set in a row stops repeated_tool_call"),
+        "paused": Cited(Note("Anthropic's handling-stop-reasons documentation (pause_turn: 'send the assistant content back unchanged to continue'); earendil-works/pi#7689 (Responses end_turn false: the model wants another inference)"), text="ask again, at most 3"),
+        "paused-stop": Cited(Note("Anthropic's handling-stop-reasons documentation (pause_turn); pydantic/pydantic-ai cassette test_pause_turn_web_search_vcr.yaml"), text="a turn that stays paused is not an answer: stop unfinished_turn"),
+        "dropped-remind": Cited(Note(f"{SEED2}"), text="the project loop reminds when finish says tool_calls and no call came (pd-v2-nothink-s1, turns 7-9); vllm-project/vllm#53255, anomalyco/opencode#5139, labring/FastGPT#7517: at most 2 in a row"),
+        "text-call-remind": Cited(Note("NousResearch/hermes-agent#39099, cubist38/mlx-openai-server#83, jundot/omlx#3153 ('should send a reminder, not stop')"), text="a tool call left as text in the content is reminded, at most 2 in a row"),
         "dropped-stop": Cited(Note(f"{SEED2}"), text="'提醒 2 次无效后以 dropped_tool_call 停' (two useless reminders, then stop dropped_tool_call, ok false)"),
-        "unknown": Cited(Note(f"{EDGE} A6, E5, H1-H4, H16; loops.md section 2 (Pi throws 'Unhandled stop reason')"), text="a finish nobody defined is not reported as success"),
-        "steer": Cited(Note(f"{SEED2} (插话) and OpenCode's fourth conjunct (lastUser.id < lastAssistant.id, loops.md section 1)"), text="a user message that arrived during the answer is sent before stopping"),
-        "empty-remind": Cited(Note(f"{EDGE} A13 (empty stop: 'should trigger a resend, not the end'), E4 (empty end_turn after tool results); loops.md section 3 7(iii) Hermes' nudge"), text="at most 2"),
-        "empty-stop": Cited(Note(f"{EDGE} A13, E4, D9"), text="an empty reply that stays empty is not an answer: empty_response"),
+        "unknown": Cited(Note("ml-explore/mlx-lm#782; @ai-sdk/anthropic map-anthropic-stop-reason.ts; simonw/llm cassette test_tools_streaming_variant_a.yaml; earendil-works/pi#6226; CommandCodeAI/command-code#785; wicm84266964/Buddy2api#69; OpenRouterTeam/ai-sdk-provider#166; badlogic/pi-mono packages/ai provider mappers (the default throws 'Unhandled stop reason')"), text="a finish nobody defined is not reported as success"),
+        "steer": Cited(Note(f"{SEED2} (插话) and OpenCode's fourth conjunct (lastUser.id < lastAssistant.id, anomalyco/opencode@00078e84 packages/opencode/src/session/prompt.ts, runLoop's exit test)"), text="a user message that arrived during the answer is sent before stopping"),
+        "empty-remind": Cited(Note("lemonade-sdk/llamacpp-rocm#127 (empty stop: 'should trigger a resend, not the end'); Anthropic's handling-stop-reasons documentation, 'Empty responses with end_turn' (after tool results); NousResearch/hermes-agent@73e5b5db agent/conversation_loop.py, the empty-response nudge after a tool round"), text="at most 2"),
+        "empty-stop": Cited(Note("lemonade-sdk/llamacpp-rocm#127; Anthropic's handling-stop-reasons documentation, 'Empty responses with end_turn'; BeehiveInnovations/pal-mcp-server#251"), text="an empty reply that stays empty is not an answer: empty_response"),
         "done": Cited(Note("seed 000 corrected loop ('if calls.length === 0 return'), with rules 1-9 first"), text="finish stop, no calls, non-empty content"),
-        "cap": Cited(Note(f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text (loops.md section 5)"), text="a cap is an error, not an answer"),
+        "cap": Cited(Note(f"{SEED2} lesson 4 and CoreCoder's '(reached maximum tool-call rounds)' returned as text (he-yufeng/CoreCoder@61fc02c0 corecoder/agent.py L99)"), text="a cap is an error, not an answer"),
     },
     mutation_notes=MUTATION_NOTES,
 )

@@ -6,7 +6,7 @@ criterion reads), and says so here rather than inventing an exception path."""
 
 from bench import Cap, Cited, Continue, Decision, Note, State, Stop, Turn, predicate
 
-SEED = Note("seed 000 (shared/seeds/000_f45661d50b0bc5c1.txt), section 1, column '按 tool_calls 判'")
+SEED = Note("seed 000 (the article 循环的终止判据写错，Agent 会把同一个响应跑满上限), section 1, column '按 tool_calls 判'")
 
 
 @predicate(

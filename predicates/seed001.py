@@ -1,6 +1,6 @@
 """Seed 001's loop: three stop gates (natural, forced at MAX_ITERS = 10, exceptional) in the article's order.
 
-Source: seed 001 (shared/seeds/001_978c2ceda988d7ef.txt), a Chinese article, section 18 of a series,
+Source: seed 001, a Chinese article, section 18 of a series,
 "循环终止条件：模型什么时候'想好了'". Constructed from the article, not any project's code: the article's
 own code is a skeleton (`call_model` is a comment), so every rule below cites the sentence or code line
 of the article it encodes, by section heading. Quotes are the article's words.
@@ -51,7 +51,7 @@ import json
 
 from bench import ALL, Cited, Continue, Decision, Note, Resend, State, Stop, Turn, predicate
 
-SEED = Note("seed 001 (shared/seeds/001_978c2ceda988d7ef.txt, 第 18 节 循环终止条件)")
+SEED = Note("seed 001 (the article 循环终止条件：模型什么时候\"想好了\", 第 18 节 of a series)")
 MAX_ITERS = 10  # section 强制终止：max_iters 兜底, max_iters_demo.py: `MAX_ITERS=10# 硬上限：最多转 10 圈`
 RETRIES = 3  # ASSUMED (section 19 not in the article): resends of a retried error in a row
 RETRIED_KINDS = frozenset({"connection_refused", "connection_reset", "stream_cut", "rate_limit", "timeout"})

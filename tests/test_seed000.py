@@ -1,7 +1,7 @@
 """Seed 000's table, reproduced exactly: steps and tools per scenario and criterion.
 
-The expected values are typed in from the article (the steering repo's shared/seeds/000_f45661d50b0bc5c1.txt, section 1
-and the corrected loop), not taken from the bench's output.
+The expected values are typed in from the article (循环的终止判据写错，Agent 会把同一个响应跑满上限,
+section 1 and the corrected loop), not taken from the bench's output.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 001's loop (predicates/seed001.py) against the article (shared/seeds/001_978c2ceda988d7ef.txt):
+"""Seed 001's loop (predicates/seed001.py) against the article (循环终止条件：模型什么时候"想好了"):
 three gates, the order "tool calls first; no calls and length: degrade; otherwise done", MAX_ITERS = 10."""
 
 from __future__ import annotations
