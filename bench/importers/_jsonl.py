@@ -69,6 +69,19 @@ def field(obj: dict[str, Any], key: str, kind: type | tuple[type, ...], shown: s
     return value
 
 
+def error_object(text: str) -> dict[str, Any] | None:
+    """The ``error`` object of a provider's JSON error body (``{"error": {"message", "type", "code"}}``)
+    that a log quotes as its error message, or None when `text` is not such a body."""
+    if not text.startswith("{"):
+        return None
+    try:
+        obj = loads(text, "", "")
+    except CaptureError:
+        return None
+    err = obj.get("error") if isinstance(obj, dict) else None
+    return err if isinstance(err, dict) else None
+
+
 def _names(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
     words = {str: "a string", dict: "an object", list: "an array", int: "an integer", float: "a number",

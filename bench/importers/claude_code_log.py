@@ -48,10 +48,10 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.engine.model import Sequence, ToolCall, Turn, Usage
+from bench.importers._jsonl import error_object, head_objects, objects
 from bench.importers._jsonl import field as typed_field
-from bench.importers._jsonl import head_objects, objects
 from bench.wires import dialects
-from bench.wires.capture import CaptureError, dumps_args, int_of, loads, provider_error
+from bench.wires.capture import CaptureError, dumps_args, int_of, provider_error
 
 FORMAT = "claude-code"
 _NO_VALID_CALL = "The previous response failed to produce a valid tool call. Please retry the tool call now."
@@ -275,15 +275,8 @@ def _text_of(content: object) -> str:
 
 def _quoted_type(message: str) -> str | None:
     """The provider's error type from the body Claude Code quotes after the status ("429 {...}")."""
-    _, _, body = message.partition(" ")
-    if not body.startswith("{"):
-        return None
-    try:
-        obj = loads(body, "", "")
-    except CaptureError:
-        return None
-    err = obj.get("error") if isinstance(obj, dict) else None
-    kind = err.get("type") if isinstance(err, dict) else None
+    err = error_object(message.partition(" ")[2])
+    kind = None if err is None else err.get("type")
     return kind if isinstance(kind, str) else None
 
 

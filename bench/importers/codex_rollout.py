@@ -50,10 +50,10 @@ from typing import Any
 
 from bench.corpus.record import Traced
 from bench.engine.model import ErrorKind, Sequence, ToolCall, Turn, TurnError, Usage
+from bench.importers._jsonl import error_object, head_objects, objects
 from bench.importers._jsonl import field as typed_field
-from bench.importers._jsonl import head_objects, objects
 from bench.wires import dialects
-from bench.wires.capture import CaptureError, error_kind, int_of, loads
+from bench.wires.capture import CaptureError, error_kind, int_of
 
 FORMAT = "codex"
 _INCOMPLETE = "Incomplete response returned, reason: "
@@ -261,14 +261,8 @@ def _variant(info: object) -> tuple[str | None, int | None]:
 def _quoted_body(message: str) -> tuple[str | None, str] | None:
     """(the provider's error type or code, its message) when Codex's error message is the provider's JSON
     error body (``{"error": {"message", "type", "code"}}``), else None."""
-    if not message.startswith("{"):
-        return None
-    try:
-        obj = loads(message, "", "")
-    except CaptureError:
-        return None
-    err = obj.get("error") if isinstance(obj, dict) else None
-    if not isinstance(err, dict):
+    err = error_object(message)
+    if err is None:
         return None
     code = next((c for c in (err.get("type"), err.get("code")) if isinstance(c, str) and c), None)
     return code, _str(err.get("message"))
