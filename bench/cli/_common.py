@@ -62,6 +62,14 @@ reports_option = _path_option("--reports", "reports_dir", "reports", "Folder the
 safety_cap_option = click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP,
                                  show_default=True,
                                  help="Requests after which the bench ends a replay as 'capped'.")
+
+
+def jobs_option(help_text: str | None = None, default: int = 1) -> Callable[[F], F]:
+    """``-j/--jobs``: how many runs go side by side (at least 1); `help_text` says what one run is."""
+    return click.option("-j", "--jobs", type=click.IntRange(min=1), default=default, show_default=True,
+                        help=help_text)
+
+
 no_entry_points_option = click.option("--no-entry-points", is_flag=True,
                                       help="Only the predicates folder, not predicates from installed packages.")
 only_predicates_option = click.option("--predicate", "-p", "only", multiple=True,

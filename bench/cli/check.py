@@ -18,6 +18,7 @@ from bench.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_OK,
+    jobs_option,
     junit_option,
     load_sequences,
     only_mine_option,
@@ -123,8 +124,7 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds one run of the program may take; past it the program is ended: 'running' (a "
                    "verdict) when it asked for more than its sequence allows, else 'crashed'.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=1, show_default=True,
-              help="Sequences run at the same time, each on its own server.")
+@jobs_option("Sequences run at the same time, each on its own server.")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the program is killed and its cell is 'capped'.")
 @click.option("--ok-marker", default=None, metavar="TEXT",

@@ -12,7 +12,14 @@ import click
 
 from bench.catalogue.load import load_catalogue
 from bench.check.processes import Terminated, sigterm_as_interrupt
-from bench.cli._common import EXIT_INTERRUPTED, check_folder, predicates_option, reports_option, sequences_option
+from bench.cli._common import (
+    EXIT_INTERRUPTED,
+    check_folder,
+    jobs_option,
+    predicates_option,
+    reports_option,
+    sequences_option,
+)
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
     DEFAULT_RETRIES,
@@ -49,9 +56,8 @@ from bench.conform.runner import DRIVERS, ConformResult, Driver
               help="Write neither reports/conformance/<driver>.json nor reports/conformance.md.")
 @click.option("--timeout", type=click.FloatRange(min=1), default=120.0, show_default=True,
               help="Seconds one run of an original loop may take.")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=1, show_default=True,
-              help="(loop, sequence) runs side by side, each on its own replay server; the report's order "
-                   "does not depend on it.")
+@jobs_option("(loop, sequence) runs side by side, each on its own replay server; the report's order "
+             "does not depend on it.")
 @click.option("--retries", type=click.IntRange(min=0), default=DEFAULT_RETRIES, show_default=True,
               help="Times a run that timed out is run again (said in the report); a run that finished is "
                    "never run again.")

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from bench.cli._common import EXIT_MISMATCH, EXIT_OK
+from bench.cli._common import EXIT_MISMATCH, EXIT_OK, jobs_option
 
 if TYPE_CHECKING:
     from bench.scorecard.framework import Framework
@@ -71,7 +71,7 @@ def install_cmd(name: str, frameworks_dir: Path, framework_dir: Path) -> None:
 @scorecard_cmd.command("record")
 @click.argument("name")
 @click.option("-s", "--sequence", "ids", multiple=True, help="Only this sequence id (repeatable).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True)
+@jobs_option(default=2)
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds one run of the program may take (check's --timeout).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
@@ -96,7 +96,7 @@ def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: 
 @scorecard_cmd.command("verify")
 @click.argument("name")
 @click.option("-s", "--sequence", "ids", multiple=True, required=True, help="A sequence of the sample (repeatable).")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=2, show_default=True)
+@jobs_option(default=2)
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
 @_frameworks
 @_framework_dir
