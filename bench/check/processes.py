@@ -155,6 +155,43 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
+
+class Interrupts:
+    """Ctrl-C and SIGTERM noted while :func:`deferred_interrupts` holds them; :meth:`check` raises the first."""
+
+    def __init__(self) -> None:
+        self.pending: KeyboardInterrupt | None = None
+
+    def check(self) -> None:
+        """Raise the noted interrupt (:class:`Terminated` for SIGTERM), if any."""
+        if self.pending is not None:
+            raise self.pending
+
+
+@contextlib.contextmanager
+def deferred_interrupts() -> Iterator[Interrupts]:
+    """Within the block, SIGINT and SIGTERM in the main thread are noted, not raised mid-statement; the
+    block raises them with :meth:`Interrupts.check` where it is safe to, and a second signal during the
+    clean-up that follows is only noted. Why: a KeyboardInterrupt raised while the main thread is inside
+    ``concurrent.futures.wait`` can leave a future's lock taken, and the worker finishing that future then
+    waits for it for ever. The previous handlers are put back after. Outside the main thread: no change."""
+    state = Interrupts()
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def note(signum: int, frame: object) -> None:
+        if state.pending is None:
+            state.pending = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield state
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 # ---------------------------------------------------------------- the reaper (this file as a script)
 
 

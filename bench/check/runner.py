@@ -27,7 +27,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from bench.check.processes import end_contained, start_contained
+from bench.check.processes import deferred_interrupts, end_contained, start_contained
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
 from bench.engine.judge import judge
 from bench.engine.model import Cell, Sequence
@@ -268,13 +268,16 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
 
         if jobs <= 1:
             return [one(s) for s in seqs]
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool:
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool, \
+                deferred_interrupts() as interrupts:
             try:
                 futures = [pool.submit(one, s) for s in seqs]
                 # wait in short slices: Ctrl-C's signal may be taken by a worker or server thread, and the
-                # main thread runs Python's handler only when it wakes, not when another thread got it
+                # main thread runs Python's handler only when it wakes, not when another thread got it; the
+                # interrupt is raised here, never inside wait's locks
                 while wait(futures, timeout=INTERRUPT_POLL_S).not_done:
-                    pass
+                    interrupts.check()
+                interrupts.check()
                 return [f.result() for f in futures]
             except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
                 cancel.set()

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue.files import write_all_or_nothing
+from bench.check.processes import deferred_interrupts
 from bench.conform.clock import clock_env, estimate
 from bench.conform.report import (
     conformance_markdown,
@@ -268,14 +269,16 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
             first = first or f"run again after a timeout: {res.result.get('error')}"
         raise AssertionError("unreachable")  # the loop returns on its last attempt
 
-    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool:
+    with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool, \
+            deferred_interrupts() as interrupts:
         futures = {pool.submit(one, d, s): (d, s) for d, s in pairs}
         pending = set(futures)
         try:
             while pending:
                 # in short slices: a signal taken by another thread reaches Python's handler only
-                # when this thread wakes
+                # when this thread wakes; the interrupt is raised here, never inside wait's locks
                 finished, pending = wait(pending, timeout=INTERRUPT_POLL_S, return_when=FIRST_COMPLETED)
+                interrupts.check()
                 for future in finished:
                     d, s = futures[future]
                     done[(d.name, s.id)] = future.result()

@@ -118,3 +118,23 @@ def test_sigterm_during_live_fuzzing_ends_the_run_with_one_line(catalogue: Path,
     assert "interrupted (SIGTERM)" in err and "Traceback" not in err
     assert left_behind(pid_dir) == []
     assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["Ctrl-C", "SIGTERM"])
+def test_an_interrupt_while_deferred_is_raised_only_where_the_block_checks_and_a_second_is_only_noted(
+        sig: signal.Signals) -> None:
+    from bench.check.processes import Terminated, deferred_interrupts
+
+    before = signal.getsignal(sig)
+    reached = []
+    with deferred_interrupts() as interrupts:
+        os.kill(os.getpid(), sig)
+        time.sleep(0.05)  # the handler runs in this thread; a raise here would skip the next line
+        reached.append("after the signal")
+        os.kill(os.getpid(), signal.SIGINT)  # a second one during clean-up: noted, not raised
+        time.sleep(0.05)
+        with pytest.raises(KeyboardInterrupt) as raised:
+            interrupts.check()
+    assert reached == ["after the signal"]
+    assert isinstance(raised.value, Terminated) == (sig == signal.SIGTERM)
+    assert signal.getsignal(sig) is before
