@@ -174,7 +174,8 @@ def deferred_interrupts() -> Iterator[Interrupts]:
     block raises them with :meth:`Interrupts.check` where it is safe to, and a second signal during the
     clean-up that follows is only noted. Why: a KeyboardInterrupt raised while the main thread is inside
     ``concurrent.futures.wait`` can leave a future's lock taken, and the worker finishing that future then
-    waits for it for ever. The previous handlers are put back after. Outside the main thread: no change."""
+    waits for it for ever. The previous handlers are put back after; a signal ignored stays ignored.
+    Outside the main thread: no change."""
     state = Interrupts()
     if threading.current_thread() is not threading.main_thread():
         yield state
@@ -184,7 +185,9 @@ def deferred_interrupts() -> Iterator[Interrupts]:
         if state.pending is None:
             state.pending = Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
-    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # a signal the process was started ignoring (a background job of a shell, nohup) stays ignored
+    previous = {sig: signal.signal(sig, note) for sig in (signal.SIGINT, signal.SIGTERM)
+                if signal.getsignal(sig) is not signal.SIG_IGN}
     try:
         yield state
     finally:

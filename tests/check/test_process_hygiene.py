@@ -125,16 +125,37 @@ def test_an_interrupt_while_deferred_is_raised_only_where_the_block_checks_and_a
         sig: signal.Signals) -> None:
     from bench.check.processes import Terminated, deferred_interrupts
 
-    before = signal.getsignal(sig)
-    reached = []
-    with deferred_interrupts() as interrupts:
-        os.kill(os.getpid(), sig)
-        time.sleep(0.05)  # the handler runs in this thread; a raise here would skip the next line
-        reached.append("after the signal")
-        os.kill(os.getpid(), signal.SIGINT)  # a second one during clean-up: noted, not raised
-        time.sleep(0.05)
-        with pytest.raises(KeyboardInterrupt) as raised:
-            interrupts.check()
-    assert reached == ["after the signal"]
-    assert isinstance(raised.value, Terminated) == (sig == signal.SIGTERM)
-    assert signal.getsignal(sig) is before
+    # as in a terminal, whatever this suite was started with (a background job starts with SIGINT ignored)
+    outer = {s: signal.signal(s, h) for s, h in ((signal.SIGINT, signal.default_int_handler),
+                                                  (signal.SIGTERM, signal.SIG_DFL))}
+    try:
+        reached = []
+        with deferred_interrupts() as interrupts:
+            os.kill(os.getpid(), sig)
+            time.sleep(0.05)  # the handler runs in this thread; a raise here would skip the next line
+            reached.append("after the signal")
+            os.kill(os.getpid(), signal.SIGINT)  # a second one during clean-up: noted, not raised
+            time.sleep(0.05)
+            with pytest.raises(KeyboardInterrupt) as raised:
+                interrupts.check()
+        assert reached == ["after the signal"]
+        assert isinstance(raised.value, Terminated) == (sig == signal.SIGTERM)
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        for s, h in outer.items():
+            signal.signal(s, h)
+
+
+def test_a_signal_the_process_was_started_ignoring_stays_ignored_while_deferred() -> None:
+    from bench.check.processes import deferred_interrupts
+
+    outer = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        with deferred_interrupts() as interrupts:
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+            interrupts.check()  # nothing noted, nothing raised
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, outer)

@@ -18,7 +18,7 @@ import pytest
 from bench.check.processes import running_contained, start_contained, wait_contained
 from bench.conform.campaign import Port, run_drivers
 from tests.conform.python_drivers import python_driver, runs_calls
-from tests.helpers import call_then_answer_yaml
+from tests.helpers import call_then_answer_yaml, ctrl_c_as_in_a_terminal
 from tests.serve.serving import make_sequence
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -97,7 +97,8 @@ def test_conform_ended_by_a_signal_ends_every_loop_and_leaves_no_temporary_folde
     proc = subprocess.Popen([sys.executable, "-c", textwrap.dedent(CONFORM), "--conform-dir",
                              str(tmp_path / "loops"), "--sequences", str(tmp_path / "sequences"), "--predicates",
                              str(tmp_path / "predicates"), "--reports", str(tmp_path / "reports"), "--timeout", "300"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=ctrl_c_as_in_a_terminal)
     try:
         deadline = time.monotonic() + 60
         while not (loop / "hanging").exists():
