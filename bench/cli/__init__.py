@@ -8,7 +8,11 @@ own ``--help`` is asked for. To add a subcommand, add one row to :data:`COMMANDS
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
+import threading
 
 import click
 
@@ -106,4 +110,24 @@ def main() -> None:
         cli(standalone_mode=True)
     except UnusableInput as exc:  # raised outside click's own handling (e.g. while a report is written)
         click.echo(str(exc), err=True)
+        _exit_despite_foreign_threads(2)
         raise SystemExit(2) from None
+    except SystemExit as exc:
+        _exit_despite_foreign_threads(exc.code)
+        raise
+
+
+def _exit_despite_foreign_threads(code: object) -> None:
+    """End the process now, outputs flushed, when a thread that is not a daemon is still running:
+    the bench joins every thread it starts before its verdict, so such a thread is a predicate's,
+    and the interpreter would wait for it (for ever) after the verdict. Without one the exit is the
+    ordinary one, atexit handlers included."""
+    main_thread = threading.main_thread()
+    if not any(t is not main_thread and not t.daemon and t.is_alive() for t in threading.enumerate()):
+        return
+    if code is not None and not isinstance(code, int):
+        sys.stderr.write(f"{code}\n")
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    os._exit(code if isinstance(code, int) else 0 if code is None else 1)

@@ -19,6 +19,7 @@ interrupted run). Nothing else, and no traceback.
 from __future__ import annotations
 
 import functools
+import math
 import os
 import sys
 from collections.abc import Callable
@@ -92,6 +93,14 @@ verbose_option = click.option("--verbose", "-v", is_flag=True,
                               help="Every problem, every violation and every unused expectation, not the first few.")
 
 
+def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float:
+    """A time limit is a number of seconds: nan (which every comparison lets through, turning the
+    limit off) and inf are refused like a negative one."""
+    if not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds (0 turns the limit off)")
+    return value
+
+
 def decision_timeout_option(fn: F) -> F:
     """``--decision-timeout SECONDS``, consumed here: the command runs under that per-decision time
     limit (also applied to importing each predicate file), and Ctrl-C ends it with one line."""
@@ -105,7 +114,7 @@ def decision_timeout_option(fn: F) -> F:
             sys.exit(EXIT_INTERRUPTED)
 
     option = click.option("--decision-timeout", type=click.FloatRange(min=0), default=DEFAULT_DECISION_TIMEOUT,
-                          show_default=True, metavar="SECONDS",
+                          callback=_finite, show_default=True, metavar="SECONDS",
                           help="A decision (or a predicate file's import) that takes longer crashes its cell; "
                                "0 turns the limit off.")
     return option(contained)  # type: ignore[return-value]

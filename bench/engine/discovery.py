@@ -1,10 +1,11 @@
 """Find predicates: one Python file each in a folder, plus an entry-point group for packages.
 
-A file that fails to import (a syntax error, a missing module, an exception, ``sys.exit`` at
-import, an import that outlasts the time limit of :mod:`bench.engine.contain`), defines no predicate (or
-several), or declares itself wrongly (:class:`bench.engine.predicate.DeclarationError`) does not stop the
-run: it comes back as a :class:`Broken` entry whose message the CLI prints and whose cells are
-crashed. Only the user's Ctrl-C propagates.
+A file that fails to import (a syntax error, a missing module, an exception, ``sys.exit`` or
+``os._exit`` at import, a change of the working folder (put back at once, so the next file and
+the golden files are found where they were), an import that outlasts the time limit of
+:mod:`bench.engine.contain`), defines no predicate (or several), or declares itself wrongly
+(:class:`bench.engine.predicate.DeclarationError`) does not stop the run: it comes back as a
+:class:`Broken` entry whose message the CLI prints and whose cells are crashed. Only the user's Ctrl-C propagates.
 
 A file whose name starts with ``_`` is not a column: it is a *shared rules module*, rules that
 several columns are configurations of (``predicates/_vercel_ai.py`` behind ``vercel_ai`` and
@@ -25,7 +26,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from bench.engine.contain import DecisionTimeout, user_interrupted, watch_import
+from bench.engine.contain import GUARD, DecisionTimeout, Escape, user_interrupted, watch_import
 from bench.engine.predicate import Predicate, PredicateFactory
 
 ENTRY_POINT_GROUP = "stopbench.predicates"
@@ -85,11 +86,16 @@ def load_file(path: Path) -> Loaded:
         module = importlib.util.module_from_spec(spec)
         sys.modules[module_name] = module
         _loading.append(name)
+        GUARD.enter()
         try:
             with watch_import():
                 spec.loader.exec_module(module)
         finally:
             _loading.pop()
+            problem = GUARD.leave()
+        if problem is not None:
+            sys.modules.pop(module_name, None)
+            return Broken(name, origin, f"{problem} at import")
     except KeyboardInterrupt:
         sys.modules.pop(module_name, None)
         if user_interrupted():
@@ -97,7 +103,8 @@ def load_file(path: Path) -> Loaded:
         return Broken(name, origin, "raised KeyboardInterrupt at import")
     except BaseException as exc:  # any import-time failure (sys.exit too) is the file's problem, not the run's
         sys.modules.pop(module_name, None)
-        return Broken(name, origin, _one_line(exc, path))
+        problem = GUARD.escape if isinstance(exc, Escape) else None
+        return Broken(name, origin, f"{problem} at import" if problem else _one_line(exc, path))
     found = [v for v in vars(module).values() if isinstance(v, Predicate)]
     if len(found) != 1:
         what = "no predicate" if not found else f"{len(found)} predicates"
@@ -146,15 +153,21 @@ def shared_users(folder: Path) -> dict[Path, list[str]]:
 
 
 def _load_entry_point(name: str, value: str, load: object) -> Loaded:
+    GUARD.enter()
     try:
-        with watch_import():
-            obj = load()  # type: ignore[operator]
+        try:
+            with watch_import():
+                obj = load()  # type: ignore[operator]
+        finally:
+            problem = GUARD.leave()
     except KeyboardInterrupt:
         if user_interrupted():
             raise
         return Broken(name, value, "raised KeyboardInterrupt at import")
     except BaseException as exc:
-        return Broken(name, value, _one_line(exc))
+        return Broken(name, value, f"{problem} at import" if problem else _one_line(exc))
+    if problem is not None:
+        return Broken(name, value, f"{problem} at import")
     if not isinstance(obj, Predicate):
         return Broken(name, value, f"entry point gives {type(obj).__name__}, not a Predicate")
     return obj.named(name, f"entry point {value}")

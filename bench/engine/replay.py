@@ -12,7 +12,7 @@ its steps: the state grows by appending, never by copying the history.
 from __future__ import annotations
 
 from bench.engine.construct import fast_constructor
-from bench.engine.contain import WATCH, DecisionTimeout, user_interrupted
+from bench.engine.contain import GUARD, WATCH, DecisionTimeout, Escape, user_interrupted
 from bench.engine.judge import judge
 from bench.engine.model import Action, Cell, Decision, Outcome, Sequence, Step, next_turn
 from bench.engine.predicate import Predicate, State
@@ -29,7 +29,8 @@ def replay(sequence: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY
     """Replay one sequence through one predicate and return the cell, judged against the
     sequence's requirements unless `judged` is false.
 
-    Whatever the predicate does wrong (raises, calls ``sys.exit``, returns a decision that
+    Whatever the predicate does wrong (raises, calls ``sys.exit`` or ``os._exit``, forks, changes
+    the working folder or the SIGALRM handler, returns a decision that
     :func:`bench.engine.validate.check_decision` refuses, or takes longer than the time limit of an
     enclosing :func:`bench.engine.contain.decision_time_limit`) ends the cell as ``crashed`` with a
     one-line error; only the user's Ctrl-C propagates."""
@@ -80,6 +81,7 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     error: str | None = None
 
     outer_steps, WATCH.steps = WATCH.steps, steps  # the time limit's watchdog sees this list grow
+    GUARD.enter()  # print to stderr, no os._exit/fork/kill of the bench (bench.engine.contain)
     try:
         while True:
             step = len(steps) + 1
@@ -133,6 +135,9 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
         outcome, error = "crashed", str(exc)
     finally:
         WATCH.steps = outer_steps  # None, unless this replay runs inside another one's decide
+        problem = GUARD.leave()
+    if problem is not None and outcome != "crashed":  # it caught the Escape, or chdir'd, or took SIGALRM
+        outcome, error = "crashed", f"step {state.step}: {problem}"
 
     final = decision if outcome == "stopped" else None
     return Cell(
@@ -156,7 +161,7 @@ def _crash_error(exc: BaseException, step: int) -> str:
     refused."""
     if isinstance(exc, DecisionTimeout):
         return str(exc)
-    if isinstance(exc, InvalidDecision):
+    if isinstance(exc, (InvalidDecision, Escape)):
         return f"step {step}: {exc}"
     return f"step {step}: {_describe(exc)}"
 
