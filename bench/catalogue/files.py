@@ -23,7 +23,8 @@ Every write into a folder holds the folder's lock (:func:`folder_lock`, ``fcntl.
 :data:`LOCK` beside the files): two processes writing into one folder take turns, and the clean-up
 of a killed write never removes what a live one is staging. A caller that reads a file, changes it
 and writes it back (``stopbench accept``) holds the lock across all three, so a concurrent writer's
-change is never lost.
+change is never lost; a reader that must not see a set while its renames run (a few milliseconds)
+reads under the lock too. Without the lock, a folder with no journal in it holds a whole set.
 
 A folder that cannot be written (missing permission, a file where the folder should be) is an
 :class:`UnwritableOutput`: one line naming the folder or file (never a temporary file that is gone),
@@ -229,10 +230,13 @@ def _make_folder(folder: Path, path: Path | None = None) -> None:
 def _unwritable(path: Path, exc: OSError, *, folder: bool = False) -> UnwritableOutput:
     """One line naming where the write failed: the file `exc` names when it is the target or one of
     its folders, else (a temporary file or the lock file, which the user never asked for) the folder."""
+    why = exc.strerror or exc
+    if folder:
+        return UnwritableOutput(f"{display_path(path)}: cannot write into this folder: {why}")
     where = Path(exc.filename) if exc.filename else path
     if where != path and where not in path.parents:
-        where = path if folder else path.parent
-    return UnwritableOutput(f"{display_path(where)}: cannot write {display_path(path)}: {exc.strerror or exc}")
+        where = path.parent
+    return UnwritableOutput(f"{display_path(where)}: cannot write {display_path(path)}: {why}")
 
 
 def _mode_for(path: Path) -> int:
@@ -319,13 +323,13 @@ def _commit(staged: list[tuple[Path, Path, int]]) -> None:
                     os.replace(previous, path)
                 else:
                     path.unlink(missing_ok=True)
+        for journal in journals:  # the old set is back: the second names are no longer needed
+            journal.unlink(missing_ok=True)
         for old in backups.values():
             if old is not None:
                 old.unlink(missing_ok=True)
         for _, tmp, _ in staged:
             tmp.unlink(missing_ok=True)
-        for journal in journals:
-            journal.unlink(missing_ok=True)
         if isinstance(exc, OSError):
             raise _unwritable(current, exc) from None
         raise
