@@ -176,11 +176,12 @@ def recover_folder(folder: Path, names: Iterable[str] = ()) -> None:
 
 
 def _recover_once(folder: Path, names: set[str]) -> None:
-    """:func:`recover_folder`, once per folder and process for a folder's own leftovers (a folder of many
-    files written one by one is listed once), and again for targets not yet cleaned there."""
+    """:func:`recover_folder`, once per folder and thread for a folder's own leftovers (a folder of many
+    files written one by one is listed once), again for targets not yet cleaned there, and whenever a
+    journal is there (a write killed since)."""
     done: dict[str, set[str]] = _held.__dict__.setdefault("recovered", {})
     key = str(folder.resolve())
-    if key in done and names <= done[key]:
+    if key in done and names <= done[key] and not (folder / JOURNAL).exists():
         return
     recover_folder(folder, names - done.get(key, set()) if key in done else names)
     done.setdefault(key, set()).update(names)

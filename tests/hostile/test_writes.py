@@ -9,6 +9,7 @@ to kill -9 between the renames of the report set, or to send SIGTERM while it is
 from __future__ import annotations
 
 import errno
+import json
 import os
 import shutil
 import subprocess
@@ -161,3 +162,20 @@ def test_a_folder_that_refuses_a_temporary_file_is_named_not_the_temporary_file(
     with pytest.raises(UnwritableOutput) as info:
         write_atomically(target, "x")
     assert str(info.value) == f"{target.parent}: cannot write {target}: No space left on device"
+
+
+def test_a_process_writing_again_cleans_up_after_a_write_killed_since_its_last(tmp_path: Path) -> None:
+    folder = tmp_path / "reports"
+    write_all_or_nothing({folder / name: "first\n" for name in REPORTS})
+    # what a write killed between its renames (another process) leaves: second names, a journal, one target new
+    entries = []
+    for name in REPORTS:
+        os.link(folder / name, folder / f".{name}.stopbench-killed00.old")
+        (folder / f".{name}.stopbench-killed00.tmp").write_text("killed\n", encoding="utf-8")
+        entries.append({"target": name, "tmp": f".{name}.stopbench-killed00.tmp",
+                        "old": f".{name}.stopbench-killed00.old"})
+    (folder / ".stopbench-journal.json").write_text(json.dumps(entries), encoding="utf-8")
+    os.replace(folder / entries[0]["tmp"], folder / REPORTS[0])
+    write_all_or_nothing({folder / "cells.csv": "second\n", folder / "index.html": "second\n"})
+    assert hidden(folder) == []
+    assert [(folder / name).read_text(encoding="utf-8") for name in REPORTS] == ["first\n", "second\n", "second\n"]
