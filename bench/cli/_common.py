@@ -2,8 +2,8 @@
 
 Each option is a decorator; :func:`folder_options` is the set that ``run``, ``show`` and ``accept``
 take. :func:`decision_timeout_option` adds ``--decision-timeout`` and runs the command
-under that per-decision time limit (:mod:`bench.engine.contain`); the user's Ctrl-C ends it with one
-line and exit 2, like pytest's "interrupted".
+under that per-decision time limit (:mod:`bench.engine.contain`); the user's Ctrl-C, or SIGTERM (what
+CI sends on a timeout), ends it with one line and exit 2, like pytest's "interrupted".
 
 Folders: ``--sequences``, ``--predicates`` and ``--expected`` left at their defaults stand for the
 shipped catalogue, predicates and golden files with the user's own ``./sequences``, ``./predicates``
@@ -32,6 +32,7 @@ from click.core import ParameterSource
 
 from bench.catalogue.load import Catalogue
 from bench.catalogue.shipped import Kind, collision_line, layered, load_layered_catalogue, replaced_files
+from bench.check.processes import Terminated, sigterm_as_interrupt
 from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.engine.discovery import SHARED_PREFIX, Broken, Loaded, discover, load_file
 from bench.engine.replay import DEFAULT_SAFETY_CAP
@@ -103,14 +104,15 @@ def _finite(_ctx: click.Context, _param: click.Parameter, value: float) -> float
 
 def decision_timeout_option(fn: F) -> F:
     """``--decision-timeout SECONDS``, consumed here: the command runs under that per-decision time
-    limit (also applied to importing each predicate file), and Ctrl-C ends it with one line."""
+    limit (also applied to importing each predicate file), and Ctrl-C or SIGTERM ends it with one line."""
     @functools.wraps(fn)
     def contained(*args: Any, decision_timeout: float, **kwargs: Any) -> Any:
-        try:
-            with decision_time_limit(decision_timeout or None):
+        try:  # SIGTERM (CI's timeout) as Ctrl-C: what was being written is left whole (bench.catalogue.files)
+            with sigterm_as_interrupt(), decision_time_limit(decision_timeout or None):
                 return fn(*args, **kwargs)
-        except KeyboardInterrupt:
-            click.echo("interrupted (Ctrl-C): stopped before a verdict", err=True)
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            click.echo(f"interrupted ({how}): stopped before a verdict", err=True)
             sys.exit(EXIT_INTERRUPTED)
 
     option = click.option("--decision-timeout", type=click.FloatRange(min=0), default=DEFAULT_DECISION_TIMEOUT,

@@ -1,5 +1,9 @@
 """``stopbench accept``: write reviewed cells into expected/<predicate>.yaml, atomically.
 
+The golden files are read, planned and written under the folder's write lock
+(:func:`bench.catalogue.files.folder_lock`): two accepts into one file (different sequences) take
+turns, the second reading what the first wrote, so neither's cells are lost.
+
 Every file is planned first (:func:`bench.golden.expected.plan_accept`); only when every named predicate
 can be accepted is anything written, so a refused header or a missing basis leaves all files as
 they were. Exit 0 when done, 1 when a crashed cell was asked for (it is never stored), 2 when an
@@ -14,11 +18,12 @@ from pathlib import Path
 
 import click
 
+from bench.catalogue.files import folder_lock
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_MISMATCH, folder_options, load_inputs
 from bench.engine.discovery import Broken
 from bench.engine.model import Cell
 from bench.errors import UnusableInput
-from bench.golden.expected import BASES, Accepted, Basis, plan_accept
+from bench.golden.expected import BASES, Accepted, AcceptMode, Basis, plan_accept
 from bench.golden.run import cells as replay_cells
 from bench.report.labels import label
 
@@ -71,11 +76,21 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
     for row in replay_cells(chosen, list(loaded), safety_cap):  # each predicate sees the sequence untouched
         for cell in row:
             by_predicate[cell.predicate].append(cell)
+    with folder_lock(expected_dir):  # read, plan and write under the lock: a concurrent accept's cells stay
+        refused = _plan_and_write(expected_dir, by_predicate, derived=derived, replace_header=replace_header,
+                                  mode="all" if replace else "new", sequences=wanted, basis=basis,
+                                  keep_only=known if prune else None, note=note)
+    sys.exit(EXIT_MISMATCH if refused else 0)
+
+
+def _plan_and_write(expected_dir: Path, by_predicate: dict[str, list[Cell]], *, derived: str | None,
+                    replace_header: bool, mode: AcceptMode, sequences: set[str] | None, basis: Basis | None,
+                    keep_only: set[str] | None, note: str | None) -> bool:
+    """Plan every golden file, then write them and say what was written; whether a cell was refused."""
     plans: list[tuple[str, Accepted, dict[str, str]]] = []
     for name, cells in by_predicate.items():
-        plan = plan_accept(expected_dir, name, cells, derived=derived, replace_header=replace_header,
-                           mode="all" if replace else "new", sequences=wanted, basis=basis,
-                           keep_only=known if prune else None, note=note)
+        plan = plan_accept(expected_dir, name, cells, derived=derived, replace_header=replace_header, mode=mode,
+                           sequences=sequences, basis=basis, keep_only=keep_only, note=note)
         plans.append((name, plan, {c.sequence: label(c) for c in cells}))
     refused = False
     for name, plan, labels in plans:
@@ -93,4 +108,4 @@ def accept_cmd(predicates: tuple[str, ...], sequences_dir: Path, predicates_dir:
         what = f"{n} cell(s) written" + (f", {len(plan.pruned)} pruned" if plan.pruned else "")
         what += ", header written" if plan.header else ""
         click.echo(f"{name}: {what} in {plan.path}" if plan.text is not None else f"{name}: {plan.path} unchanged")
-    sys.exit(EXIT_MISMATCH if refused else 0)
+    return refused

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from bench.catalogue.files import display_path, write_atomically
+from bench.catalogue.files import display_path, folder_lock, write_atomically
 from bench.catalogue.load import describe_validation_error
 from bench.catalogue.yaml_read import YamlError, read_yaml
 from bench.catalogue.yaml_write import dump
@@ -383,8 +383,10 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
 def accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
            replace_header: bool = False, mode: AcceptMode = "new", sequences: set[str] | None = None,
            basis: Basis | None = None, keep_only: set[str] | None = None, note: str | None = None) -> Accepted:
-    """:func:`plan_accept`, then write the file (atomically) when something changes."""
-    planned = plan_accept(folder, predicate, cells, derived=derived, replace_header=replace_header, mode=mode,
-                          sequences=sequences, basis=basis, keep_only=keep_only, note=note)
-    planned.write()
+    """:func:`plan_accept`, then write the file (atomically) when something changes, both under the
+    folder's write lock (a concurrent accept into the same file is not lost)."""
+    with folder_lock(folder):
+        planned = plan_accept(folder, predicate, cells, derived=derived, replace_header=replace_header, mode=mode,
+                              sequences=sequences, basis=basis, keep_only=keep_only, note=note)
+        planned.write()
     return planned
