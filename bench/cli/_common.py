@@ -49,6 +49,16 @@ def _path_option(flag: str, dest: str, default: str, help_text: str) -> Callable
                         help=help_text)
 
 
+def not_empty_path(_ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A path option's value as a Path, refusing the empty string (exit 2): ``Path('')`` is the working
+    folder, which the user did not name (an unset shell variable, most often)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("an empty path names no file or folder", param=param)
+    return Path(value)
+
+
 sequences_option = _path_option("--sequences", "sequences_dir", "sequences",
                                 "Folder of sequence YAML files (sub-folders included).")
 predicates_option = _path_option("--predicates", "predicates_dir", "predicates",
