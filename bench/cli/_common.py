@@ -19,7 +19,6 @@ interrupted run). Nothing else, and no traceback.
 from __future__ import annotations
 
 import functools
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from click.core import ParameterSource
 
 from bench.catalogue.load import Catalogue
 from bench.catalogue.shipped import Kind, collision_line, layered, load_layered_catalogue, replaced_files
+from bench.cli._streams import to_devnull, write_failed
 from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.engine.discovery import SHARED_PREFIX, Broken, Loaded, discover, load_file
 from bench.engine.replay import DEFAULT_SAFETY_CAP
@@ -301,7 +301,8 @@ def _load_layered_expected(chosen: list[Path]) -> Golden:
 class Output:
     """stdout for streamed output (JSON lines, listings) that a closed pipe does not turn into a
     failure: on BrokenPipeError it stops writing, points stdout at /dev/null (so the interpreter's
-    final flush is quiet too) and lets the command finish with its own verdict."""
+    final flush is quiet too) and lets the command finish with its own verdict. Any other write
+    error (a full disk) is unusable input, one line (:mod:`bench.cli._streams`)."""
 
     def __init__(self, stream: IO[bytes] | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout.buffer
@@ -314,6 +315,9 @@ class Output:
             self.stream.write(data)
         except BrokenPipeError:
             self._close()
+        except OSError as exc:
+            self.closed = True
+            raise write_failed(self.stream, exc) from None
 
     def flush(self) -> None:
         if self.closed:
@@ -322,15 +326,13 @@ class Output:
             self.stream.flush()
         except BrokenPipeError:
             self._close()
+        except OSError as exc:
+            self.closed = True
+            raise write_failed(self.stream, exc) from None
 
     def _close(self) -> None:
         self.closed = True
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing to redirect
-            pass
+        to_devnull(self.stream)
 
 
 class Progress:
