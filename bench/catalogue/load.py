@@ -354,6 +354,7 @@ def _problem(err: Any) -> str:
     if kind == "missing":
         return "required, but missing"
     if kind in ("model_type", "model_attributes_type", "dict_type"):  # pydantic's words name the model class
-        return f"expected a mapping (key: value), got {type(err['input']).__name__} {err['input']!r:.60}"
+        got = "nothing" if err["input"] is None else f"{type(err['input']).__name__} {err['input']!r:.60}"
+        return f"expected a mapping (key: value), got {got}"
     return f"{err['msg']}, got {err['input']!r:.60}"
 

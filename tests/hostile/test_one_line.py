@@ -139,12 +139,13 @@ def test_a_folder_named_like_a_live_record(project: Path) -> None:
     assert line.startswith(f"{Path('reports/live/x.json')}: cannot read a live record: ")
 
 
-def test_a_golden_file_that_is_not_a_mapping_names_no_internal_class(project: Path) -> None:
-    (project / "expected" / "finish_only.yaml").write_text("- a\n", encoding="utf-8")
+@pytest.mark.parametrize(("text", "got"), [("- a\n", "list ['a']"), ("", "nothing")])
+def test_a_golden_file_that_is_not_a_mapping_names_no_internal_class(project: Path, text: str, got: str) -> None:
+    (project / "expected" / "finish_only.yaml").write_text(text, encoding="utf-8")
     res = stopbench(project, "run")
     assert res.returncode == 2 and "Traceback" not in res.stderr
     first = res.stderr.splitlines()[0]
-    assert first.endswith("finish_only.yaml: (top level): expected a mapping (key: value), got list ['a']"), first
+    assert first.endswith(f"finish_only.yaml: (top level): expected a mapping (key: value), got {got}"), first
 
 
 def test_a_tab_in_indentation_is_called_a_tab(project: Path) -> None:
