@@ -141,7 +141,8 @@ class Problem:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}"
+        shown = self.path if self.path.isprintable() else repr(self.path)[1:-1]  # a newline in a file name
+        return f"{shown}: {self.message}"
 
 
 @dataclass(slots=True)
@@ -188,13 +189,26 @@ def _yaml_files(folder: Path) -> Iterable[Path]:
 
 
 def load_sequence(path: Path) -> Sequence:
-    """Read and validate one sequence file; its id is the file's stem."""
+    """Read and validate one sequence file; its id is the file's stem (see :func:`check_id`)."""
+    check_id(path.stem)
     with paused_gc():
         try:
             data = read_yaml(path)
         except YamlError as exc:
             raise SequenceError(exc.detail) from None
         return parse_sequence(data, path.stem, display_path(path))
+
+
+def check_id(sequence_id: str) -> None:
+    """Refuse an id (a file name) holding ``|`` or a character that is not printable (a newline, a tab).
+
+    Ids are written as they are into the reports' Markdown tables, CSV rows, JUnit names and the
+    commands a report suggests; escaping them there would make the id a report shows differ from the
+    file name it stands for, so such a name is refused here, once, and the file is renamed."""
+    bad = sorted({c for c in sequence_id if c == "|" or not c.isprintable()})
+    if bad:
+        raise SequenceError(f"the file name gives the id {sequence_id!r}, which holds {', '.join(map(repr, bad))}: "
+                            "a report's table cannot hold it (rename the file)")
 
 
 def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
@@ -339,5 +353,8 @@ def _problem(err: Any) -> str:
         return "unknown key (not part of the sequence format)"
     if kind == "missing":
         return "required, but missing"
+    if kind in ("model_type", "model_attributes_type", "dict_type"):  # pydantic's words name the model class
+        got = "nothing" if err["input"] is None else f"{type(err['input']).__name__} {err['input']!r:.60}"
+        return f"expected a mapping (key: value), got {got}"
     return f"{err['msg']}, got {err['input']!r:.60}"
 

@@ -114,7 +114,7 @@ def parse_yaml(data: str | bytes, *, aliases: bool = False) -> Any:
     except (yaml.reader.ReaderError, UnicodeEncodeError) as exc:  # a character offset at best, not a line
         raise YamlError(f"not valid YAML: {_unprintable(data, exc)}") from None
     except yaml.YAMLError as exc:
-        raise YamlError(f"not valid YAML: {yaml_error_line(exc)}") from None
+        raise YamlError(f"not valid YAML: {yaml_error_line(exc, data)}") from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -150,13 +150,26 @@ def paused_gc() -> Iterator[None]:
             gc.enable()
 
 
-def yaml_error_line(exc: yaml.YAMLError) -> str:
-    """A PyYAML error as one line: ``line L, column C: problem``."""
+def yaml_error_line(exc: yaml.YAMLError, text: str | bytes | None = None) -> str:
+    """A PyYAML error as one line: ``line L, column C: problem``. Given the document's `text`, a
+    problem at a tab says so (PyYAML names it only sometimes): a tab looks like spaces to whoever
+    reads the file."""
     mark = getattr(exc, "problem_mark", None)
     problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
     if mark is not None:
+        if text is not None and "tab" not in str(problem) and _char_at(text, mark) == "\t":
+            problem = f"{problem}: a tab (YAML indents with spaces only)"
         return f"{where(mark)}: {problem}"
     return str(problem)
+
+
+def _char_at(text: str | bytes, mark: Any) -> str:
+    """The character at PyYAML mark `mark` (0-based line and column) of `text`, or ''."""
+    lines = (text.decode("utf-8", "replace") if isinstance(text, bytes) else text).split("\n")
+    if not 0 <= int(mark.line) < len(lines):
+        return ""
+    line, column = int(mark.line), int(mark.column)
+    return lines[line][column:column + 1]
 
 
 def _check_utf8(data: bytes) -> None:

@@ -238,6 +238,8 @@ def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell
         command = tuple(str(a) for a in record.get("command", ()))
         details = {int(d["step"]): str(d["detail"]) for d in data["decisions"] if d.get("detail")}
         requests = data.get("requests")
+    except OSError as exc:
+        raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise UnusableInput(f"{path}: not a live record: {exc}") from None
     if not live_cell_fits(sequence, cell):
@@ -259,6 +261,8 @@ def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None
             record = json.loads(path.read_text(encoding="utf-8"))
             out[str(record["column"])] = [_cell(c, (sequences or {}).get(c.get("sequence")))
                                           for c in record["cells"]]
+        except OSError as exc:  # a folder named like a record, a file that cannot be read
+            raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise UnusableInput(f"{path}: not a live record: {exc}") from None
     return out

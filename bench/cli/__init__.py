@@ -105,7 +105,11 @@ def cli() -> None:
 
 
 def main() -> None:
-    """Entry point: an unusable input anywhere below ends the command with its one line and exit 2."""
+    """Entry point: an unusable input anywhere below ends the command with its one line and exit 2;
+    standard output is guarded as :mod:`bench.cli._streams` says."""
+    from bench.cli._streams import guard_stdout  # here: `cli --help` imports no subcommand's module
+
+    guard_stdout()
     try:
         cli(standalone_mode=True)
     except UnusableInput as exc:  # raised outside click's own handling (e.g. while a report is written)

@@ -33,6 +33,7 @@ from click.core import ParameterSource
 from bench.catalogue.load import Catalogue
 from bench.catalogue.shipped import Kind, collision_line, layered, load_layered_catalogue, replaced_files
 from bench.check.processes import Terminated, sigterm_as_interrupt
+from bench.cli._streams import to_devnull, write_failed
 from bench.engine.contain import DEFAULT_DECISION_TIMEOUT, decision_time_limit
 from bench.engine.discovery import SHARED_PREFIX, Broken, Loaded, discover, load_file
 from bench.engine.replay import DEFAULT_SAFETY_CAP
@@ -49,6 +50,16 @@ EXIT_INTERRUPTED = EXIT_BAD_INPUT
 def _path_option(flag: str, dest: str, default: str, help_text: str) -> Callable[[F], F]:
     return click.option(flag, dest, type=click.Path(path_type=Path), default=Path(default), show_default=True,
                         help=help_text)
+
+
+def not_empty_path(_ctx: click.Context, param: click.Parameter, value: str | None) -> Path | None:
+    """A path option's value as a Path, refusing the empty string (exit 2): ``Path('')`` is the working
+    folder, which the user did not name (an unset shell variable, most often)."""
+    if value is None:
+        return None
+    if not value.strip():
+        raise click.BadParameter("an empty path names no file or folder", param=param)
+    return Path(value)
 
 
 sequences_option = _path_option("--sequences", "sequences_dir", "sequences",
@@ -302,7 +313,8 @@ def _load_layered_expected(chosen: list[Path]) -> Golden:
 class Output:
     """stdout for streamed output (JSON lines, listings) that a closed pipe does not turn into a
     failure: on BrokenPipeError it stops writing, points stdout at /dev/null (so the interpreter's
-    final flush is quiet too) and lets the command finish with its own verdict."""
+    final flush is quiet too) and lets the command finish with its own verdict. Any other write
+    error (a full disk) is unusable input, one line (:mod:`bench.cli._streams`)."""
 
     def __init__(self, stream: IO[bytes] | None = None) -> None:
         self.stream = stream if stream is not None else sys.stdout.buffer
@@ -315,6 +327,9 @@ class Output:
             self.stream.write(data)
         except BrokenPipeError:
             self._close()
+        except OSError as exc:
+            self.closed = True
+            raise write_failed(self.stream, exc) from None
 
     def flush(self) -> None:
         if self.closed:
@@ -323,15 +338,13 @@ class Output:
             self.stream.flush()
         except BrokenPipeError:
             self._close()
+        except OSError as exc:
+            self.closed = True
+            raise write_failed(self.stream, exc) from None
 
     def _close(self) -> None:
         self.closed = True
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self.stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError, AttributeError):  # not a real file (a test's capture): nothing to redirect
-            pass
+        to_devnull(self.stream)
 
 
 class Progress:

@@ -87,7 +87,10 @@ def _loops(command: tuple[str, ...], name: str | None, named: tuple[str, ...]) -
         label, eq, line = spec.partition("=")
         if not eq or not label or not line.strip():
             raise click.UsageError(f"-c {spec!r}: expected NAME=COMMAND")
-        loops.append((label, shlex.split(line)))
+        try:
+            loops.append((label, shlex.split(line)))
+        except ValueError as exc:  # shlex's "No closing quotation", "No escaped character"
+            raise click.UsageError(f"-c {spec!r}: {str(exc)[:1].lower()}{str(exc)[1:]}") from None
     if not loops:
         raise click.UsageError("no command: stopbench check [OPTIONS] -- COMMAND [ARGS...]")
     if command and not name:  # a default name never collides with another loop of the run

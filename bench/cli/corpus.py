@@ -13,6 +13,7 @@ from bench.cli._common import (
     decision_timeout_option,
     given,
     no_entry_points_option,
+    not_empty_path,
     only_predicates_option,
     predicates_option,
     quiet_option,
@@ -27,7 +28,7 @@ from bench.errors import UnusableInput
 
 @click.command("corpus")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-@click.option("--out", "out", required=True, type=click.Path(path_type=Path),
+@click.option("--out", "out", required=True, type=click.Path(), callback=not_empty_path,
               help="Folder for the report: cells, findings, edge_cases (.parquet, .csv) and index.html.")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="The input format of every file (auto: decided per file from its first bytes).")
@@ -78,7 +79,7 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
     if not preds:
         raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
     skipped: list[str] = []
-    shards = plan(list(paths), fmt, shard_bytes, skipped)
+    shards = plan(list(paths), fmt, shard_bytes, skipped, leave_out=out)
     if skipped and not quiet:
         click.echo(f"skipped {len(skipped)} file(s) of a folder, not in a corpus format ({', '.join(SUFFIXES)} "
                    f"files that a reader claims): {', '.join(skipped)}", err=True)

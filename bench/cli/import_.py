@@ -11,7 +11,7 @@ import click
 import yaml
 
 from bench.catalogue.load import SequenceError, display_path, load_yaml
-from bench.cli._common import EXIT_BAD_INPUT
+from bench.cli._common import EXIT_BAD_INPUT, not_empty_path
 from bench.errors import UnusableInput
 from bench.importers import FORMATS, CaptureError, import_capture
 from bench.importers.sequence import Options, build_sequences, write_all
@@ -50,7 +50,7 @@ def _slug(path: Path) -> str:
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="auto", show_default=True,
               help="The capture's wire format; auto tells it from the extension and the first event. On a "
                    "cassette (.yaml/.yml), a dialect forces the dialect of its model calls.")
-@click.option("--out", type=click.Path(path_type=Path, dir_okay=False), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=not_empty_path,
               help="Sequence file to write [default: sequences/recorded/<capture stem>.yaml]. A capture "
                    "with several agent runs writes <stem>-run<N>.yaml beside it.")
 @click.option("--title", default=None, help="The sequence's title.")

@@ -100,7 +100,8 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
         if not quiet:
             click.echo(f"wrote {junit_path}", err=True)
     own = sequences_dir.resolve() != Path("sequences").resolve()
-    summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None)
+    summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None,
+                        loaded=None if only else {p.name for p in inputs.predicates})
     lines = summary.lines(verbose=verbose, quiet=quiet)
     if not quiet:  # rule coverage (bench.report.coverage), before the verdict line
         loaded = [p for p in inputs.predicates if isinstance(p, Predicate)]

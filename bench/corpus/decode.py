@@ -257,7 +257,7 @@ def line_records(data: bytes, shown: str, first_line: int) -> list[Traced]:
     with paused_gc():  # millions of new objects, none of them garbage: the collector's passes are waste
         try:
             lines = DECODER.decode_lines(data)
-        except msgspec.MsgspecError:
+        except (msgspec.MsgspecError, RecursionError):
             lines = None
         if lines is not None:
             try:
@@ -274,6 +274,8 @@ def _one_by_one(data: bytes, shown: str, first_line: int) -> Iterator[Traced]:
             continue
         try:
             line = DECODER.decode(raw)
+        except RecursionError:
+            raise CorpusError(f"{shown}: line {n}: not valid JSON: nested too deeply") from None
         except msgspec.MsgspecError as exc:
             path, msg = _msgspec_problem(exc)
             if isinstance(exc, msgspec.DecodeError) and not isinstance(exc, msgspec.ValidationError):

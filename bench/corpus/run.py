@@ -67,6 +67,8 @@ def client(address: str, workers: int) -> Iterator[Any]:
             client = Client(address, timeout="20s")  # type: ignore[no-untyped-call]
         except OSError as exc:
             raise UnusableInput(f"--dask {address}: cannot reach the scheduler: {exc}") from None
+        except ValueError as exc:  # distributed's word for an address it cannot parse (an unknown scheme)
+            raise UnusableInput(f"--dask {address}: not a scheduler address: {exc}") from None
         with client:
             yield client
 

@@ -66,11 +66,14 @@ def _importer(fmt: str) -> ModuleType | None:
         raise
 
 
-def _files(path: Path, skipped: list[str] | None) -> list[Path]:
-    """A file given by name is read whatever its name; a folder gives its files with a corpus suffix."""
+def _files(path: Path, skipped: list[str] | None, leave_out: Path | None = None) -> list[Path]:
+    """A file given by name is read whatever its name; a folder gives its files with a corpus suffix,
+    except those under `leave_out` (the report's own folder, which may lie inside the corpus)."""
     if path.is_dir():
+        left_out = leave_out.resolve() if leave_out is not None else None
         found = sorted(p for p in path.rglob("*") if p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
+                       and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                       and not (left_out is not None and p.resolve().is_relative_to(left_out)))
         if skipped is not None:
             skipped += [display_path(p) for p in found if p.suffix.lower() not in SUFFIXES]
         return [p for p in found if p.suffix.lower() in SUFFIXES]
@@ -85,7 +88,7 @@ def _is_sequence_line(path: Path) -> bool:
             if line.strip():
                 try:
                     obj = msgspec.json.decode(line)
-                except msgspec.DecodeError:
+                except (msgspec.DecodeError, RecursionError):  # nested deeper than the decoder goes: not a sequence
                     return False
                 return isinstance(obj, dict) and "turns" in obj and "dialect" in obj
     return False
@@ -113,13 +116,14 @@ def detect(path: Path, shown: str) -> str:
 
 
 def plan(paths: list[Path], fmt: str = "auto", shard_bytes: int = SHARD_BYTES,
-         skipped: list[str] | None = None) -> list[Shard]:
+         skipped: list[str] | None = None, leave_out: Path | None = None) -> list[Shard]:
     """The shards of every file under `paths`, in order (files of a folder without a corpus suffix are
-    added to `skipped`). Raises CorpusError on a path it cannot use."""
+    added to `skipped`; a folder's files under `leave_out`, the report folder, are not read). Raises
+    CorpusError on a path it cannot use."""
     out: list[Shard] = []
     for given in paths:
         in_folder = given.is_dir()
-        for path in _files(given, skipped):
+        for path in _files(given, skipped, leave_out):
             shown = display_path(path)
             try:
                 kind = detect(path, shown) if fmt == "auto" else fmt

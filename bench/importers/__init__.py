@@ -66,8 +66,10 @@ def import_capture(path: Path, fmt: Format = "auto", shown: str | None = None) -
 
 
 def _import_plain(path: Path, name: str, dialect: Dialect | None, result: ImportResult) -> ImportedTurn:
+    """One capture that is not a cassette; a UTF-8 byte order mark in front is read past, as the
+    sequence reader does (RFC 8259 lets a JSON parser ignore one; Windows editors write it)."""
     try:
-        with path.open(encoding="utf-8") as fh:
+        with path.open(encoding="utf-8-sig") as fh:
             lines = iter(fh)
             head: list[str] = []
             for line in lines:  # skip leading blank lines

@@ -45,6 +45,8 @@ class Summary:
     """predicate -> sequence ids it has expectations for that are not in the catalogue."""
     own_catalogue: str | None = None
     """The sequences folder when it is not the default one: unused expectations are then expected."""
+    orphans: list[str] = field(default_factory=list)
+    """Predicates with a golden file but not loaded (removed or renamed): nothing checks that file."""
 
     @property
     def total(self) -> Counts:
@@ -56,7 +58,8 @@ class Summary:
 
     def exit_status(self, *, strict: bool = False, fail_on_violations: bool = False) -> int:
         t = self.total
-        failed = t.mismatch or t.crashed or (strict and t.unreviewed) or (fail_on_violations and t.violations)
+        failed = (t.mismatch or t.crashed or (strict and (t.unreviewed or self.orphans))
+                  or (fail_on_violations and t.violations))
         return 1 if failed else 0
 
     def lines(self, *, verbose: bool = False, quiet: bool = False) -> list[str]:
@@ -78,6 +81,9 @@ class Summary:
             out += ["  " + v for v in _first(self.violations, limit, "violations")]
         if not quiet:
             out += self._unused(verbose)
+        out += [f"note: a golden file for {name!r}, which is not among the predicates loaded (removed or "
+                f"renamed?): its expectations are checked by nothing (a failure with --strict)"
+                for name in self.orphans]
         t = self.total
         out.append(f"{t.cells} cells: {t.match} match, {t.mismatch} mismatch, {t.unreviewed} unreviewed, "
                    f"{t.crashed} crashed, {t.violations} requirement violation(s)")
@@ -117,11 +123,12 @@ def _first(items: list[str], limit: int | None, what: str) -> list[str]:
 
 
 def summarise(results: list[Result], golden: Golden, sequence_ids: set[str], *,
-              own_catalogue: str | None = None) -> Summary:
+              own_catalogue: str | None = None, loaded: set[str] | None = None) -> Summary:
     """Count and collect the problems of `results`; `golden` gives the unused expectations of the
-    predicates that ran."""
+    predicates that ran and, given every predicate `loaded` (not a selection), its orphans."""
     counts: dict[str, Counts] = {}
-    s = Summary(counts, own_catalogue=own_catalogue)
+    s = Summary(counts, own_catalogue=own_catalogue,
+                orphans=sorted(set(golden.files) - loaded) if loaded is not None else [])
     for r in results:
         cell = r.cell
         c = counts.get(cell.predicate)
