@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import functools
 import math
-import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
