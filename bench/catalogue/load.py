@@ -214,7 +214,8 @@ def check_id(sequence_id: str) -> None:
 def parse_sequence(data: Any, sequence_id: str, path: str = "") -> Sequence:
     """Validate already-parsed YAML data into a Sequence."""
     if not isinstance(data, dict):
-        raise SequenceError(f"expected a mapping at the top level, got {type(data).__name__}")
+        got = "nothing (an empty file)" if data is None else f"{type(data).__name__} {data!r:.60}"
+        raise SequenceError(f"expected a mapping (key: value) at the top level, got {got}")
     try:
         raw = _HeadIn.model_validate(data)
         turns = tuple(_turn(_TURN_IN.validate_python(t), raw.dialect, i) for i, t in enumerate(raw.turns))

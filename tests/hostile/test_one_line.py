@@ -150,6 +150,17 @@ def test_a_golden_file_that_is_not_a_mapping_names_no_internal_class(project: Pa
     assert first.endswith(f"finish_only.yaml: (top level): expected a mapping (key: value), got {got}"), first
 
 
+
+@pytest.mark.parametrize(("text", "got"), [("", "nothing (an empty file)"), ("- a\n", "list ['a']")])
+def test_a_sequence_file_that_is_not_a_mapping_says_what_it_holds_in_the_file_s_words(project: Path, text: str,
+                                                                                      got: str) -> None:
+    (project / "sequences" / "odd.yaml").write_text(text, encoding="utf-8")
+    res = stopbench(project, "list")
+    bad = [line for line in res.stderr.splitlines() if "odd.yaml" in line]
+    assert bad == [line for line in bad if "NoneType" not in line]
+    assert len(bad) == 1 and bad[0].endswith(f"expected a mapping (key: value) at the top level, got {got}"), \
+        res.stderr
+
 def test_a_tab_in_indentation_is_called_a_tab(project: Path) -> None:
     (project / "sequences" / "tabbed.yaml").write_text(SEQ.replace("  - finish", "\t- finish"), encoding="utf-8")
     res = stopbench(project, "list")
