@@ -1,7 +1,8 @@
 """VCR.py and pytest-recording cassettes (YAML): one turn per model call, in order.
 
 The cassette is loaded by the project's YAML reader (``!!binary`` bodies are decoded, gzip bodies
-unpacked); each interaction's response body is then parsed on its own, a stream event by event.
+unpacked within a size and a ratio bound, :func:`bench.wires.capture.inflate`); each interaction's
+response body is then parsed on its own, a stream event by event.
 The body may be ``body.string`` (VCR), ``body`` as a plain string, or ``parsed_body``
 (pydantic-ai's cassettes keep JSON bodies parsed). The request's URI decides the dialect when
 it names a known endpoint; otherwise the body's shape does (or the dialect ``--format`` forces).
@@ -17,7 +18,6 @@ skipped and counted as unknown, and the rest of the cassette is imported.
 
 from __future__ import annotations
 
-import gzip
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ from bench.wires.capture import (
     ImportedTurn,
     ImportResult,
     UnknownFormat,
+    inflate,
     obj_of,
     provider_error,
     text_of,
@@ -52,31 +53,33 @@ def dialect_of_uri(uri: str) -> Dialect | None:
     return next((w.name for w in wires() if any(marker in path for marker in w.uri_markers)), None)
 
 
-def _text(value: Any) -> str | None:
+def _text(value: Any, shown: str, where: str) -> str | None:
+    """A recorded body or header value as text; a gzip one is inflated within the bounds of
+    :func:`bench.wires.capture.inflate` (a decompression bomb is refused, naming `where`)."""
     if isinstance(value, bytes):
         if value[:2] == b"\x1f\x8b":
-            value = gzip.decompress(value)
+            value = inflate(value, shown, where)
         text: str = value.decode("utf-8", errors="replace")
         return text
     return text_of(value)
 
 
-def _header(headers: Any, name: str) -> str | None:
+def _header(headers: Any, name: str, shown: str, where: str) -> str | None:
     if not isinstance(headers, dict):
         return None
     for key, value in headers.items():
         if isinstance(key, str) and key.lower() == name:
             if isinstance(value, list) and value:
                 value = value[0]
-            text = _text(value)
+            text = _text(value, shown, f"{where}.{key}")
             return text if text else None
     return None
 
 
-def _request_body(request: dict[str, Any]) -> Any:
+def _request_body(request: dict[str, Any], shown: str, where: str) -> Any:
     body = request.get("parsed_body")
     if body is None:
-        raw = _text(request.get("body"))
+        raw = _text(request.get("body"), shown, f"{where}.request.body")
         if raw and raw.lstrip().startswith("{"):
             try:
                 body = orjson.loads(raw)
@@ -85,19 +88,17 @@ def _request_body(request: dict[str, Any]) -> Any:
     return body
 
 
-def _is_model_request(request: dict[str, Any]) -> bool:
+def _is_model_request(body: Any) -> bool:
     """A request whose JSON body carries a conversation or a prompt: a model call, whatever its URI."""
-    body = _request_body(request)
     return isinstance(body, dict) and any(key in body for key in _CONVERSATION_KEYS)
 
 
 _LIMIT_KEYS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 
 
-def _max_tokens(request: dict[str, Any], dialect: Dialect) -> int | None:
+def _max_tokens(body: Any, dialect: Dialect) -> int | None:
     """The request's output limit (Chat, Anthropic, Responses keys; Gemini's generationConfig), else
     where the call's wire carries it (:meth:`bench.wires.base.Wire.max_tokens`)."""
-    body = _request_body(request)
     if not isinstance(body, dict):
         return None
     config = body.get("generationConfig")
@@ -111,8 +112,7 @@ def _max_tokens(request: dict[str, Any], dialect: Dialect) -> int | None:
     return limit if limit is not None and limit >= 1 else None
 
 
-def _conversation(request: dict[str, Any]) -> int | None:
-    body = _request_body(request)
+def _conversation(body: Any) -> int | None:
     if not isinstance(body, dict):
         return None
     for key in ("messages", "contents", "input", "prompt"):  # prompt: a legacy /v1/completions request
@@ -176,14 +176,15 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
             if marker in path:
                 result.skipped.append(f"{where} {method} {uri}: {why}")
                 return None
-    if known is None and not _is_model_request(request) and (http_error or forced is not None):
+    request_body = _request_body(request, shown, where)
+    if known is None and not _is_model_request(request_body) and (http_error or forced is not None):
         what = f"HTTP {status} from" if http_error else "forced format not applied to"
         result.skipped.append(f"{where} {method} {uri}: {what} a request that is not a model call")
         return None
     bwhere = f"{where}.response.body"
     parsed = response.get("parsed_body")
     body = response.get("body")
-    text = _text(body.get("string")) if isinstance(body, dict) else _text(body)
+    text = _text(body.get("string") if isinstance(body, dict) else body, shown, bwhere)
     try:
         if parsed is not None and not isinstance(parsed, str):
             turn = _read.whole(parsed, dialect, shown, f"{where}.response.parsed_body", result.unknown,
@@ -195,7 +196,7 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
                 turn = ImportedTurn(Turn("error", None, error=provider_error(status, None, message)),
                                     dialect or "openai-chat")
             elif dialect is None and not _looks_like_model_body(content):
-                if _is_model_request(request):  # a model call in a format no importer reads (Ollama's /api/chat)
+                if _is_model_request(request_body):  # a model call in a format no importer reads (Ollama's /api/chat)
                     result.unknown[UNKNOWN_BODY] += 1
                 result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
                 return None
@@ -210,12 +211,13 @@ def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dial
         return None
     if http_error and turn.turn.error is None:
         turn.turn = Turn("error", None, error=provider_error(status, None, None))
-    for name, value in (("endpoint", uri), ("date", _header(response.get("headers"), "date")),
-                        ("server", _header(response.get("headers"), "server"))):
+    headers = response.get("headers")
+    for name, value in (("endpoint", uri), ("date", _header(headers, "date", shown, f"{where}.response.headers")),
+                        ("server", _header(headers, "server", shown, f"{where}.response.headers"))):
         if value:
             turn.meta.setdefault(name, value)
-    turn.conversation = _conversation(request)
-    turn.max_tokens = _max_tokens(request, turn.dialect)
+    turn.conversation = _conversation(request_body)
+    turn.max_tokens = _max_tokens(request_body, turn.dialect)
     turn.notes = [f"{where}: {n}" for n in turn.notes]
     return turn
 

@@ -10,6 +10,7 @@ handled (a stream without ``[DONE]``, a spliced ``message_start``) are kept as n
 
 from __future__ import annotations
 
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -238,6 +239,53 @@ def loads(text: str | bytes, file: str, where: str) -> JSON:
         if not text or not str(text).strip():
             detail = "empty body"
         raise CaptureError(file, where or "JSON", f"invalid JSON ({detail})") from None
+
+
+# ---------------------------------------------------------------- compressed bodies
+
+MAX_INFLATED = 64 << 20
+"""Bytes a compressed body may inflate to (64 MiB: a model's response is a few MiB at most)."""
+MAX_RATIO = 200
+"""Times its compressed size a body may inflate to once past :data:`RATIO_FLOOR` (text and JSON streams
+compress 3 to 20 times; gzip of one repeated byte reaches 1,000)."""
+RATIO_FLOOR = 1 << 20
+_PIECE = 1 << 16
+
+
+def _mib(n: int) -> str:
+    return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
+
+
+def inflate(data: bytes, file: str, where: str, *, limit: int = MAX_INFLATED, ratio: int = MAX_RATIO,
+            floor: int = RATIO_FLOOR) -> bytes:
+    """A gzip body (every member of it) inflated a piece at a time, refused with a CaptureError naming
+    `where` as soon as it passes `limit` bytes or, past `floor` bytes, `ratio` times the compressed bytes
+    read so far: a decompression bomb costs a MiB or two, never what it unpacks to."""
+    out: list[bytes] = []
+    size = 0
+    rest = data
+    while rest:
+        d = zlib.decompressobj(wbits=31)
+        pending = rest
+        while pending and not d.eof:
+            try:
+                piece = d.decompress(pending, _PIECE)
+            except zlib.error as exc:
+                raise CaptureError(file, where, f"gzip body: {exc}") from None
+            pending = d.unconsumed_tail
+            size += len(piece)
+            read = len(data) - len(pending) - len(d.unused_data)
+            if size > limit:
+                raise CaptureError(file, where, f"gzip body inflates past {_mib(limit)} (from {len(data):,} bytes), "
+                                                f"the bound on a body stopbench unpacks")
+            if size > floor and size > ratio * max(read, 1):
+                raise CaptureError(file, where, f"gzip body inflates past {ratio} times its {read:,} compressed "
+                                                f"bytes ({_mib(size)} so far), the bound on a body stopbench unpacks")
+            out.append(piece)
+        if not d.eof:
+            raise CaptureError(file, where, "gzip body: cut short (no end of stream)")
+        rest = d.unused_data.lstrip(b"\0")  # members follow one another; padding zeros may end the file
+    return b"".join(out)
 
 
 # ---------------------------------------------------------------- server-sent events

@@ -1,0 +1,124 @@
+"""Bounded resources: a compressed body is never inflated past its bound, and a long cell's report does
+not grow with its steps. Each test measures the peak memory of what it runs (tracemalloc) and checks it."""
+
+from __future__ import annotations
+
+import base64
+import random
+import tracemalloc
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from bench.cli import cli
+from bench.importers import import_capture
+from bench.wires.capture import CaptureError, inflate
+
+MiB = 1 << 20
+
+
+def gzip_of_zeros(n_mib: int) -> bytes:
+    """A valid gzip member of `n_mib` MiB of zeros, built without holding them: after a full flush the
+    compressor's output for the next MiB no longer depends on what came before, so the middle blocks are
+    one block repeated; the trailer (CRC-32, size) is computed over the zeros a MiB at a time."""
+    block = bytes(MiB)
+    co = zlib.compressobj(9, zlib.DEFLATED, 31)
+    first = co.compress(block) + co.flush(zlib.Z_FULL_FLUSH)
+    middle = co.compress(block) + co.flush(zlib.Z_FULL_FLUSH)
+    assert co.compress(block) + co.flush(zlib.Z_FULL_FLUSH) == middle
+    last = (co.compress(block) + co.flush())[:-8]
+    crc = 0
+    for _ in range(n_mib):
+        crc = zlib.crc32(block, crc)
+    trailer = crc.to_bytes(4, "little") + ((n_mib * MiB) & 0xFFFFFFFF).to_bytes(4, "little")
+    return first + middle * (n_mib - 2) + last + trailer
+
+
+def test_the_gzip_builder_makes_the_gzip_it_says() -> None:
+    import gzip
+
+    assert gzip.decompress(gzip_of_zeros(5)) == bytes(5 * MiB)
+
+
+def cassette_lines(body: bytes) -> Iterator[str]:
+    yield "interactions:\n- request:\n    method: POST\n    uri: https://api.openai.com/v1/chat/completions\n"
+    yield '    body: \'{"model": "gpt-4o", "messages": [{"role": "user", "content": "hi"}]}\'\n'
+    yield "    headers: {}\n  response:\n    status: {code: 200, message: OK}\n"
+    yield "    headers:\n      Content-Encoding:\n      - gzip\n    body:\n      string: !!binary |\n"
+    encoded = base64.b64encode(body)
+    for i in range(0, len(encoded), 76):
+        yield "        " + encoded[i:i + 76].decode() + "\n"
+    yield "version: 1\n"
+
+
+@pytest.fixture
+def bomb(tmp_path: Path) -> Path:
+    """A 1.4 MB cassette whose response body is gzip of 1 GiB of zeros (the issue's case)."""
+    path = tmp_path / "bomb.yaml"
+    with path.open("w", encoding="utf-8") as fh:
+        fh.writelines(cassette_lines(gzip_of_zeros(1024)))
+    assert 1_000_000 < path.stat().st_size < 1_600_000
+    return path
+
+
+def test_a_gzip_bomb_in_a_cassette_is_refused_without_inflating_it(bomb: Path) -> None:
+    tracemalloc.start()
+    try:
+        with pytest.raises(CaptureError) as caught:
+            import_capture(bomb, shown="bomb.yaml")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith("bomb.yaml: interactions[0] (cassette line 2).response.body: "), message
+    assert "gzip" in message and "inflates" in message, message
+    assert peak < 48 * MiB, f"peak {peak / MiB:.1f} MiB"  # the YAML text and its base64 are most of it
+
+
+def test_a_gzip_bomb_in_a_cassette_ends_import_with_one_line_and_exit_2(bomb: Path, tmp_path: Path) -> None:
+    res = CliRunner().invoke(cli, ["import", str(bomb), "--out", str(tmp_path / "out.yaml")])
+    assert res.exit_code == 2, res.output
+    lines = [line for line in res.output.splitlines() if line.strip()]
+    assert len(lines) == 1 and "response.body" in lines[0] and "inflates" in lines[0], res.output
+    assert not (tmp_path / "out.yaml").exists()
+
+
+def test_a_gzip_body_within_its_bounds_is_read(tmp_path: Path) -> None:
+    words = random.Random(0).choices(["stop", "loop", "tool", "call", "turn", "bench", "a", "the"], k=500_000)
+    text = " ".join(words)  # 2.2 MB, past the ratio bound's floor, at a ratio text has (about 4)
+    body = b'{"id": "c1", "object": "chat.completion", "model": "gpt-4o", "choices": [{"index": 0, ' \
+           b'"message": {"role": "assistant", "content": "' + text.encode() + b'"}, "finish_reason": "stop"}]}'
+    co = zlib.compressobj(9, zlib.DEFLATED, 31)
+    path = tmp_path / "fine.yaml"
+    path.write_text("".join(cassette_lines(co.compress(body) + co.flush())), encoding="utf-8")
+    result = import_capture(path)
+    assert result.turns[0].turn.content == text
+
+
+@pytest.mark.parametrize(("size", "limit", "ratio", "said"), [
+    (3 * MiB, 2 * MiB, 10_000, "inflates past 2 MiB"),
+    (3 * MiB, 64 * MiB, 100, "inflates past 100 times"),
+])
+def test_inflate_stops_at_either_bound_and_names_it(size: int, limit: int, ratio: int, said: str) -> None:
+    co = zlib.compressobj(9, zlib.DEFLATED, 31)
+    packed = co.compress(bytes(size)) + co.flush()
+    with pytest.raises(CaptureError) as caught:
+        inflate(packed, "f.yaml", "x.body", limit=limit, ratio=ratio, floor=MiB)
+    assert said in str(caught.value) and str(caught.value).startswith("f.yaml: x.body: gzip body "), caught.value
+
+
+def test_inflate_reads_every_member_of_a_multi_member_gzip() -> None:
+    import gzip
+
+    assert inflate(gzip.compress(b"one ") + gzip.compress(b"two"), "f", "w") == b"one two"
+
+
+def test_inflate_names_a_broken_gzip_body() -> None:
+    import gzip
+
+    with pytest.raises(CaptureError, match=r"^f: w: gzip body: "):
+        inflate(gzip.compress(b"some text")[:-6], "f", "w")
