@@ -67,10 +67,12 @@ def at_request_limit(turn: Turn, recorded: int | None, name: Wire, request: dict
     """`turn` as served to a request: a recorded cut at the recording's max_tokens (output_tokens
     equal to `recorded`, `Sequence.max_tokens`) is served at this request's own limit, so the
     truncation stays visible as usage.output_tokens == max_tokens to a client asking with another
-    limit. Any other turn, or a request without a limit (in the wire's ``max_tokens_keys``), is
-    served as recorded."""
+    limit. The limit is read where the wire carries it (:meth:`bench.wires.base.Wire.max_tokens`: a
+    top-level field on Chat, Anthropic and Responses, Gemini's ``generationConfig.maxOutputTokens``,
+    Bedrock's ``inferenceConfig.maxTokens``). Any other turn, or a request without a positive limit,
+    is served as recorded."""
     u = turn.usage
     if recorded is None or u is None or u.output_tokens != recorded:
         return turn
-    asked = next((n for f in wire(name).max_tokens_keys if type(n := request.get(f)) is int and n > 0), None)
-    return turn if asked is None else replace(turn, usage=Usage(u.input_tokens, asked))
+    asked = wire(name).max_tokens(request)
+    return turn if asked is None or asked <= 0 else replace(turn, usage=Usage(u.input_tokens, asked))

@@ -271,3 +271,14 @@ def test_the_servers_own_refusals_name_their_exception_too() -> None:
         with pytest.raises(client.exceptions.ResourceNotFoundException):
             client.converse(modelId="m", messages=GO)
     assert past_end.value.response["Error"]["Code"] == "ValidationException"
+
+
+def test_boto3_count_tokens_is_answered_on_the_side_without_consuming_a_turn() -> None:
+    with serving(make_sequence(TOOL_THEN_END, "bedrock-converse")) as srv:
+        client = _client(srv)
+        counted = client.count_tokens(modelId="us.anthropic.claude-sonnet-4:0", input={"converse": {"messages": GO}})
+        first = client.converse(modelId="m", messages=GO, toolConfig=TOOLS)
+        records = srv.session.records()
+    assert type(counted["inputTokens"]) is int and counted["inputTokens"] >= 1
+    assert first["stopReason"] == "tool_use"  # the count took no turn
+    assert [(r.kind, r.path) for r in records][0] == ("side", "/model/us.anthropic.claude-sonnet-4:0/count-tokens")

@@ -1,5 +1,5 @@
-"""Amazon Bedrock Converse (``POST /model/{modelId}/converse`` and ``/converse-stream``): finish
-table, serving, reading, importing.
+"""Amazon Bedrock Converse (``POST /model/{modelId}/converse`` and ``/converse-stream``, and
+``/count-tokens`` answered on the side): finish table, serving, reading, importing.
 
 The answer is rendered by :mod:`.render` (the stream in the AWS event-stream encoding of
 :mod:`.eventstream`), a request read back by :mod:`.read`, a capture imported by :mod:`.capture`;
@@ -22,12 +22,13 @@ from typing import Any
 from urllib.parse import unquote
 
 from bench.engine.model import TurnError
-from bench.wires.base import Entry, Shape, Wire
+from bench.wires.base import Entry, Route, Shape, Wire
 from bench.wires.bedrock_converse import capture, eventstream, read, render
 
 _SRC = "botocore 1.44.8 botocore/data/bedrock-runtime/2023-09-30/service-2.json, StopReason enum (MessageStopEvent.stopReason; https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html)"
 _STREAM = "/converse-stream"
 _JSON = "/converse"
+_COUNT = "/count-tokens"
 
 
 class BedrockConverse(Wire):
@@ -45,7 +46,7 @@ class BedrockConverse(Wire):
     })
     id_prefix = "bedrock-"
     stream_media = eventstream.MEDIA
-    paths = ("/model/{model_id:path}" + _JSON, "/model/{model_id:path}" + _STREAM)
+    paths = ("/model/{model_id:path}" + _JSON, "/model/{model_id:path}" + _STREAM, "/model/{model_id:path}" + _COUNT)
     conversation_field = ("messages", (list,), True)
     count_refusal_code = "ValidationException"
     detect_rank = 25
@@ -53,6 +54,14 @@ class BedrockConverse(Wire):
     renderer = render
     reader = read
     importer = capture
+
+    def route(self, path: str) -> Route | None:
+        return "count" if path.endswith(_COUNT) else "model"
+
+    def count_tokens(self, size: int) -> dict[str, Any]:
+        # CountTokens (POST /model/{modelId}/count-tokens, service-2.json CountTokensResponse: inputTokens,
+        # required): a rough count of the body, as the other wires' token counts
+        return {"inputTokens": max(1, size // 4)}
 
     def shape(self, path: str, alt: str | None) -> Shape | None:
         stream = path.endswith(_STREAM)
