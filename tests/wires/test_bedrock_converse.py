@@ -281,4 +281,4 @@ def test_boto3_count_tokens_is_answered_on_the_side_without_consuming_a_turn() -
         records = srv.session.records()
     assert type(counted["inputTokens"]) is int and counted["inputTokens"] >= 1
     assert first["stopReason"] == "tool_use"  # the count took no turn
-    assert [(r.kind, r.path) for r in records][0] == ("side", "/model/us.anthropic.claude-sonnet-4:0/count-tokens")
+    assert (records[0].kind, records[0].path) == ("side", "/model/us.anthropic.claude-sonnet-4:0/count-tokens")

@@ -34,7 +34,8 @@ def test_a_request_without_a_limit_or_a_turn_not_at_the_limit_is_served_as_recor
     assert at_request_limit(CUT, None, wire, ASKED_40[wire]) is CUT
 
 
-@pytest.mark.parametrize("request_body", [{"inferenceConfig": {"maxTokens": 0}}, {"inferenceConfig": {"maxTokens": True}},
+@pytest.mark.parametrize("request_body", [{"inferenceConfig": {"maxTokens": 0}},
+                                          {"inferenceConfig": {"maxTokens": True}},
                                           {"inferenceConfig": {"maxTokens": "40"}}, {"inferenceConfig": 40}])
 def test_a_limit_that_is_not_a_positive_integer_is_no_limit(request_body: dict[str, Any]) -> None:
     assert at_request_limit(CUT, 5, "bedrock-converse", request_body) is CUT
