@@ -6,7 +6,8 @@ Open loop is the default: a resend, a reminder and a continue each consume one t
 answers with the last turn again and ``then: end`` ends the replay as ``running``. The loop's own
 cap turns a non-stop decision at step ``max_steps`` into the cap's stop (tools of that step are
 still run); the bench's safety cap ends the replay as ``capped``. A replay costs time linear in
-its steps: the state grows by appending, never by copying the history.
+its steps: the state grows by appending, never by copying the history, and past :data:`SHARE_AFTER`
+steps a step like the previous one shares its records.
 """
 
 from __future__ import annotations
@@ -22,6 +23,12 @@ __all__ = ["DEFAULT_SAFETY_CAP", "InvalidDecision", "crashed_cell", "following",
 
 DEFAULT_SAFETY_CAP = 200
 """Requests after which the bench ends a replay as `capped` (far above any loop's own cap here)."""
+
+SHARE_AFTER = 1000
+"""Steps after which a step equal to the previous one (its decision, its tool lists) shares the previous
+step's objects instead of keeping its own: a cell run to a high ``--safety-cap`` then keeps about 140
+bytes a step (its Step and step number, and a slot in each history list) instead of 280 (tracemalloc,
+finish_only on a repeating tool call, 50,000 steps). Cells shorter than this pay nothing for it."""
 
 
 def replay(sequence: Sequence, pred: Predicate, safety_cap: int = DEFAULT_SAFETY_CAP, *,
@@ -115,6 +122,14 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
                                     run=decision.run, failed=decision.failed)
             run_names = tuple([calls[i].name for i in run]) if run else ()
             failed_names = tuple([calls[i].name for i in failed]) if failed else ()
+            if step > SHARE_AFTER and steps:  # a long cell: a step like the previous one shares its records
+                prev = steps[-1]
+                if decision == prev.decision:
+                    decision = prev.decision
+                if run_names == prev.tools_run:
+                    run_names = prev.tools_run
+                if failed_names == prev.tools_failed:
+                    failed_names = prev.tools_failed
             steps.append(_new_step(step, index, decision, run_names, failed_names))
             tools_run += run_names
             tools_failed += failed_names

@@ -4,6 +4,7 @@ not grow with its steps. Each test measures the peak memory of what it runs (tra
 from __future__ import annotations
 
 import base64
+import gc
 import random
 import tracemalloc
 import zlib
@@ -14,8 +15,17 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import cli
+from bench.engine.discovery import Loaded, load_file
+from bench.engine.model import Sequence, Turn
+from bench.engine.predicate import Predicate
+from bench.engine.replay import replay
+from bench.golden.run import Result, run
 from bench.importers import import_capture
+from bench.report.page import build_page
+from bench.report.page.data import STEPS_DRAWN
+from bench.report.write import write_reports
 from bench.wires.capture import CaptureError, inflate
+from tests.helpers import ROOT, seq, tools
 
 MiB = 1 << 20
 
@@ -122,3 +132,70 @@ def test_inflate_names_a_broken_gzip_body() -> None:
 
     with pytest.raises(CaptureError, match=r"^f: w: gzip body: "):
         inflate(gzip.compress(b"some text")[:-6], "f", "w")
+
+
+# ---------------------------------------------------------------- a long cell
+
+def long_results(steps: int, *turns: Turn) -> tuple[list[Result], list[Sequence], list[Loaded]]:
+    """`finish_only` (no cap of its own) on a sequence repeating `turns` for ever, to the safety cap `steps`."""
+    loaded = [load_file(ROOT / "predicates" / "finish_only.py")]
+    sequence = seq(*(turns or (tools("read_file"),)), then="repeat", sid="loop-forever")
+    return list(run([sequence], loaded, None, steps)), [sequence], loaded
+
+
+def report_peak(tmp: Path, results: list[Result], sequences: list[Sequence], loaded: list[Loaded]) -> int:
+    """Peak bytes traced while the three reports of `results` are rendered and written into `tmp`."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        write_reports(tmp, results, [s.id for s in sequences], [p.name for p in loaded], catalogue=sequences,
+                      loaded=loaded)
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_long_cell_s_reports_do_not_grow_with_its_steps(tmp_path: Path) -> None:
+    """Measured: before, 1.1 KB per step (107 MiB at 100,000 steps, MemoryError at 3,000,000); the page
+    now draws a cell's first STEPS_DRAWN steps and says how many it left out."""
+    peaks, pages = [], []
+    for steps in (20_000, 60_000):
+        results, sequences, loaded = long_results(steps)
+        assert results[0].cell.outcome == "capped" and results[0].cell.n_steps == steps
+        folder = tmp_path / str(steps)
+        folder.mkdir()
+        peaks.append(report_peak(folder, results, sequences, loaded))
+        pages.append((folder / "index.html").read_text(encoding="utf-8"))
+        del results
+    assert peaks[1] < peaks[0] + 4 * MiB, [p / MiB for p in peaks]  # not 40,000 x 1.1 KB = 42 MiB more
+    assert len(pages[1]) < len(pages[0]) + 1000
+    assert f'"elided":{60_000 - STEPS_DRAWN}' in pages[1]
+
+
+def test_a_long_cycle_s_page_is_bounded_too(tmp_path: Path) -> None:
+    """Two turns in turn (no run of identical steps to fold): the cap on steps drawn bounds it."""
+    results, sequences, loaded = long_results(20_000, tools("read_file"), tools("write_file"))
+    write_reports(tmp_path, results, ["loop-forever"], ["finish_only"], catalogue=sequences, loaded=loaded)
+    assert (tmp_path / "index.html").stat().st_size < 400_000
+
+
+def test_a_long_cell_s_page_is_the_same_bytes_twice(tmp_path: Path) -> None:
+    results, sequences, loaded = long_results(5_000)
+    assert build_page(results, sequences, loaded) == build_page(results, sequences, loaded)
+
+
+def test_a_long_replay_keeps_little_per_step() -> None:
+    """The replay's own records of a long cell: equal decisions and tool lists shared past the first
+    steps (before: 280 bytes a step)."""
+    loaded = load_file(ROOT / "predicates" / "finish_only.py")
+    assert isinstance(loaded, Predicate)
+    sequence = seq(tools("read_file"), then="repeat", sid="loop-forever")
+    gc.collect()
+    tracemalloc.start()
+    try:
+        cell = replay(sequence, loaded, 50_000)
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert cell.n_steps == 50_000
+    assert held / 50_000 < 160, held / 50_000

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from collections.abc import Sequence as Seq
+from itertools import groupby
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -28,6 +29,20 @@ EXCERPT = 600
 """Characters of a turn's content or reasoning kept on the page (head and tail, the middle elided)."""
 
 ARGS_EXCERPT = 300
+
+STEPS_DRAWN = 1000
+"""Steps of one cell the page draws (its first ones); a longer cell (a high ``--safety-cap``) says how many
+it left out (``elided``), so the page stays the same size however long the loop ran. Its tool lists are
+written as runs (``read_file x60000``), and as many runs at most."""
+
+
+def _names(names: Seq[str]) -> list[str]:
+    """A cell's tool list as the page shows it: whole when short, else as runs, the runs past
+    :data:`STEPS_DRAWN` counted in one last entry."""
+    if len(names) <= STEPS_DRAWN:
+        return list(names)
+    runs = [name if k == 1 else f"{name} x{k}" for name, k in ((n, sum(1 for _ in same)) for n, same in groupby(names))]
+    return runs if len(runs) <= STEPS_DRAWN else [*runs[:STEPS_DRAWN], f"… {len(runs) - STEPS_DRAWN} more run(s)"]
 
 
 def excerpt(text: str | None, limit: int = EXCERPT) -> str | None:
@@ -184,14 +199,17 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
     c = r.cell
     out: dict[str, Any] = {
         "v": verdict(c), "label": label(c), "outcome": c.outcome, "reason": c.reason, "ok": c.ok, "n": c.n_steps,
-        "tools_run": list(c.tools_run), "tools_failed": list(c.tools_failed), "reminders": c.reminders,
+        "tools_run": _names(c.tools_run), "tools_failed": _names(c.tools_failed), "reminders": c.reminders,
         "resends": c.resends, "tokens": c.tokens, "error": c.error, "golden": r.status,
         "after_unusable": after_unusable(seq, c),
         "violations": [{"requirement": v.requirement, "kind": requirement_kind(v.requirement), "step": v.step,
                         "detail": v.detail} for v in c.violations],
         "steps": [[s.turn, s.decision.action, s.decision.rule, s.decision.reason, s.decision.ok,
-                   list(s.tools_run), list(s.tools_failed), changes_text(s.decision.changes)] for s in c.steps],
+                   list(s.tools_run), list(s.tools_failed), changes_text(s.decision.changes)]
+                  for s in c.steps[:STEPS_DRAWN]],
     }
+    if c.n_steps > STEPS_DRAWN:
+        out["elided"] = c.n_steps - STEPS_DRAWN
     if r.mismatch is not None:
         out["mismatch"] = {"what": r.mismatch.what, "expected": r.mismatch.expected, "actual": r.mismatch.actual}
     exp = golden.expectation(c.predicate, c.sequence) if golden is not None else None

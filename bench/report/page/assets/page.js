@@ -217,7 +217,9 @@
       if (last && last.key === key) last.n++;
       else out.push({ key: key, n: 1 });
     }
-    return out.map((x) => x.n > 1 ? x.key + " x" + x.n : x.key);
+    const path = out.map((x) => x.n > 1 ? x.key + " x" + x.n : x.key);
+    if (c.elided) path.push("… " + c.elided + " more step(s), not drawn");
+    return path;
   }
 
   // the port's steps now beside the original's recorded ones, the first differing step marked
@@ -227,15 +229,15 @@
     }
     const orig = k.original_steps, n = Math.max(c.steps.length, orig.length);
     const tools = (run, failed) => (run.length ? "run " + run.join(", ") : "") + (failed.length ? (run.length ? "; " : "") + "failed " + failed.join(", ") : "");
-    const port = (st) => st ? [h("td", {}, String(st[0])), h("td", {}, decisionText(st) + " ", h("code.rule-id", {}, st[2])), h("td", {}, tools(st[5], st[6]))]
-      : [h("td", { colspan: 3 }, "(no request)")];
+    const port = (st, i) => st ? [h("td", {}, String(st[0])), h("td", {}, decisionText(st) + " ", h("code.rule-id", {}, st[2])), h("td", {}, tools(st[5], st[6]))]
+      : [h("td", { colspan: 3 }, i < c.n ? "(not drawn)" : "(no request)")];
     const original = (o) => o ? [h("td", {}, String(o.turn)), h("td", {}, o.action + (o.changes ? " " + o.changes : "") + (o.action === "stop" ? " (" + show(o.reason) + ", ok=" + show(o.ok) + ")" : "")), h("td", {}, tools(o.run, o.failed))]
       : [h("td", { colspan: 3 }, "(no request)")];
     const body = [];
     for (let i = 0; i < n; i++) {
       const first = i === k.first_step;
       body.push(h("tr" + (first ? ".firstdiff" : ""), first ? { "data-first-diff": "true" } : {},
-        h("td", {}, String(i + 1), first ? h("b.diffmark", {}, " ≠ first difference") : null), port(c.steps[i]), original(orig[i])));
+        h("td", {}, String(i + 1), first ? h("b.diffmark", {}, " ≠ first difference") : null), port(c.steps[i], i), original(orig[i])));
     }
     return h("div", { id: "drill-conf-steps" },
       h("p", {}, k.first_step === null ? "The port's steps and the original's agree (turn, action, tools run and failed; the final stop by turn and action)."
@@ -277,7 +279,8 @@
           h("td", {}, st[1] === "stop" ? show(st[3]) + " / ok=" + show(st[4]) : ""),
           h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", ")),
           h("td", {}, t.usage ? String(t.usage[0] + t.usage[1]) : "—"));
-      }))));
+      }), c.elided ? h("tr", { id: "drill-elided" }, h("td", { colspan: 8 }, "… " + c.elided + " more step(s), not drawn: the page draws a cell's first "
+        + c.steps.length + " (stopbench run --json lists them all)")) : null)));
     const used = [];
     for (const st of c.steps) if (used.indexOf(st[2]) < 0) used.push(st[2]);
     append(b, h("h3", {}, "Rules that decided, with their sources"));
@@ -394,7 +397,7 @@
           h("td", {}, st[5].join(", ")), h("td", {}, st[6].join(", "))));
       } else {
         trs.push(h("tr.ended", { "data-pred": p }, h("th", { scope: "row" }, p), h("td", { colspan: 6 },
-          "ended at step " + c.steps.length + ": " + GLYPH[c.v] + " " + WORDS[c.v] + (c.reason ? " (" + c.reason + ")" : ""))));
+          "ended at step " + c.n + ": " + GLYPH[c.v] + " " + WORDS[c.v] + (c.reason ? " (" + c.reason + ")" : ""))));
       }
     }
     append(stBody, h("p", {}, h("b", {}, s.title), " — " + s.dialect + ", then: " + s.then + ", " + s.turns.length + " turn(s)"));
