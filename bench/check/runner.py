@@ -2,7 +2,8 @@
 
 For each sequence the program is started once (its own process group) with a replay server of
 its own (:class:`bench.serve.Session` in a background thread): the server answers its requests
-with the sequence's turns and infers each step from the follow-up request
+with the sequence's turns (a repeated turn with fresh call ids, as a real provider mints a new id in
+every response: :mod:`bench.serve.repeats`) and infers each step from the follow-up request
 (:mod:`bench.serve.observe`), exactly as conformance does. How the loop ended comes from the
 program's result file or its exit status (:mod:`bench.check.program`). The observed cell is
 judged against the sequence's ``require:``.
@@ -103,7 +104,8 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
 
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(Session(sequence, ok_marker=ok_marker,
-                                                                     error_marker=error_marker)))
+                                                                     error_marker=error_marker,
+                                                                     fresh_repeat_ids=True)))
         if mcp_url is None:
             mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
@@ -254,7 +256,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(Session(
-                        seq, ok_marker=ok_marker, error_marker=error_marker)))
+                        seq, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True)))
                     local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel)
