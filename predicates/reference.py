@@ -18,9 +18,14 @@ responses, provider documentation, other loops' code) or the article that motiva
  4. calls       Tool calls present: run them whatever the finish says (stop, unknown, null).
                 Calls whose arguments are not valid JSON are failed, not run (a hidden
                 truncation). A steer that arrived meanwhile rides along as a reminder.
-    repeat      The same calls (names and arguments) for the 3rd time in a row: fail them and
-                remind; the 4th time, stop `repeated_tool_call`. Results that changed since the
-                streak began are progress (a poll that moves): the count starts again.
+    repeat      A loop guard over rounds, each round its calls (names and arguments) and the
+                results they gave: when the last rounds are one cycle of 1 to 5 rounds run 3
+                times in a row with the same results, and the model starts it a 4th time, its
+                calls are failed with a reminder; a call set of that cycle again, with nothing
+                run in between, stops `repeated_tool_call`. Progress is new information: other
+                arguments, or a result that differs from the cycle's (a poll that moves, a
+                retry that succeeds); so finite work whose rounds bring anything new is never
+                stopped, and a stuck cycle of p rounds stops within 3p + 2 requests.
  5. paused      No calls, and the provider says the turn is not over (Anthropic pause_turn,
                 Responses end_turn false): send it back and ask again, at most 3 times in a row,
                 then stop `unfinished_turn`.
@@ -53,8 +58,10 @@ MAX_RESENDS = 3
 MAX_REMINDERS = 2
 MAX_TRUNCATED = 2
 MAX_PAUSES = 3
-REPEAT_REMIND = 3
-REPEAT_STOP = 4
+REPEATS = 3
+"""Times a cycle of rounds runs with the same results before the guard fails its next start."""
+MAX_PERIOD = 5
+"""The longest cycle the guard looks for, in rounds (Gemini CLI's looks for cycles of 1 to 5 calls)."""
 
 _TRANSIENT_KINDS = ("rate_limit", "overloaded", "server_error", "timeout", "connection_refused",
                     "connection_reset", "stream_cut", "stream_error")
@@ -69,7 +76,8 @@ TEXT_CALL = "Your tool call arrived as plain text, not as a tool call. Issue it 
 EMPTY = "Your reply was empty. Continue the task, or give your final answer."
 TRUNCATED = ("Your reply hit the output token limit, so these tool calls were not run: their arguments may "
              "be cut off. Re-issue them with complete arguments.")
-REPEATED = "You have made this exact tool call three times in a row; it was not run again. Try something else."
+REPEATED = ("You have made these tool calls three times over and got the same results each time; they were "
+            "not run again. Try something else.")
 
 
 def _transient(turn: Turn) -> bool:
@@ -88,6 +96,22 @@ def _bad_json(arguments: str) -> bool:
     except ValueError:
         return True
     return False
+
+
+Round = tuple[tuple[tuple[str, str], ...], tuple[str | None, ...]]
+"""One tool round as the guard sees it: its calls' (name, arguments), and the results they gave."""
+
+
+def repeated_cycle(rounds: list[Round], calls: tuple[tuple[str, str], ...]) -> tuple[Round, ...] | None:
+    """The cycle `calls` would start a 4th time, or None: the shortest p (1 to MAX_PERIOD) such that the
+    last REPEATS * p `rounds` are one block of p rounds REPEATS times over, same calls and same
+    results, and `calls` are the calls of that block's first round (what comes next in the cycle)."""
+    for p in range(1, MAX_PERIOD + 1):
+        window = rounds[-REPEATS * p:]
+        if len(window) == REPEATS * p and window[0][0] == calls and all(
+                window[i] == window[i % p] for i in range(p, len(window))):
+            return tuple(window[:p])
+    return None
 
 
 def _reset(memo: dict[str, Any], *keys: str) -> None:
@@ -124,8 +148,8 @@ coverage gap said out loud."""
         "length-hidden": Cited(Note("BerriAI/litellm#25825, UKGovernmentBEIS/inspect_ai#5143"), text="a server that reports a cut at max_tokens as stop; usage.output_tokens reaching the request's max_tokens is the truncation: stop length"),
         "calls": Cited(Note("ollama/ollama#7963, #5995, open-webui/open-webui#20933, sgl-project/sglang#2877 (stop with tool calls); brekkylab/ailoy#334, envoyproxy/ai-gateway#1486 (Gemini STOP with functionCall); ml-explore/mlx-lm#782 (tool_call); simonw/llm cassette test_tools_streaming_variant_a.yaml (no finish)"), text="calls present are run whatever the finish; NousResearch/hermes-agent#7693 (unterminated JSON under a tool_calls finish): calls whose arguments are not JSON are failed, not run"),
         "calls-steer": Cited(Note(f"{SEED2}"), text="production loops put a mid-run user message into the next request (OpenCode conjunct 4, Pi steering, Codex pending input): run the calls and add it"),
-        "repeat-remind": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077, earendil-works/pi#6158 (identical calls 10+ times; OpenCode doom_loop and nanobot fire at 3)"), text="the 3rd identical call set is failed with a reminder; results that changed restart the count (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: polling that moves is not a loop)"),
-        "repeat-stop": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077"), text="the 4th identical call set in a row stops repeated_tool_call"),
+        "repeat-remind": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077, earendil-works/pi#6158 (identical calls 10+ times; detectors fire at 3 to 5); macanderson/stella#359 (the same cycle of calls); google-gemini/gemini-cli#19958 (intervene before halting); the MAST taxonomy, arXiv 2503.13657 (step repetition, 15.7% of failures)"), text="a cycle of 1-5 rounds run 3 times with the same calls and results, started a 4th time: failed with a reminder; other arguments or a result that differs are progress (fastclaw-ai/fastclaw#80, QwenLM/qwen-code#9492: polling that moves is not a loop; google-gemini/gemini-cli#8234, #5873: repetitive but finite work halted)"),
+        "repeat-stop": Cited(Note("mistralai/mistral-vibe#83, anomalyco/opencode#28596, OpenHands/OpenHands#1293, HKUDS/nanobot#3077; gke-labs/gemini-for-kubernetes-development#680 (a detected loop is not a success)"), text="after the reminder, a call set of the same cycle again stops repeated_tool_call, ok false"),
         "paused": Cited(Note("Anthropic's handling-stop-reasons documentation (pause_turn: 'send the assistant content back unchanged to continue'); earendil-works/pi#7689 (Responses end_turn false: the model wants another inference)"), text="ask again, at most 3"),
         "paused-stop": Cited(Note("Anthropic's handling-stop-reasons documentation (pause_turn); pydantic/pydantic-ai cassette test_pause_turn_web_search_vcr.yaml"), text="a turn that stays paused is not an answer: stop unfinished_turn"),
         "dropped-remind": Cited(Note(f"{SEED2}"), text="the project loop reminds when finish says tool_calls and no call came (pd-v2-nothink-s1, turns 7-9); vllm-project/vllm#53255, anomalyco/opencode#5139, labring/FastGPT#7517: at most 2 in a row"),
@@ -173,27 +197,24 @@ def decide(turn: Turn, state: State) -> Decision:
     # 4. tool calls present: run them, whatever the finish says
     if calls:
         signature = tuple((c.name, c.arguments) for c in calls)
-        if memo.get("signature") != signature:
-            memo.update(same=0, first=None, last=None)
-        elif memo.get("last") is not None and memo["last"] != memo["first"]:
-            memo.update(same=1, first=memo["last"])  # the results moved since the streak began: progress
-        memo["same"] += 1
-        memo["signature"] = signature
-        if memo["same"] >= REPEAT_STOP:
+        rounds: list[Round] = memo.setdefault("rounds", [])
+        warned = memo.get("warned")  # the call sets of the cycle a reminder named, nothing run since
+        if warned is not None and signature in warned:
             return Stop("repeated_tool_call", ok=False, rule="repeat-stop", failed=ALL)
-        if memo["same"] == REPEAT_REMIND:
+        cycle = repeated_cycle(rounds, signature)
+        if cycle is not None:
+            memo["warned"] = {calls_of for calls_of, _ in cycle}
             return Remind("repeat-remind", REPEATED, failed=ALL)
+        memo["warned"] = None
         _reset(memo, "reminders", "pauses")
         bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
         good = tuple(i for i in range(len(calls)) if i not in bad)
-        results = tuple(c.result for c in calls)  # what this round's run gives back (ToolCall.result)
-        memo["last"] = results
-        if memo["first"] is None:
-            memo["first"] = results
+        rounds.append((signature, tuple(c.result for c in calls)))  # what this round's run gives back
+        del rounds[:-REPEATS * MAX_PERIOD]
         if turn.steer:
             return Remind("calls-steer", turn.steer, run=good, failed=bad)
         return Continue("calls", run=good, failed=bad)
-    memo["signature"] = None
+    memo.update(rounds=[], warned=None)
 
     # 5. the provider says the turn is not over
     if turn.finish_raw == "pause_turn" or turn.end_turn is False:

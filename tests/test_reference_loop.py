@@ -163,10 +163,50 @@ def test_a_steer_on_the_answer_is_sent_as_a_reminder_with_the_users_words() -> N
     assert cell.ok is True and cell.steps[-1].turn == 2
 
 
-def test_the_same_call_repeated_is_failed_the_third_time_and_stops_the_fourth() -> None:
+def test_the_same_call_with_the_same_result_runs_three_times_is_failed_the_fourth_and_stops_the_fifth() -> None:
     cell = run(tools("bash"), then="repeat")
-    assert path(cell) == ["continue calls", "continue calls", "remind repeat-remind", "stop repeat-stop"]
+    assert path(cell) == ["continue calls"] * 3 + ["remind repeat-remind", "stop repeat-stop"]
     assert (cell.reason, cell.ok) == ("repeated_tool_call", False)
+
+
+def _round(name: str, arguments: str, result: str, i: int) -> Turn:
+    return Turn(finish="tool_calls", finish_raw="tool_calls", tool_calls=(ToolCall(f"c{i}", name, arguments, result),))
+
+
+def test_a_retry_that_succeeds_on_the_third_try_is_run_two_identical_failures_are_not_a_loop() -> None:
+    tries = [_round("http_get", '{"url": "u"}', r, i) for i, r in enumerate(["503", "503", "200 OK"])]
+    cell = run(*tries, answer())
+    assert path(cell) == ["continue calls"] * 3 + ["stop done"]
+    assert cell.ok is True
+
+
+def test_a_cycle_of_two_rounds_with_the_same_results_is_failed_when_it_starts_a_fourth_time_then_stopped() -> None:
+    a = _round("read_file", '{"path": "c"}', "port: 1", 0)
+    b = replace(_round("run_bash", '{"command": "make"}', "error", 1), after=(("continue", 0), ("remind", 0)))
+    cell = run(a, b, then="repeat")
+    assert path(cell) == ["continue calls"] * 6 + ["remind repeat-remind", "stop repeat-stop"]
+    assert [s.turn for s in cell.steps] == [0, 1, 0, 1, 0, 1, 0, 1]
+    assert (cell.reason, cell.ok) == ("repeated_tool_call", False)
+
+
+def test_a_poll_whose_result_flips_between_two_values_is_a_cycle_not_progress() -> None:
+    x = _round("check", '{"id": 1}', "retrying", 0)
+    y = replace(_round("check", '{"id": 1}', "waiting", 1), after=(("continue", 0), ("remind", 0)))
+    cell = run(x, y, then="repeat")
+    assert path(cell) == ["continue calls"] * 6 + ["remind repeat-remind", "stop repeat-stop"]
+
+
+def test_the_same_tool_with_other_arguments_and_the_same_result_is_new_work() -> None:
+    rounds = [_round("run_tests", f'{{"k": "t{i}"}}', "1 passed", i) for i in range(8)]
+    assert path(run(*rounds, answer())) == ["continue calls"] * 8 + ["stop done"]
+
+
+def test_after_the_reminder_a_call_outside_the_cycle_runs_and_lifts_the_warning() -> None:
+    same = [_round("bash", "{}", "same", i) for i in range(4)]
+    other = _round("read_file", '{"path": "x"}', "text", 9)
+    cell = run(*same, other, same[0], same[0], same[0], answer())
+    assert path(cell) == (["continue calls"] * 3 + ["remind repeat-remind"] + ["continue calls"] * 4
+                          + ["stop done"])
 
 
 def test_the_cap_is_an_error_not_an_answer() -> None:
@@ -197,4 +237,4 @@ def test_the_same_call_whose_results_keep_changing_is_progress_not_a_repeat() ->
     cell = run(*polls, answer())
     assert path(cell) == ["continue calls"] * 5 + ["stop done"]
     same = [replace(t, tool_calls=tuple(replace(c, result="running") for c in t.tool_calls)) for t in polls]
-    assert path(run(*same))[:4] == ["continue calls", "continue calls", "remind repeat-remind", "stop repeat-stop"]
+    assert path(run(*same, then="repeat"))[:5] == ["continue calls"] * 3 + ["remind repeat-remind", "stop repeat-stop"]

@@ -21,8 +21,10 @@ with an enumerated stop reason. The rules, in the order they are checked, are th
 transient (at most 3 in a row), else ``model_error``; a filtered reply stops ``content_filter``;
 a truncated reply's calls are failed, never run (2 times, then ``length``), and a truncated text is
 ``length``; calls are run whatever the finish says, except calls whose arguments are not JSON,
-which are failed; the same calls a 3rd time in a row are failed with a reminder, a 4th time stop
-``repeated_tool_call``; a paused turn is sent back (3 times, then ``unfinished_turn``); a missing
+which are failed; a loop guard fails with a reminder the calls that start a cycle of 1 to 5 rounds
+a 4th time after 3 runs with the same calls and results, and stops ``repeated_tool_call`` when the
+model goes on with that cycle (other arguments or a changed result are progress); a paused turn is
+sent back (3 times, then ``unfinished_turn``); a missing
 call or a call left as text gets 2 reminders, then ``dropped_tool_call``; an unknown finish is
 ``unknown_finish``; a user message that arrived meanwhile is sent; an empty reply gets 2 reminders,
 then ``empty_response``; a non-empty reply without calls is the answer; 50 requests are
@@ -67,8 +69,8 @@ MAX_RESENDS: int = _PORT.MAX_RESENDS
 MAX_REMINDERS: int = _PORT.MAX_REMINDERS
 MAX_TRUNCATED: int = _PORT.MAX_TRUNCATED
 MAX_PAUSES: int = _PORT.MAX_PAUSES
-REPEAT_REMIND: int = _PORT.REPEAT_REMIND
-REPEAT_STOP: int = _PORT.REPEAT_STOP
+REPEATS: int = _PORT.REPEATS
+MAX_PERIOD: int = _PORT.MAX_PERIOD
 
 REASONS: tuple[str, ...] = tuple(_RULES.reasons)
 """Every reason the loop stops with; only ``no_tool_calls`` is success."""
@@ -127,16 +129,17 @@ class Policy:
     """The decision after each reply: the rules of predicates/reference.py, with their counters."""
 
     def __init__(self) -> None:
-        self.resends = self.truncated = self.same = self.pauses = self.reminders = 0
-        self.signature: tuple[tuple[str, str], ...] | None = None
-        self.first: tuple[str, ...] | None = None  # the results of the streak's first round that ran
-        self.last: tuple[str, ...] | None = None  # the results of its latest round that ran
+        self.resends = self.truncated = self.pauses = self.reminders = 0
+        self.rounds: list[Any] = []  # (calls, results) of the rounds run since the last reply without calls
+        self.running: tuple[tuple[str, str], ...] | None = None  # the calls of the round being run
+        self.warned: set[tuple[tuple[str, str], ...]] | None = None  # the cycle a reminder named
 
     def ran(self, results: Sequence[Result]) -> None:
-        """The results a round's run gave back: results that change are progress (rule repeat)."""
-        self.last = tuple(r.text for r in results)
-        if self.first is None:
-            self.first = self.last
+        """The results a round's run gave back: the loop guard's new information (rule repeat)."""
+        if self.running is not None:
+            self.rounds.append((self.running, tuple(r.text for r in results)))
+            del self.rounds[:-REPEATS * MAX_PERIOD]
+            self.running = None
 
     @staticmethod
     def transient(reply: Reply) -> bool:
@@ -175,23 +178,20 @@ class Policy:
         # 4. calls present: run them, whatever the finish says
         if calls:
             signature = tuple((c.name, c.arguments) for c in calls)
-            if self.signature != signature:
-                self.same, self.first, self.last = 0, None, None
-            elif self.last is not None and self.last != self.first:
-                self.same, self.first = 1, self.last  # the results moved since the streak began: progress
-            self.same += 1
-            self.signature = signature
-            if self.same >= REPEAT_STOP:
+            if self.warned is not None and signature in self.warned:
                 return Step("stop", "repeat-stop", failed=every, reason="repeated_tool_call", ok=False)
-            if self.same == REPEAT_REMIND:
+            cycle = _PORT.repeated_cycle(self.rounds, signature)
+            if cycle is not None:
+                self.warned = {calls_of for calls_of, _ in cycle}
                 return Step("remind", "repeat-remind", failed=every, message=REPEATED)
+            self.warned, self.running = None, signature
             self.reminders = self.pauses = 0
             bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
             good = tuple(i for i in every if i not in bad)
             if steer:
                 return Step("remind", "calls-steer", run=good, failed=bad, message=steer)
             return Step("continue", "calls", run=good, failed=bad)
-        self.signature = None
+        self.rounds, self.warned = [], None
         # 5. the provider says the turn is not over
         if reply.finish_raw == "pause_turn" or reply.end_turn is False:
             self.pauses += 1
