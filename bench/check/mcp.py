@@ -14,6 +14,13 @@ successive runs, each with its own sequence's tools.
 
 ``python -m bench.check.mcp [--tools-url URL]`` (or ``stopbench mcp-tools``) serves stdio; ``--http
 PORT`` serves streamable HTTP in the foreground.
+
+The stdio server starts fast: a client that opens with the ``initialize`` handshake (every MCP 1.x
+client, and the 2.x ``ClientSession``) is served by a few lines of JSON-RPC on the standard library
+(:func:`serve_plain`), without importing the MCP SDK, whose types alone take most of a second to
+import. A client that opens in the 2026 era (``server/discover``, or a request carrying the
+per-request protocol version) is handed to the SDK's server. Stateless MCP clients (LangChain's
+``MultiServerMCPClient``) start a server for every tool call, so its start is paid once a round.
 """
 
 from __future__ import annotations
@@ -46,8 +53,10 @@ def stdio_command(tools_url: str | None = None, python: str | None = None) -> li
     absolute interpreter path (it works from any venv and any working directory) and the tool
     endpoint as ``--tools-url`` (MCP clients start a stdio server with an environment of their own:
     the SDK's keeps only HOME, PATH, SHELL, TERM, USER and LOGNAME, so STOPBENCH_TOOLS_URL would not
-    reach it)."""
-    argv = [os.path.abspath(python or sys.executable), "-m", "bench.check.mcp"]
+    reach it). The module runs as a file (``-P``: its folder is not put on ``sys.path``, where this
+    ``mcp.py`` would hide the SDK's ``mcp``), so starting it imports neither ``bench`` nor the
+    replay server: a quarter of a second less on every start."""
+    argv = [os.path.abspath(python or sys.executable), "-P", os.path.abspath(__file__)]
     return [*argv, "--tools-url", tools_url] if tools_url else argv
 
 
@@ -138,9 +147,9 @@ def _method(item: Any) -> str | None:
     return getattr(getattr(item, "message", None), "method", None)
 
 
-async def _drop_stale_discovery(source: Any, sink: Any) -> None:
-    """Forward `source` to `sink`, dropping an opening ``server/discover`` that an ``initialize``
-    follows at once.
+async def _drop_stale_discovery(source: Any, sink: Any, first: Any = None) -> None:
+    """Forward `first` (when given: a message already read) and then `source` to `sink`, dropping an
+    opening ``server/discover`` that an ``initialize`` follows at once.
 
     Clients of the 2026 protocol probe ``server/discover`` with a short timeout (the AI SDK: 1 s)
     and fall back to the ``initialize`` handshake on the same pipe. A stdio server that starts later
@@ -151,10 +160,11 @@ async def _drop_stale_discovery(source: Any, sink: Any) -> None:
     import anyio
 
     async with sink:
-        try:
-            first = await source.receive()
-        except (anyio.EndOfStream, anyio.ClosedResourceError):
-            return
+        if first is None:
+            try:
+                first = await source.receive()
+            except (anyio.EndOfStream, anyio.ClosedResourceError):
+                return
         pending = [first]
         if _method(first) == "server/discover":
             with anyio.move_on_after(DISCOVERY_GRACE_S):
@@ -169,20 +179,142 @@ async def _drop_stale_discovery(source: Any, sink: Any) -> None:
 
 
 def serve_stdio(tools_url: str) -> None:
-    """Serve MCP on stdin/stdout until the client closes stdin."""
+    """Serve MCP on stdin/stdout until the client closes stdin: the handshake era on the standard
+    library (:func:`serve_plain`), the 2026 era on the SDK (:func:`serve_sdk`), chosen by the
+    client's first message."""
+    first = _read_line_unbuffered(0)
+    if not first.strip():
+        return
+    if opens_modern_era(first):
+        serve_sdk(tools_url, first)
+    else:
+        serve_plain(tools_url, first, sys.stdin.buffer, sys.stdout.buffer)
+
+
+def _read_line_unbuffered(fd: int) -> bytes:
+    """One line from `fd`, read a byte at a time so that nothing past it is taken from the pipe
+    (the SDK's transport reads the rest from the descriptor itself)."""
+    out = bytearray()
+    while not out.endswith(b"\n"):
+        byte = os.read(fd, 1)
+        if not byte:
+            break
+        out += byte
+    return bytes(out)
+
+
+MODERN_META_KEY = "io.modelcontextprotocol/protocolVersion"
+"""The ``_meta`` key a 2026-era request carries its protocol version in."""
+
+
+def opens_modern_era(line: bytes) -> bool:
+    """Whether a client's first message opens the 2026 era: ``server/discover``, or a request whose
+    ``params._meta`` names its protocol version (anything else, unreadable lines included, is the
+    handshake era's)."""
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return False
+    if not isinstance(msg, dict):
+        return False
+    params = msg.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    return msg.get("method") == "server/discover" or (isinstance(meta, dict) and MODERN_META_KEY in meta)
+
+
+def serve_sdk(tools_url: str, first: bytes | None = None) -> None:
+    """Serve MCP on stdin/stdout with the SDK's dual-era server; `first` is a line already read."""
     import anyio
+    import mcp_types as types
     from mcp.server.stdio import stdio_server
+    from mcp.shared.message import SessionMessage
 
     server = build_server(tools_url)
+    opening = SessionMessage(types.jsonrpc_message_adapter.validate_json(first, by_name=False)) if first else None
 
     async def main() -> None:
         async with stdio_server() as (read, write):
             sink, source = anyio.create_memory_object_stream[Any](0)
             async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_drop_stale_discovery, read, sink)
+                tasks.start_soon(_drop_stale_discovery, read, sink, opening)
                 await server.run(source, write, server.create_initialization_options())
 
     anyio.run(main)
+
+
+HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
+"""The protocol revisions of the ``initialize`` handshake, oldest first: a client's is answered
+with itself, any other with the newest (the lifecycle rule of the MCP specification, 2025-06-18,
+basic/lifecycle "Version Negotiation")."""
+METHOD_NOT_FOUND, INVALID_PARAMS, INTERNAL_ERROR, PARSE_ERROR = -32601, -32602, -32603, -32700
+
+
+def answer(tools_url: str, msg: Any) -> dict[str, Any] | None:
+    """The JSON-RPC response to one message of the handshake era, None for a notification or a
+    response (this server sends no requests)."""
+    if not isinstance(msg, dict) or not isinstance(msg.get("method"), str):
+        return None if isinstance(msg, dict) else {"jsonrpc": "2.0", "id": None,
+                                                   "error": {"code": -32600, "message": "Invalid Request"}}
+    if "id" not in msg:
+        return None
+    method = msg["method"]
+    params: dict[str, Any] = msg["params"] if isinstance(msg.get("params"), dict) else {}
+
+    def ok(result: dict[str, Any]) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg["id"], "result": result}
+
+    def error(code: int, message: str) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": msg["id"], "error": {"code": code, "message": message}}
+
+    if method == "initialize":
+        asked = params.get("protocolVersion")
+        return ok({"protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
+                   "capabilities": {"tools": {"listChanged": False}},
+                   "serverInfo": {"name": SERVER_NAME, "version": "1"}})
+    if method == "ping":
+        return ok({})
+    if method == "tools/list":
+        try:
+            tools = fetch_tools(tools_url)
+        except ToolEndpointError as exc:
+            return error(INTERNAL_ERROR, str(exc))
+        return ok({"tools": [{"name": t["name"], **({"description": t["description"]} if t.get("description") else {}),
+                              "inputSchema": t.get("parameters") or {"type": "object", "properties": {}}}
+                             for t in tools]})
+    if method == "tools/call":
+        name, arguments = params.get("name"), params.get("arguments")
+        if not isinstance(name, str) or not (arguments is None or isinstance(arguments, dict)):
+            return error(INVALID_PARAMS, "tools/call needs a name (a string) and arguments (an object)")
+        try:
+            text, is_error = call_tool(tools_url, name, arguments)
+        except ToolEndpointError as exc:
+            text, is_error = str(exc), True
+        return ok({"content": [{"type": "text", "text": text}], "isError": is_error})
+    return error(METHOD_NOT_FOUND, f"Method not found: {method}")
+
+
+def serve_plain(tools_url: str, first: bytes, stdin: Any, stdout: Any) -> None:
+    """Serve the handshake era on the standard library: one JSON-RPC message (or a batch) a line,
+    `first` the line already read, until `stdin` ends."""
+    def lines() -> Any:
+        yield first
+        yield from stdin
+
+    for line in lines():
+        if not line.strip():
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            out: Any = {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": "Parse error"}}
+        else:
+            if isinstance(msg, list):
+                out = [r for r in (answer(tools_url, m) for m in msg) if r is not None] or None
+            else:
+                out = answer(tools_url, msg)
+        if out is not None:
+            stdout.write(json.dumps(out).encode() + b"\n")
+            stdout.flush()
 
 
 def http_app(tools_url: str) -> Any:

@@ -42,9 +42,12 @@ def _check(out: dict[str, Any], stub: ToolEndpointStub) -> None:
     assert stub.executions == [("read_file", {"path": "a.py", "limit": 3}), ("fails", {}), ("nope", {"x": 1})]
 
 
-def test_stdio_server_proxies_the_tool_endpoint() -> None:
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+def test_stdio_server_proxies_the_tool_endpoint(mode: str) -> None:
     """Started as an MCP client starts it (the SDK's stdio client with no env: its own few variables,
-    no STOPBENCH_TOOLS_URL), from another folder: the argv carries everything."""
+    no STOPBENCH_TOOLS_URL), from another folder: the argv carries everything. `legacy` opens with
+    the initialize handshake (served by the standard-library server), `auto` with server/discover
+    (handed to the SDK's)."""
     from mcp import Client
     from mcp.client.stdio import StdioServerParameters
 
@@ -54,7 +57,7 @@ def test_stdio_server_proxies_the_tool_endpoint() -> None:
 
         async def main() -> dict[str, Any]:
             params = StdioServerParameters(command=argv[0], args=argv[1:], cwd="/")
-            async with Client(params) as client:
+            async with Client(params, mode=mode) as client:
                 return await _exercise(client)
 
         out = anyio.run(main)
@@ -175,7 +178,7 @@ def _rpc_lines(argv: list[str], lines: list[dict[str, Any]], want_id: int, timeo
 MODERN_META = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"},
                "io.modelcontextprotocol/clientCapabilities": {}}
-INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+INITIALIZE: dict[str, Any] = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
               "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                          "clientInfo": {"name": "t", "version": "1"}}}
 
@@ -207,3 +210,58 @@ def test_the_http_server_stops_as_promptly_as_the_replay_server() -> None:
     with ToolEndpointStub() as stub, background_mcp(stub.url) as server:
         assert isinstance(server.server, PromptServer)
         assert "stopbench-mcp" in server.thread.name
+
+
+def _imported_by_a_handshake(argv: list[str]) -> set[str]:
+    """The modules the stdio server imports to answer `initialize` and `tools/list` (``-X importtime``)."""
+    import subprocess
+
+    with ToolEndpointStub() as stub:
+        argv = [argv[0], "-X", "importtime", *argv[1:-1], stub.url]
+        ping = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        proc = subprocess.run(argv, input="".join(json.dumps(m) + "\n" for m in (INITIALIZE, ping)),
+                              capture_output=True, text=True, timeout=60, cwd="/")
+    replies = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert [r["id"] for r in replies] == [1, 2] and replies[1]["result"]["tools"][0]["name"] == "read_file", replies
+    return {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines() if line.startswith("import time:")}
+
+
+def test_a_handshake_client_is_served_without_the_mcp_sdk_or_the_bench() -> None:
+    """Stateless MCP clients (LangChain's MultiServerMCPClient) start the stdio server for every tool
+    call: importing the MCP SDK's types (most of a second) and the bench's packages on each start
+    made a round take seconds, and long sequences ran into the time limit before their cap."""
+    modules = _imported_by_a_handshake(stdio_command("http://127.0.0.1:9/_stopbench/tools"))
+    assert not {m for m in modules if m.split(".")[0] in ("mcp", "mcp_types", "bench", "pydantic", "anyio")}
+
+
+def test_the_handshake_answers_the_clients_version_or_the_newest() -> None:
+    from bench.check.mcp import HANDSHAKE_VERSIONS, answer
+
+    def negotiated(version: str) -> str:
+        reply = answer("http://127.0.0.1:9/x", {**INITIALIZE, "params": {**INITIALIZE["params"],
+                                                                          "protocolVersion": version}})
+        assert reply is not None
+        return str(reply["result"]["protocolVersion"])
+
+    assert negotiated("2024-11-05") == "2024-11-05"
+    assert negotiated("1999-01-01") == HANDSHAKE_VERSIONS[-1]
+
+
+def test_the_plain_server_answers_unknown_methods_bad_lines_and_batches() -> None:
+    import io
+
+    from bench.check.mcp import serve_plain
+
+    out = io.BytesIO()
+    rest = io.BytesIO(b"not json\n" + json.dumps([{"jsonrpc": "2.0", "id": 7, "method": "ping"},
+                                                  {"jsonrpc": "2.0", "method": "notifications/initialized"}]).encode()
+                      + b"\n\n" + json.dumps({"jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                                               "params": {"arguments": {}}}).encode() + b"\n")
+    first = json.dumps({"jsonrpc": "2.0", "id": 6, "method": "resources/list"}).encode() + b"\n"
+    serve_plain("http://127.0.0.1:9/x", first, rest, out)
+    replies = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert replies[0]["error"]["code"] == -32601 and replies[0]["id"] == 6
+    assert replies[1] == {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    assert replies[2] == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
+    assert replies[3]["error"]["code"] == -32602 and replies[3]["id"] == 8
+    assert len(replies) == 4
