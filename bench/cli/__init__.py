@@ -32,6 +32,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "corpus": ("bench.cli.corpus:corpus_cmd", "Stream recorded traces through every predicate; count what they show."),
     "scorecard": ("bench.cli.scorecard:scorecard_cmd", "Install, record and score agent frameworks' own loops."),
     "init": ("bench.cli.init:init_cmd", "Scaffold your own sequence, predicate, pytest file and CI workflow here."),
+    "record": ("bench.cli.record:record_cmd", "Record a model API through a proxy as redacted sequences."),
+    "diff": ("bench.cli.diff:diff_cmd", "Replay a recording to your loop; show where its requests first differ."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 

@@ -1,0 +1,89 @@
+"""``stopbench diff RECORDING -- COMMAND``: where a loop's requests first differ from a recording's."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import click
+
+from bench.cli._common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK
+
+
+@click.command("diff")
+@click.argument("recording", type=click.Path(path_type=Path, dir_okay=False))
+@click.argument("command", nargs=-1, type=click.UNPROCESSED, metavar="-- COMMAND [ARGS]...")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds the program may run.")
+@click.option("--redact", "patterns", multiple=True, metavar="PATTERN",
+              help="A pattern the recording was made with (record --redact): applied to the loop's requests too.")
+def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns: tuple[str, ...]) -> None:
+    """Serve RECORDING (a sequence `stopbench record` wrote, its .cassette beside it) to COMMAND, as
+    `stopbench check` does, and report the first request where the loop's requests differ from the
+    recorded ones: both sides, as a unified diff of the normalised bodies (sorted JSON, the replay
+    server's reply ids generalised, the loop's requests redacted as the recording was).
+
+    Exit status: 0 when every request matches the recording; 1 when one differs (or the loop sent
+    fewer or more); 2 when the recording or the command cannot be used, or on Ctrl-C/SIGTERM.
+    """
+    import re
+
+    from bench.catalogue.load import SequenceError, load_sequence
+    from bench.check.processes import Terminated, sigterm_as_interrupt
+    from bench.check.runner import run_program
+    from bench.record.divergence import Request, cassette_of, first_divergence, is_model_path, recorded_requests
+    from bench.record.redact import redactor
+    from bench.serve.app import Session
+    from bench.serve.server import BackgroundServer
+
+    if not command:
+        click.echo("cannot diff: no command to run (stopbench diff RECORDING -- COMMAND ...)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if not recording.is_file():
+        click.echo(f"cannot diff: no file {recording}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    try:
+        rx = redactor(patterns)
+    except re.error as exc:
+        click.echo(f"cannot diff: --redact: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    try:
+        seq = load_sequence(recording)
+    except SequenceError as exc:
+        click.echo(f"cannot diff: {recording}: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    cassette = cassette_of(recording)
+    if not cassette.is_file():
+        click.echo(f"cannot diff: {recording} has no cassette beside it ({cassette.name}): was it written by "
+                   "stopbench record?", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    recorded = recorded_requests(cassette)
+    argv = list(command)
+    try:
+        with sigterm_as_interrupt(), BackgroundServer(Session(seq)) as srv:
+            live = run_program(seq, argv, name="loop@diff", timeout=timeout, cwd=Path.cwd(), server=srv)
+            records = [r for r in srv.session.records() if r.kind in ("model", "past_end", "refused")]
+    except OSError as exc:
+        click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    except KeyboardInterrupt as exc:
+        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        click.echo(f"interrupted ({how}): the program was ended; no verdict", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    loop = [Request(r.path, r.body) for r in records if is_model_path(r.path)]
+    found = first_divergence(recorded, loop, rx)
+    ended = f"the loop ended {live.cell.outcome}"
+    if found is None:
+        click.echo(f"{recording}: the loop's {len(loop)} request(s) match the recording's ({ended})")
+        sys.exit(EXIT_OK)
+    if found.loop is None:
+        what = f"the loop sent {len(loop)} request(s), the recording has {len(recorded)}"
+    elif found.recorded is None:
+        what = f"the loop sent more requests than the recording's {len(recorded)}"
+    else:
+        what = "the bodies differ"
+    click.echo(f"{recording}: the loop's requests first differ from the recording's at request {found.number} "
+               f"({what}; {ended})")
+    click.echo(found.diff(rx), nl=False)
+    sys.exit(EXIT_MISMATCH)

@@ -1,0 +1,117 @@
+"""``stopbench record --upstream URL``: a recording proxy in front of a model API."""
+
+from __future__ import annotations
+
+import re
+import signal
+import sys
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import click
+
+from bench.cli._common import EXIT_BAD_INPUT, not_empty_path
+from bench.record.redact import DEFAULT_PATTERNS
+from bench.serve.server import DEFAULT_HOST, bind_problem
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def _upstream(_ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if not re.match(r"^https?://[^/\s]+", value):
+        raise click.BadParameter(f"expected an http:// or https:// URL, got {value!r}", param=param)
+    return value.rstrip("/")
+
+
+def _patterns(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    for pattern in value:
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise click.BadParameter(f"{pattern!r} is not a regular expression ({exc})", param=param) from None
+    return value
+
+
+@click.command("record")
+@click.option("--upstream", required=True, callback=_upstream, metavar="URL",
+              help="The API to pass requests on to, e.g. https://api.openai.com (paths are kept as the client "
+                   "sends them).")
+@click.option("--out", type=click.Path(file_okay=False), default="recordings", show_default=True,
+              callback=not_empty_path, help="Folder the recording is written to.")
+@click.option("--name", default=None, help="The recording's name: its files are NAME-<k>.yaml and NAME-<k>.cassette "
+                                           "[default: recorded-<UTC date and time>].")
+@click.option("--redact", "patterns", multiple=True, metavar="PATTERN", callback=_patterns,
+              help="A regular expression whose matches are never written (repeatable); added to the default set.")
+@click.option("--no-default-redactions", is_flag=True,
+              help=f"Do not apply the default key shapes ({', '.join(w for w, _ in DEFAULT_PATTERNS)}); credential "
+                   "headers are never written either way.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8790, show_default=True,
+              help="Port to listen on; 0 picks a free one (printed).")
+@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to bind (keep it loopback).")
+@click.option("--force", is_flag=True, help="Write over a recording of the same name.")
+def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, ...], no_default_redactions: bool,
+               port: int, host: str, force: bool) -> None:
+    """Pass every request on to --upstream and its answer back unchanged, streams chunk by chunk, and
+    write each conversation as a sequence (importers' rules applied) beside its redacted cassette.
+
+    Point your client's base URL at the proxy (OPENAI_BASE_URL=http://127.0.0.1:PORT/v1,
+    ANTHROPIC_BASE_URL=http://127.0.0.1:PORT, a Gemini or Bedrock endpoint URL of
+    http://127.0.0.1:PORT). Every wire the replay server speaks is recorded: OpenAI Chat and Responses,
+    Anthropic Messages, Gemini generateContent and streamGenerateContent, Bedrock Converse and
+    ConverseStream. Credential headers are never written; the default key shapes and every --redact
+    pattern are masked in requests, answers and the raw stream frames, also where a secret is split
+    across chunks. The files are written again after each exchange; Ctrl-C or SIGTERM stops the proxy.
+
+    Exit status: 0 after a clean stop; 2 when an option, the port or the output folder cannot be used.
+    """
+    import uvicorn
+
+    from bench.catalogue.files import display_path
+    from bench.record.proxy import create_proxy
+    from bench.record.recording import Recorder
+    from bench.record.redact import redactor
+    from bench.serve.server import BackgroundUvicorn
+
+    name = name or f"recorded-{datetime.now(UTC):%Y%m%d-%H%M%S}"
+    if not _NAME.match(name):
+        click.echo(f"cannot record: --name {name!r}: use letters, digits, '.', '_' and '-'", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if out.exists() and not out.is_dir():
+        click.echo(f"cannot record into {out}: it is a file", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    taken = sorted(out.glob(f"{name}-*")) if out.is_dir() else []
+    if taken and not force:
+        click.echo(f"cannot record: {out} already holds a recording named {name} ({taken[0].name}; use --force or "
+                   "another --name)", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use your upstream "
+                   "credentials through it", err=True)
+    unbindable = bind_problem(host, port)
+    if unbindable is not None:
+        click.echo(f"cannot listen on {host}:{port}: {unbindable}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    recorder = Recorder(upstream, out, name, redactor(patterns, defaults=not no_default_redactions))
+    config = uvicorn.Config(create_proxy(recorder), host=host, port=port, log_level="warning", lifespan="off",
+                            access_log=False, timeout_graceful_shutdown=5)
+    proxy = BackgroundUvicorn(config, "recording proxy", "stopbench-record")
+    try:
+        proxy.start()
+    except RuntimeError as exc:
+        click.echo(str(exc), err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    click.echo(f"recording {upstream} at {proxy.url} into {display_path(out)}/{name}-*; Ctrl-C to stop", err=True)
+    try:
+        while not done.wait(0.5):
+            pass
+    finally:
+        proxy.stop()
+    sequences = [p for p in recorder.written if p.suffix == ".yaml"]
+    for problem in recorder.problems:
+        click.echo(f"note: {problem}", err=True)
+    click.echo(f"recorded {len(recorder.conversations)} conversation(s): "
+               + (", ".join(display_path(p) for p in sequences) or "no sequence written"), err=True)

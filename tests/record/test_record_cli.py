@@ -1,0 +1,116 @@
+"""`stopbench record` and `stopbench diff` as a user runs them: a proxy process stopped by SIGTERM, a
+loop whose requests match its recording (0), differ in a body (1) or stop early (1), and unusable input (2)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from click.testing import CliRunner, Result
+
+from bench.cli import cli
+from bench.serve import BackgroundServer, Session
+from tests.record.recording import SECRET, conversation_sequence, recording_proxy
+from tests.serve.serving import free_port
+
+LOOP = '''\
+import os, sys
+import openai
+client = openai.OpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="sk-proj-" + "k" * 40, max_retries=0)
+tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object", "properties": {}}}}]
+messages = [{"role": "user", "content": "read a.txt"}]
+for _ in range(int(sys.argv[2])):
+    msg = client.chat.completions.create(model="gpt-test", messages=messages, tools=tools).choices[0].message
+    messages.append(msg.model_dump(exclude_none=True))
+    for call in msg.tool_calls or []:
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": sys.argv[1]})
+'''
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The loop's conversation recorded once for this file's diffs."""
+    return _record_loop(tmp_path_factory.mktemp("recorded"))
+
+
+def _record_loop(tmp_path: Path) -> Path:
+    """The loop's conversation recorded through the proxy in front of the bench's server: rec-1.yaml."""
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP)
+    out = tmp_path / "rec"
+    with BackgroundServer(Session(conversation_sequence("openai-chat"))) as upstream, \
+            recording_proxy(upstream.url, out) as (proxy, _):
+        subprocess.run([sys.executable, str(script), "hello", "2"], check=True, timeout=60,
+                       env={**os.environ, "OPENAI_BASE_URL": f"{proxy.url}/v1"})
+    return out / "rec-1.yaml"
+
+
+def _diff(recording: Path, *args: str) -> Result:
+    return CliRunner().invoke(cli, ["diff", str(recording), "--", sys.executable,
+                                    str(recording.parent.parent / "loop.py"), *args])
+
+
+def test_diff_of_a_loop_that_sends_what_was_recorded_is_clean(recorded: Path) -> None:
+    proc = _diff(recorded, "hello", "2")
+    assert proc.exit_code == 0, proc.output
+    assert "request(s) match the recording's" in proc.output
+
+
+def test_diff_shows_the_first_request_whose_body_differs_with_both_sides(recorded: Path) -> None:
+    proc = _diff(recorded, "HELLO", "2")
+    assert proc.exit_code == 1, proc.output
+    assert "first differ from the recording's at request 2 (the bodies differ" in proc.output
+    assert '--- recorded request 2' in proc.output and "+++ the loop's request 2" in proc.output
+    assert '-      "content": "hello",' in proc.output and '+      "content": "HELLO",' in proc.output
+
+
+def test_diff_of_a_loop_that_stops_early_names_the_request_it_never_sent(recorded: Path) -> None:
+    proc = _diff(recorded, "hello", "1")
+    assert proc.exit_code == 1, proc.output
+    assert "at request 2 (the loop sent 1 request(s), the recording has 2" in proc.output
+    assert "+(no such request)" in proc.output
+
+
+def test_diff_of_a_sequence_without_its_cassette_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    recording = tmp_path / "rec-1.yaml"
+    recording.write_text((Path(__file__).parents[2] / "sequences/constructed/chat-length-text-cut.yaml").read_text())
+    result = CliRunner().invoke(cli, ["diff", str(recording), "--", "true"])
+    assert result.exit_code == 2 and "has no cassette beside it" in result.output
+
+
+def test_record_with_a_pattern_that_is_no_regular_expression_exits_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(cli, ["record", "--upstream", "http://127.0.0.1:9", "--redact", "(",
+                                      "--out", str(tmp_path)])
+    assert result.exit_code == 2 and "is not a regular expression" in result.output
+
+
+def test_record_as_a_process_records_until_sigterm_and_exits_0(tmp_path: Path) -> None:
+    port = free_port()
+    body = {"model": "m", "messages": [{"role": "user", "content": f"my key is {SECRET}"}]}
+    with BackgroundServer(Session(conversation_sequence("openai-chat"))) as upstream:
+        proc = subprocess.Popen([sys.executable, "-m", "bench", "record", "--upstream", upstream.url, "--port",
+                                 str(port), "--out", str(tmp_path), "--name", "cli"], stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    got = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=10)
+                    break
+                except httpx.ConnectError:
+                    assert time.monotonic() < deadline and proc.poll() is None
+                    time.sleep(0.1)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=20)
+    assert got.status_code == 200 and got.json()["choices"][0]["message"]["content"] == "reading it"
+    assert proc.returncode == 0, err
+    assert "recorded 1 conversation(s)" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cli-1.cassette", "cli-1.yaml"]
+    assert SECRET not in (tmp_path / "cli-1.cassette").read_text()
