@@ -9,7 +9,7 @@ with finish ``stop``).
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 _DOC = "https://docs.anthropic.com/en/api/messages (response stop_reason)"
 _STOP_DOC = "https://docs.anthropic.com/en/docs/build-with-claude/handling-stop-reasons"
+RETRY_AFTER_S = 1
+"""Seconds a served 429 asks the client to wait (the sequence model's error has no field for it)."""
 
 
 class AnthropicMessages(Wire):
@@ -55,6 +57,12 @@ class AnthropicMessages(Wire):
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return render.error_body(err)
+
+    def error_headers(self, status: int) -> Mapping[str, str]:
+        # a 429 says how long to wait, as the API's does: "retry-after: The number of seconds to wait until
+        # you can retry the request" (https://docs.anthropic.com/en/api/rate-limits, Response headers); the
+        # sequence model has no field for the wait, the bench's is RETRY_AFTER_S
+        return {"retry-after": str(RETRY_AFTER_S)} if status == 429 else {}
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         kind = obj.get("type")

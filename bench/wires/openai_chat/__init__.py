@@ -7,7 +7,7 @@ The answer is rendered by :mod:`.render`, a request read back by :mod:`.read`, a
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +19,17 @@ if TYPE_CHECKING:
     from bench.wires.client import Conversation as ClientConversation
 
 _DOC = "https://platform.openai.com/docs/api-reference/chat/object (choices[].finish_reason)"
+
+RESET_REQUESTS = "1s"
+"""When a served 429's request limit resets (the sequence model's error has no field for it)."""
+
+
+def openai_rate_limit_headers(status: int) -> Mapping[str, str]:
+    """The rate-limit headers of a 429 of OpenAI's APIs (Chat Completions and Responses):
+    ``x-ratelimit-remaining-requests`` and ``x-ratelimit-reset-requests``, a duration
+    (https://platform.openai.com/docs/guides/rate-limits, "Rate limits in headers"). OpenAI
+    documents no ``retry-after``, so none is sent; its SDKs keep their own back-off."""
+    return {"x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": RESET_REQUESTS} if status == 429 else {}
 
 
 class OpenAIChat(Wire):
@@ -42,6 +53,9 @@ class OpenAIChat(Wire):
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)
+
+    def error_headers(self, status: int) -> Mapping[str, str]:
+        return openai_rate_limit_headers(status)
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         return obj.get("object") == "chat.completion.chunk"

@@ -9,12 +9,13 @@ status, ``incomplete`` joined with its reason (``incomplete/max_output_tokens``)
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
 from bench.wires.base import Context, Entry, Refusal, Wire, openai_error_body
+from bench.wires.openai_chat import openai_rate_limit_headers
 from bench.wires.openai_responses import capture, read, render
 
 if TYPE_CHECKING:
@@ -48,6 +49,9 @@ class OpenAIResponses(Wire):
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)
+
+    def error_headers(self, status: int) -> Mapping[str, str]:
+        return openai_rate_limit_headers(status)
 
     def stored_conversation(self, body: dict[str, Any]) -> Refusal | None:
         return read.stored_conversation(body)
