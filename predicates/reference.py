@@ -119,7 +119,12 @@ def _reset(memo: dict[str, Any], *keys: str) -> None:
         memo[k] = 0
 
 
+_LONGER_CYCLE = ("a cycle of 6 rounds repeated with the same results: the guard looks for cycles of 1 to 5 rounds, "
+                 "as Gemini CLI's does (of calls); a longer one runs to the cap of 50, and no sequence has one")
+
 MUTATION_NOTES = (
+    MutationNote("MAX_PERIOD = 5", _LONGER_CYCLE, ("5 -> 6",), equivalent=False),
+    MutationNote("for p in range(1, MAX_PERIOD + 1):", _LONGER_CYCLE, ("1 -> 2",), equivalent=False),
     MutationNote(
         'memo["reminders"] = memo.get("reminders", 0) + 1',
         "the default is read only before the first reset of the count (every tool round resets it): only a "
