@@ -22,6 +22,12 @@ generateText returns normally on every finish reason: it has no success flag, so
 from `result.finishReason`); a thrown error is ``ok=False`` with the error's name (``AI_APICallError``
 or ``AI_RetryError``). Configuration modelled: the defaults (no `experimental_repairToolCall`, no
 `prepareStep`, no tool approvals, `maxRetries` 2, no steering, no provider-executed tools).
+
+Bedrock turns are read by the AI SDK's Bedrock provider, npm `@ai-sdk/amazon-bedrock@5.0.101` (the
+latest release; its `src/` as published), whose `doGenerate` posts to `/model/{id}/converse`: its
+stopReason map (`mapAmazonBedrockFinishReason`) gives the unified finish, an error answer is an
+APICallError as on the other providers (so the same retries), and a body the response schema rejects
+(no `stopReason`) is an APICallError that is not retried (`bedrock-invalid-response`).
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ OPENAI = Source(release="npm @ai-sdk/openai@4.0.118")
 ANTHROPIC = Source(release="npm @ai-sdk/anthropic@4.0.105")
 UTILS = Source(release="npm @ai-sdk/provider-utils (resolved by ai@7.0.173)")
 PROVIDER = Source(release="npm @ai-sdk/provider (resolved by ai@7.0.173)")
+BEDROCK = Source(release="npm @ai-sdk/amazon-bedrock@5.0.101")
+BEDROCK_UTILS = Source(release="npm @ai-sdk/provider-utils@5.0.51 (resolved by @ai-sdk/amazon-bedrock@5.0.101)")
 MAX_RETRIES = 2  # ai/src/generate-text/generate-text.ts L217, L724-727; provider-utils retry-with-exponential-backoff.ts L36
 INITIAL_DELAY_MS = 2000  # ai/src/util/retry-with-exponential-backoff.ts: initialDelayInMs 2000, backoffFactor 2
 _RETRY_STATUS = (408, 409, 429)  # @ai-sdk/provider src/errors/api-call-error.ts L28-32, and >= 500
@@ -63,6 +71,10 @@ _CHAT = {"stop": "stop", "length": "length", "content_filter": "content-filter",
 _ANTHROPIC = {"pause_turn": "stop", "end_turn": "stop", "stop_sequence": "stop", "refusal": "content-filter",
               "tool_use": "tool-calls", "max_tokens": "length", "model_context_window_exceeded": "length",
               "compaction": "other"}
+# @ai-sdk/amazon-bedrock src/map-amazon-bedrock-finish-reason.ts L4-22 (isJsonResponseFromTool false): any
+# other string (malformed_*, model_context_window_exceeded, an unknown one) is other
+_BEDROCK = {"stop_sequence": "stop", "end_turn": "stop", "max_tokens": "length", "content_filtered": "content-filter",
+            "guardrail_intervened": "content-filter", "tool_use": "tool-calls"}
 # the raw Chat string the replay server sends for a Gemini turn's canonical finish (bench/serve/render.py
 # finish_for: the Chat dialect's default raw string, else the Gemini raw string, which Chat maps to other)
 _GEMINI_ON_CHAT = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "content_filter": "content_filter"}
@@ -76,6 +88,7 @@ RULES = {
     "retry": Cited(AI.at("src/util/retry-with-exponential-backoff.ts", detail="(maxRetries 2, 2 s doubling, retry-after honoured under 60 s)"), UTILS.at("src/retry-with-exponential-backoff.ts", "L84-131"), PROVIDER.at("src/errors/api-call-error.ts", "L28-32"), UTILS.at("src/handle-fetch-error.ts", "L50-97"), text="an APICallError with status 408/409/429/>=500, or a network error (a body cut off), is retried: the same request again, up to 2 times"),
     "retries-exceeded": Cited(UTILS.at("src/retry-with-exponential-backoff.ts", "L101-107"), text="a third retryable failure: RetryError (reason maxRetriesExceeded), thrown out of generateText"),
     "not-retryable": Cited(UTILS.at("src/retry-with-exponential-backoff.ts", "L133-141"), text="a non-retryable APICallError (another 4xx) is thrown as it is on the first attempt, or wrapped in RetryError (errorNotRetryable) after earlier retries"),
+    "bedrock-invalid-response": Cited(BEDROCK.at("src/amazon-bedrock-chat-language-model.ts", "L698-711, L1509, L1425-1428"), BEDROCK_UTILS.at("src/response-handler.ts", "L197-219"), PROVIDER.at("src/errors/api-call-error.ts", "L28-32"), text="a Converse body without stopReason fails the response schema (stopReason is required): createJsonResponseHandler throws APICallError 'Invalid JSON response' with the 200 status, which is not retryable: thrown out of generateText"),
     "responses-failed": Cited(OPENAI.at("src/responses/openai-responses-language-model.ts", "L893-903"), text="a Responses body with an `error` (status failed) throws APICallError with statusCode 400, isRetryable false: thrown out of generateText on the first attempt"),
 }
 REASONS = ["stop", "length", "content-filter", "tool-calls", "other", "AI_APICallError", "AI_RetryError"]
@@ -97,6 +110,8 @@ def unified(turn: Turn, dialect: str) -> str:
     """The step's unified finish reason, as the provider the driver uses maps the raw finish it is sent."""
     has_calls = bool(turn.tool_calls)
     refused = bool(turn.refusal)
+    if dialect == "bedrock-converse":
+        return _BEDROCK.get(turn.finish_raw or "", "other")
     if dialect == "anthropic":
         # the server sends stop_reason refusal for a refusal (bench/serve/render.py finish_for)
         raw = "refusal" if turn.refusal is not None else turn.finish_raw
@@ -157,6 +172,11 @@ def decide_step(turn: Turn, state: State, limit: int) -> Decision:
             return Resend("retry")
         memo["attempts"] = 0
         return Stop("AI_APICallError" if attempts == 1 else "AI_RetryError", ok=False, rule="not-retryable")
+    if state.dialect == "bedrock-converse" and turn.finish_raw is None and err is None:
+        attempts = memo.get("attempts", 0) + 1
+        memo["attempts"] = 0
+        return Stop("AI_APICallError" if attempts == 1 else "AI_RetryError", ok=False,
+                    rule="bedrock-invalid-response")
     memo["attempts"] = 0
     memo["steps"] = steps = memo.get("steps", 0) + 1
     finish = unified(turn, state.dialect)
@@ -204,7 +224,7 @@ def generate_text(*, step_limit: int, stop_condition: str, cap_note: str,
     this file's notes, so the mutation check finds them)."""
 
     @predicate(
-        source=f"{AI}: {stop_condition}; {OPENAI}; {ANTHROPIC}",
+        source=f"{AI}: {stop_condition}; {OPENAI}; {ANTHROPIC}; {BEDROCK}",
         max_steps=None,
         cap_note=cap_note,
         reasons=REASONS,

@@ -26,6 +26,13 @@ Dialect: the mapper is chosen from the raw string, not from ``State.dialect``: t
 of the four wires it maps (Chat, Messages, Responses, Gemini) do not overlap, so the raw string alone
 names its mapper, as each Pi provider maps only its own API's strings. A raw string no mapper knows,
 or no finish at all, is an error in every mapper (see the rules), so the choice does not matter then.
+Bedrock is the exception: its stopReason values share four strings with Anthropic's, so a
+``bedrock-converse`` sequence is read by Pi's Bedrock provider (``packages/ai/src/api/
+bedrock-converse-stream.ts``, the ``amazon-bedrock`` provider, from the same 0.84.1 source maps),
+chosen by ``State.dialect``. That provider streams through the AWS SDK's ``BedrockRuntimeClient``
+built without ``maxAttempts`` (L228), so the SDK's default standard retry strategy retries an HTTP
+error of a throttling or transient status before Pi sees it (``bedrock-sdk-retry``), unlike Pi's other
+providers (``maxRetries`` 0).
 """
 
 from __future__ import annotations
@@ -33,10 +40,17 @@ from __future__ import annotations
 import json
 import re
 
-from bench import ALL, Cited, Continue, Decision, MutationNote, Remind, Source, State, Stop, Turn, predicate
+from bench import ALL, Cited, Continue, Decision, MutationNote, Remind, Resend, Source, State, Stop, Turn, predicate
 
 PIN = Source("earendil-works/pi", ref="31b513e3", release="npm pi-agent-core/pi-ai 0.84.1 sources")
 LOOP = PIN.file("packages/agent/src/agent-loop.ts")
+BEDROCK = PIN.file("packages/ai/src/api/bedrock-converse-stream.ts")
+SMITHY = Source(release="npm @smithy/core@3.41.1 (the AWS SDK's retry; the release @aws-sdk/client-bedrock-runtime "
+                        "3.1048.0 resolves was not installed here)")
+SDK_RETRIES = 2  # @smithy/core dist-es/submodules/retry/util-retry/config.js L6 DEFAULT_MAX_ATTEMPTS = 3
+# the HTTP statuses the standard strategy retries: THROTTLING (429, service-error-classification.js L19-21)
+# and TRANSIENT (constants.js L27: 500, 502, 503, 504); StandardRetryStrategy.js L94-95
+_SDK_RETRY_STATUS = (429, 500, 502, 503, 504)
 
 # the text of each failed call's error tool result (agent-loop.ts L381-406); it goes back as the
 # call's result, not as a message, so the decision carries no message
@@ -58,6 +72,9 @@ _RESPONSES_STATUS = {"completed": "stop", "failed": "error", "cancelled": "error
                      "in_progress": "stop", "queued": "stop"}
 # google-shared.ts L341-367 mapStopReason: the FinishReason enum of @google/genai (others throw)
 _GEMINI = {"STOP": "stop", "MAX_TOKENS": "length"}
+# bedrock-converse-stream.ts L1019-1034 mapStopReason (anything else -> error)
+_BEDROCK = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length",
+            "model_context_window_exceeded": "length", "tool_use": "toolUse"}
 _GEMINI_ERROR = frozenset({
     "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "SAFETY", "IMAGE_SAFETY", "IMAGE_PROHIBITED_CONTENT",
     "IMAGE_RECITATION", "IMAGE_OTHER", "RECITATION", "FINISH_REASON_UNSPECIFIED", "OTHER", "LANGUAGE",
@@ -65,12 +82,16 @@ _GEMINI_ERROR = frozenset({
 })
 
 
-def stop_reason(turn: Turn) -> tuple[str, str]:
+def stop_reason(turn: Turn, dialect: str = "") -> tuple[str, str]:
     """Pi's ``stopReason`` for a turn and the rule id of the mapper line that decided it."""
     if turn.error is not None:
         return "error", "stream-error"
     raw = turn.finish_raw
     has_calls = bool(turn.tool_calls)
+    if dialect == "bedrock-converse":
+        if raw is None:
+            return "error", "bedrock-no-finish"
+        return _BEDROCK.get(raw, "error"), "map-bedrock"
     if raw is None:
         # openai-completions L584-586 ("Stream ended without finish_reason", supportsFinishReason
         # defaults to true L1499), anthropic L751-753, responses L170-172, google L267-269:
@@ -124,6 +145,8 @@ _MAPPER_RULES = {
     "map-google": (
         Cited(PIN.at("packages/ai/src/api/google-shared.ts", "L341-367", detail="mapStopReason"), PIN.at("packages/ai/src/api/google-generative-ai.ts", "L215-220"), text="STOP -> stop, MAX_TOKENS -> length, the other enum values -> error; google-generative-ai.ts:L215-220 any toolCall block -> toolUse (so a MAX_TOKENS reply with calls is not guarded); L270-275 throws on error")
     ),
+    "map-bedrock": Cited(BEDROCK.at("L274-279, L1019-1034", detail="mapStopReason"), BEDROCK.at("L304-306"), text="end_turn/stop_sequence -> stop, max_tokens/model_context_window_exceeded -> length, tool_use -> toolUse, any other (guardrail_intervened, content_filtered, malformed_*, unknown) -> error with 'Provider stopped with: <reason>'; L304-306 throws on error"),
+    "bedrock-no-finish": Cited(BEDROCK.at("L129, L301-303"), text="no messageStop: stopReason stays 'pending' and the provider throws 'Bedrock stream ended without a stop reason'"),
     "unknown-finish": Cited(
         PIN.at("packages/ai/src/api/openai-completions.ts", "L1430-1434", detail="(default -> error)"),
         PIN.at("packages/ai/src/api/anthropic-messages.ts", "L1347-1349"),
@@ -172,6 +195,17 @@ def _refused(name: str, arguments: str) -> bool:
     return not isinstance(value, dict)
 
 
+def _sdk_retries(turn: Turn) -> bool:
+    """Whether the AWS SDK retries the HTTP answer a Bedrock turn's error is served as: an error status
+    with no output before it (bench/serve/render.py error_mode ``http``) of a retried status."""
+    err = turn.error
+    if err is None or err.status is None or err.kind == "stream_error":
+        return False
+    if turn.content is not None or turn.reasoning is not None or turn.tool_calls:
+        return False
+    return err.status in _SDK_RETRY_STATUS
+
+
 MUTATION_NOTES = (
     MutationNote(
         'return Remind("truncated-calls", steer, failed=ALL)',
@@ -188,6 +222,7 @@ coverage gap said out loud."""
     max_steps=None,
     reasons=["stop", "length", "toolUse", "error"],
     rules={
+        "bedrock-sdk-retry": Cited(BEDROCK.at("L228"), SMITHY.at("dist-es/submodules/retry/util-retry/config.js", "L6"), SMITHY.at("dist-es/submodules/retry/service-error-classification/constants.js", "L10-27"), SMITHY.at("dist-es/submodules/retry/service-error-classification/service-error-classification.js", "L19-32"), SMITHY.at("dist-es/submodules/retry/util-retry/StandardRetryStrategy.js", "L94-95"), text="on Bedrock the AWS SDK client (no maxAttempts set) retries an HTTP error answer that is throttling (429, ThrottlingException) or transient (500/502/503/504) up to 2 times (3 attempts) before the stream starts; an exception inside the stream, a 408 ModelTimeoutException or a 400 reaches Pi at once"),
         **{f"error/{k}": Cited(*v.citations, LOOP.at("L196-200"),
                                text=f"{v.text}; agent-loop.ts L196-200: stopReason error or aborted: turn_end, "
                                     "agent_end, return (no tool runs, no retry in the core loop)")
@@ -214,7 +249,12 @@ coverage gap said out loud."""
     mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
-    reason, mapper = stop_reason(turn)
+    if state.dialect == "bedrock-converse":
+        if _sdk_retries(turn) and state.memo.get("sdk", 0) < SDK_RETRIES:
+            state.memo["sdk"] = state.memo.get("sdk", 0) + 1
+            return Resend("bedrock-sdk-retry")
+        state.memo["sdk"] = 0
+    reason, mapper = stop_reason(turn, state.dialect)
     if reason == "error":
         return Stop("error", ok=False, rule=f"error/{mapper}")
     calls = turn.tool_calls

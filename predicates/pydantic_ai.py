@@ -23,6 +23,16 @@ call, non-blank text is the output; a response with no text and no call (empty, 
 thinking-only) raises on `length` and `content_filter` finishes and otherwise asks the model
 again once (the output retry budget of 1), then raises UnexpectedModelBehavior.
 
+Bedrock (`bedrock-converse` turns): `BedrockConverseModel` (the `bedrock` extra, models/bedrock.py of the
+same wheel) on a `BedrockProvider` built from region, endpoint and keys. The loop is the same; what the
+model class changes: its stopReason map (L597-607: end_turn/stop_sequence -> stop, tool_use -> tool_call,
+max_tokens and model_context_window_exceeded -> length, guardrail_intervened and content_filtered ->
+content_filter, malformed_model_output and malformed_tool_use -> error) is the Bedrock finish table's, so
+the canonical finish is read as it is; a Converse body without `stopReason` raises KeyError
+(`response['stopReason']`, L1388), out of run; and the client is boto3's, built with timeouts only
+(providers/bedrock.py L852-882), so botocore's standard retry mode applies, not the OpenAI/Anthropic
+SDKs' retries (see `bedrock-retry`).
+
 A refusal (`Turn.refusal`): on Chat Completions `message.refusal` makes the response empty with
 finish 'content_filter' (models/openai/_chat_model.py L658-675), so ContentFilterError whatever else
 the message carried; on Anthropic the server sends `stop_reason: refusal`, which pydantic-ai maps to
@@ -51,6 +61,7 @@ from bench import (
 )
 
 PIN = Source(release="PyPI pydantic-ai-slim==2.68.0")
+BOTOCORE = Source(release="PyPI botocore==1.44.8")
 OPENAI = Source(release="openai==3.57.0")
 ANTHROPIC = Source(release="anthropic==2.14.0")
 REQUEST_LIMIT = 50  # usage.py L559
@@ -59,6 +70,9 @@ OUTPUT_RETRIES = 1  # the same default, the output budget
 MAX_CONTINUATIONS = 10  # models/_continuation.py L92 MAX_GENERATION_CONTINUATIONS
 CLIENT_RETRIES = 2  # openai/_constants.py L8; anthropic/_constants.py DEFAULT_MAX_RETRIES
 _RETRY_STATUS = (408, 409, 429)
+# botocore standard mode (retries/standard.py): 429 (ThrottlingStatusCodeChecker L549) and the transient
+# statuses (L469); 3 attempts in all (L36), the same 2 retries as the SDK clients
+_BOTOCORE_RETRY_STATUS = (429, 500, 502, 503, 504)
 
 CONFORMANCE_EXPLAINED = {
     "con-anthropic-spliced-message-start": (
@@ -96,11 +110,13 @@ CONFORMANCE_EXPLAINED = {
 from what the replay server can serve or see, not from the loop's decisions (reports/conformance.md)."""
 
 
-def _client_retries(err: TurnError) -> bool:
+def _client_retries(err: TurnError, dialect: str) -> bool:
     """Whether the SDK client retries this error (a non-streamed request)."""
     if err.status is None:
         # served as a broken body (a connection error) or as HTTP 500 (bench/serve/render.py): both retried
         return True
+    if dialect == "bedrock-converse":
+        return err.status in _BOTOCORE_RETRY_STATUS
     return err.status in _RETRY_STATUS or err.status >= 500
 
 
@@ -221,7 +237,7 @@ coverage gap said out loud."""
     max_steps=None,
     cap_note="request_limit 50 model requests (SDK retries do not count) -> UsageLimitExceeded, ok=False",
     reasons=["output", "UsageLimitExceeded", "UnexpectedModelBehavior", "IncompleteToolCall", "OutputTokenLimitExceeded",
-             "ContentFilterError", "ModelAPIError"],
+             "ContentFilterError", "ModelAPIError", "KeyError"],
     rules={
         "output": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3943-3946, L4017-4020"), text="no tool call and non-blank text: with output_type=str the text is the output and the run ends; the finish reason is not read on this path"),
         "tools": Cited(PIN.at("pydantic_ai/_agent_graph.py", "L3999-4006, L4067-4160"), PIN.at("pydantic_ai/tool_manager.py", "L808-825, L880-915"), text="every tool call is validated and run (end_strategy 'graceful' never skips them for the text); an unknown name (here: blank) or arguments that fail the signature's schema become a RetryPromptPart to the model, charged to that tool name's budget: those calls are failed; the tool returns and retry prompts go in the next request"),
@@ -237,6 +253,8 @@ coverage gap said out loud."""
         "continuations-exceeded": Cited(PIN.at("pydantic_ai/models/_continuation.py", "L92"), PIN.at("pydantic_ai/_agent_graph.py", "L1911-1921"), text="more than 10 continuations of a suspended response: UnexpectedModelBehavior, raised"),
         "request-limit": Cited(PIN.at("pydantic_ai/usage.py", "L559, L631-637"), text="before each model request `usage.requests >= request_limit` (50) raises UsageLimitExceeded: the tools of the 50th response run, the 51st request is never made"),
         "client-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964, L1182-1218"), ANTHROPIC.at("anthropic/_base_client.py", detail="_should_retry"), text="the SDK client pydantic-ai builds with defaults retries up to 2 times on 408/409/429/>=500 and connection errors; pydantic-ai forwards max_retries only when a model setting sets it (PyPI pydantic-ai-slim==2.68.0 models/_sdk_retries.py:L24-37)"),
+        "bedrock-retry": Cited(BOTOCORE.at("botocore/retries/standard.py", "L36, L469, L510-526, L549-565"), BOTOCORE.at("botocore/configprovider.py", "L157"), PIN.at("pydantic_ai/providers/bedrock.py", "L852-882"), text="on Bedrock the boto3 client BedrockProvider builds sets timeouts only, so botocore's default standard retry mode applies: up to 2 retries (3 attempts) of a throttling error (429, ThrottlingException) or a transient one (500/502/503/504, a connection error); a 408 ModelTimeoutException, a 424 ModelErrorException or a 400 is not retried"),
+        "bedrock-no-stop-reason": Cited(PIN.at("pydantic_ai/models/bedrock.py", "L1388"), text="a Converse body without stopReason: `response['stopReason']` raises KeyError, which _map_api_errors (L212-233) does not catch: out of run"),
         "raise": Cited(PIN.at("pydantic_ai/models/openai/_errors.py", detail="map_api_errors"), PIN.at("pydantic_ai/models/anthropic/__init__.py"), text="the provider's error after the client's retries becomes a ModelAPIError, sorted into a subclass by status, code and message (ModelRateLimitError, ModelContextWindowExceededError, ModelConnectionError, ...: the bench's error kinds, not stop reasons; the reason is the family), and is raised out of run (no FallbackModel, no retry of its own)"),
     },
     explained=CONFORMANCE_EXPLAINED,
@@ -248,12 +266,14 @@ def decide(turn: Turn, state: State) -> Decision:
         memo["requests"] = memo.get("requests", 0) + 1
     err = turn.error
     if err is not None and not (state.dialect == "openai-responses" and turn.finish_raw == "failed"):
-        if _client_retries(err) and memo.get("sdk", 0) < CLIENT_RETRIES:
+        if _client_retries(err, state.dialect) and memo.get("sdk", 0) < CLIENT_RETRIES:
             memo["sdk"] = memo.get("sdk", 0) + 1
-            return Resend("client-retry")
+            return Resend("bedrock-retry" if state.dialect == "bedrock-converse" else "client-retry")
         memo["sdk"] = 0
         return Stop("ModelAPIError", ok=False, rule="raise")
     memo["sdk"] = 0
+    if state.dialect == "bedrock-converse" and turn.finish_raw is None:
+        return Stop("KeyError", ok=False, rule="bedrock-no-stop-reason")
     if state.dialect == "openai-responses" and turn.finish_raw == "failed":
         return Stop("ModelAPIError", ok=False, rule="responses-failed")
     if turn.finish_raw == "pause_turn" and state.dialect == "anthropic":
