@@ -1,4 +1,4 @@
-"""The ``stopbench`` command line: run, show, accept, list, import, fuzz, serve, conform, check.
+"""The ``stopbench`` command line: run, show, accept, list, import, fuzz, serve, conform, check, record, diff.
 
 Subcommands are imported lazily: :data:`COMMANDS` maps each name to the ``module:attribute`` of its
 click command and to the one line ``stopbench --help`` shows for it, so listing them imports none of
