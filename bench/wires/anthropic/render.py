@@ -3,11 +3,15 @@
 Anthropic's JSON body needs an object for ``tool_use.input``: a raw arguments string that does not
 parse to an object is sent as ``{}`` (see docs/serve.md); the stream sends the raw string as it is
 (``input_json_delta.partial_json``), valid JSON or not. Anthropic has no refusal field: a refusal
-is stop_reason ``refusal`` with its text as text.
+is stop_reason ``refusal`` with its text as text, and its ``stop_details`` (``{type: refusal,
+category, explanation}``, on the message and on ``message_delta`` in a stream: "stop_details arrives on
+the message_delta event alongside stop_reason", platform.claude.com handle-streaming-refusals) is the
+turn's ``finish_detail`` when that is such an object (what the Anthropic importer keeps), else left out.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from bench.engine.model import Turn, TurnError
@@ -41,9 +45,23 @@ def blocks(turn: Turn) -> list[dict[str, Any]]:
     return out
 
 
+def stop_details(turn: Turn, stop: str | None) -> dict[str, Any] | None:
+    """A refusal's ``stop_details``: the turn's ``finish_detail`` when it is the refusal object, else None."""
+    if stop != "refusal" or turn.finish_detail is None:
+        return None
+    try:
+        value = json.loads(turn.finish_detail)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) and value.get("type") == "refusal" else None
+
+
 def _message(turn: Turn, ctx: Context, content: list[dict[str, Any]], stop: str | None) -> dict[str, Any]:
-    return {"id": ctx.response_id, "type": "message", "role": "assistant", "model": ctx.model,
+    body = {"id": ctx.response_id, "type": "message", "role": "assistant", "model": ctx.model,
             "content": content, "stop_reason": stop, "stop_sequence": None, "usage": _usage(turn)}
+    if (details := stop_details(turn, stop)) is not None:
+        body["stop_details"] = details
+    return body
 
 
 def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
@@ -80,7 +98,10 @@ def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
     if turn.error is not None:
         out.append(sse(error_body(turn.error), "error"))
         return out
-    out.append(sse({"type": "message_delta", "delta": {"stop_reason": ctx.finish_raw, "stop_sequence": None},
+    delta: dict[str, Any] = {"stop_reason": ctx.finish_raw, "stop_sequence": None}
+    if (details := stop_details(turn, ctx.finish_raw)) is not None:
+        delta["stop_details"] = details
+    out.append(sse({"type": "message_delta", "delta": delta,
                     "usage": {"output_tokens": _usage(turn)["output_tokens"]}}, "message_delta"))
     out.append(sse({"type": "message_stop"}, "message_stop"))
     return out
