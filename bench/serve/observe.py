@@ -42,8 +42,11 @@ lines start with it carries stub results, never a reminder; each ``<ok_marker> <
 answers the next call of that name not answered yet (the stubs answer "<ok_marker> <name>";
 there is no call id in such text). A failed call cannot be told in user text: it has no marker.
 When the program ran the bench's tools, a user item that carries execution tokens
-(``STOPBENCH-OK <name> #<n>``) answers the calls of those executions instead, known ``executed``
-(:meth:`bench.serve.results.ResultJudge.in_text`), marker or not.
+(``STOPBENCH-OK <name> #<n>``), or the whole content of an execution of the round (a scripted
+result), answers the calls of those executions instead, known ``executed``
+(:meth:`bench.serve.results.ResultJudge.in_text`), marker or not; one that names an open call's tool
+in quotes when no execution of the round has that name says the loop refused it: failed
+(:meth:`~bench.serve.results.ResultJudge.refused_in_text`).
 """
 
 from __future__ import annotations
@@ -271,10 +274,14 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             (failed if bad else run).append(n)
             known.append((n, how))
         elif item.kind == "user" and (ran := judge.in_text(item.text, {*run, *failed})):
-            # results sent as user text, known by their execution tokens (the program ran the bench's tools)
+            # results sent as user text, known by their executions (the program ran the bench's tools)
             for j, e in ran:
                 (failed if e.is_error else run).append(j)
                 known.append((j, "executed"))
+        elif item.kind == "user" and (refused := judge.refused_in_text(item.text, {*run, *failed})):
+            # calls the loop refused and said so in user text, none of them run on the bench's tools
+            failed.extend(refused)
+            known.extend((j, "executed") for j in refused)
         elif item.kind == "user" and (names := _stub_results(item.text, ok_marker)) is not None:
             answered: list[int] = []
             for name in names:

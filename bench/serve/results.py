@@ -5,7 +5,8 @@ by the first of these that applies, and says which one did (the cell shows it pe
 
 * ``executed``: the program ran the bench's tools (:mod:`bench.serve.tools`). The result carries
   an execution's token, or an execution of the turn's step has the call's name and exact
-  arguments: the execution's own outcome decides. When the program used the tool endpoint in
+  arguments (for results in user text: the execution's whole content): the execution's own
+  outcome decides. When the program used the tool endpoint in
   this run but no execution answers the call, the call never reached the tool (the loop refused
   it, e.g. arguments its validation rejected): failed.
 * ``flag``: the wire's error flag on the result (Anthropic ``is_error``, a Gemini response with
@@ -56,11 +57,16 @@ class ResultJudge:
 
     def in_text(self, text: str, done: Collection[int] = ()) -> list[tuple[int, Execution]]:
         """The calls of the turn (by index) that a text of another kind than a tool result answers
-        by execution tokens (a client that sends results as user text, as smolagents does), each
-        with its execution, claimed: a token's execution answers the first call with its name not
-        in `done` nor answered so, the one with its exact arguments first."""
+        (a client that sends results as user text, as smolagents does), each with its execution,
+        claimed: by execution tokens, then by the whole content of an execution of this round (a
+        scripted ``result:`` carries no token). An execution answers the first call with its name
+        not in `done` nor answered so, the one with its exact arguments first."""
         out: list[tuple[int, Execution]] = []
-        for e in executions_by_token(text, [e for e in self.all if e.n not in self.claimed]):
+        open_ = [e for e in self.all if e.n not in self.claimed]
+        by_token = executions_by_token(text, open_)
+        by_content = [e for e in self.here if e.n not in self.claimed and e not in by_token
+                      and e.content.strip() and e.content.strip() in text]
+        for e in [*by_token, *by_content]:
             open_calls = [k for k, c in enumerate(self.turn.tool_calls)
                           if c.name == e.name and k not in done and k not in self.answered]
             exact = [k for k in open_calls if parsed_arguments(self.turn.tool_calls[k]) == e.arguments]
@@ -69,6 +75,26 @@ class ResultJudge:
                 self.claimed.add(e.n)
                 self.answered.add(chosen[0])
                 out.append((chosen[0], e))
+        return out
+
+    def refused_in_text(self, text: str, done: Collection[int] = ()) -> list[int]:
+        """The calls of the turn (by index) that a text of another kind than a tool result says the
+        loop refused, in its own words: the program ran the bench's tools in this run, the text
+        names the call's tool in quotes (``'bash'``, ``"bash"``, ```bash```) or its id, and no
+        execution of this round has the call's name (smolagents: "Error executing tool 'bash' with
+        arguments ...: ValueError ..."). Those calls failed, as a tool result without an execution
+        does (the module docstring); words that name no open call stay a reminder."""
+        if not self.all:
+            return []
+        ran = {e.name for e in self.here}
+        out: list[int] = []
+        for k, call in enumerate(self.turn.tool_calls):
+            if k in done or k in self.answered or not call.name or call.name in ran:
+                continue
+            named = any(f"{q}{call.name}{q}" in text for q in ("'", '"', "`"))
+            if named or (call.id and call.id in text):
+                self.answered.add(k)
+                out.append(k)
         return out
 
     def __call__(self, k: int, text: str, flag: bool | None) -> tuple[bool, Known]:
