@@ -76,11 +76,14 @@ def install_cmd(name: str, frameworks_dir: Path, framework_dir: Path) -> None:
               help="Seconds one run of the program may take (check's --timeout).")
 @click.option("--out", type=click.Path(path_type=Path), default=None,
               help="Write the record here [default: <records>/<name>.json].")
+@click.option("--update", is_flag=True,
+              help="Re-record only the -s sequences and put their cells into the existing record (the "
+                   "others kept), after a bench change that serves those sequences otherwise.")
 @_frameworks
 @_framework_dir
 @_records
-def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: Path | None, frameworks_dir: Path,
-               framework_dir: Path, records_dir: Path) -> None:
+def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: Path | None, update: bool,
+               frameworks_dir: Path, framework_dir: Path, records_dir: Path) -> None:
     """Run ``stopbench check`` on framework NAME and write its record.
 
     Exit status 0 when the record is written (whatever the framework's verdicts: they are the
@@ -89,7 +92,7 @@ def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: 
     from bench.scorecard.record import run_record
     fw = _framework(frameworks_dir, name)
     path, _status = run_record(fw, framework_dir, Path.cwd(), jobs=jobs, timeout=timeout, ids=ids,
-                               out=out or records_dir / f"{name}.json")
+                               out=out or records_dir / f"{name}.json", update=update)
     click.echo(f"wrote {path}", err=True)
 
 

@@ -114,13 +114,34 @@ def record_text(record: dict[str, Any]) -> str:
     return json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n"
 
 
+def updated_cells(old: Sequence[dict[str, Any]], new: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`old`'s cells with those of `new`'s sequences replaced in place (a sequence `old` lacks is added
+    at the end)."""
+    by_sequence = {c["sequence"]: c for c in new}
+    out = [by_sequence.pop(c["sequence"], c) for c in old]
+    return out + [c for c in new if c["sequence"] in by_sequence]
+
+
 def run_record(fw: Framework, framework_dir: Path, project: Path, *, jobs: int = 2, timeout: float = 60.0,
-               ids: Sequence[str] = (), out: Path | None = None) -> tuple[Path, int]:
+               ids: Sequence[str] = (), out: Path | None = None, update: bool = False) -> tuple[Path, int]:
     """Run the check and write the record (to `out`, default ``reports/frameworks/<name>.json``);
-    returns its path and the check's exit status (0 every requirement met, 1 some broken)."""
+    returns its path and the check's exit status (0 every requirement met, 1 some broken).
+
+    With `update`, only the sequences `ids` are run and their cells replace theirs in the record
+    at `out` (after a bench change that serves those sequences otherwise); the others are kept, and
+    the record still names the command that reproduces all of it."""
     if not is_installed(framework_dir, fw):
         raise UnusableInput(f"{fw.name} is not installed under {framework_dir}: make framework-install "
                             f"FRAMEWORK={fw.name} FRAMEWORK_DIR={framework_dir}")
+    path = out or project / RECORDS / f"{fw.name}.json"
+    old: dict[str, Any] | None = None
+    if update:
+        if not ids:
+            raise UnusableInput("--update re-records the sequences given with -s: give at least one")
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise UnusableInput(f"no record to update at {path}: record {fw.name} whole first") from None
     argv = check_argv(fw, framework_dir, project, jobs=jobs, timeout=timeout, ids=ids)
     with tempfile.TemporaryDirectory(prefix=f"stopbench-scorecard-{fw.name}-") as tmp:
         run = [sys.executable, "-m", "bench", *argv[1:2], "--reports", tmp, *argv[2:]]
@@ -129,7 +150,9 @@ def run_record(fw: Framework, framework_dir: Path, project: Path, *, jobs: int =
         if status not in (0, 1) or not live_path.is_file():
             raise UnusableInput(f"stopbench check on {fw.name} gave no record (exit {status})")
         live = json.loads(live_path.read_text(encoding="utf-8"))
+    if old is not None:
+        live = {**live, "cells": updated_cells(old.get("cells") or [], live["cells"])}
+        argv = check_argv(fw, framework_dir, project, jobs=jobs, timeout=timeout)  # the whole record's line
     record = make_record(live, fw, argv, framework_dir, catalogue_size(project), project)
-    path = out or project / RECORDS / f"{fw.name}.json"
     write_atomically(path, record_text(record))
     return path, status

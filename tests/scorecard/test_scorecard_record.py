@@ -95,3 +95,41 @@ def test_verify_reruns_the_sample_and_names_a_moved_cell(fake_framework: tuple[P
     assert result.exit_code == 1
     assert "fake truncated: violations differs from the committed record" in result.output
     assert "1 of 2 cell(s) as recorded" in result.output
+
+
+def test_update_rerecords_the_sequences_given_and_keeps_the_other_cells(
+        fake_framework: tuple[Path, Path], catalogue: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """After a bench fix that changes how a few sequences are served, `record --update -s ...`
+    re-runs only those and puts their cells into the committed record; the reproduce line stays the
+    whole record's."""
+    frameworks, fwdir = fake_framework
+    project = catalogue.parent
+    monkeypatch.chdir(project)
+    where = ["--frameworks", str(frameworks), "--framework-dir", str(fwdir), "--records", str(project / "records")]
+    assert CliRunner().invoke(cli, ["scorecard", "record", "fake", *where]).exit_code == 0
+    path = project / "records" / "fake.json"
+    whole = path.read_text(encoding="utf-8")
+    rec = json.loads(whole)
+    for c in rec["cells"]:
+        if c["sequence"] in ("truncated", "answer-once"):
+            c["reason"] = "an older bench's"
+    path.write_text(json.dumps(rec), encoding="utf-8")
+    result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--update", "-s", "truncated", *where])
+    assert result.exit_code == 0, result.output
+    updated = json.loads(path.read_text(encoding="utf-8"))
+    assert [c["sequence"] for c in updated["cells"]] == [c["sequence"] for c in rec["cells"]]
+    reasons = {c["sequence"]: c["reason"] for c in updated["cells"]}
+    assert reasons["answer-once"] == "an older bench's" and reasons["truncated"] != "an older bench's"
+    assert updated["reproduce"] == json.loads(whole)["reproduce"] and updated["words"] == json.loads(whole)["words"]
+
+
+def test_update_needs_sequences_and_a_record(fake_framework: tuple[Path, Path], catalogue: Path,  # noqa: F811
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    frameworks, fwdir = fake_framework
+    project = catalogue.parent
+    monkeypatch.chdir(project)
+    where = ["--frameworks", str(frameworks), "--framework-dir", str(fwdir), "--records", str(project / "records")]
+    result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--update", *where])
+    assert result.exit_code == 2 and "--update re-records the sequences given with -s" in result.output
+    result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--update", "-s", "truncated", *where])
+    assert result.exit_code == 2 and "no record to update" in result.output
