@@ -14,6 +14,15 @@ with nothing else set: Chat Completions only, `tool_choice="required"` on every 
 dialect (smolagents reaches those only through LiteLLMModel or InferenceClientModel, not read), so
 every sequence is read as served on Chat Completions, a Gemini, Anthropic or Responses model behind
 an OpenAI-compatible endpoint: ASSUMPTION, stated here (the driver serves every dialect on Chat).
+Bedrock is the exception: smolagents has a Bedrock model of its own, `AmazonBedrockModel` (models.py
+L1859-2067, boto3 `converse`), so a `bedrock-converse` sequence is read by it, and it cannot run a
+ToolCallingAgent step: its `_prepare_completion_kwargs` (L1968-2007) keeps the OpenAI-shaped `tools`
+and `tool_choice` the base class adds (L539-542) and pops only `toolConfig`, so botocore's parameter
+validation rejects the call before any request (`bedrock-model-unusable`); and were a request made,
+`generate` reads `response["output"]["message"]["tool_calls"]` (L2054), a key no Converse message has:
+KeyError. Observed with smolagents 1.26.0 and boto3 1.44.8 against the replay server: the agent raised
+AgentGenerationError ("Parameter validation failed: Unknown parameter in input: \"tools\"") with no
+request made, and `generate` without tools raised KeyError 'tool_calls' on a served end_turn answer.
 
 What the loop reads (ToolCallingAgent._step_stream, agents.py L1276-1359): the message's
 `tool_calls`, and without any, its text parsed for a JSON tool call. The finish reason, the refusal
@@ -275,6 +284,7 @@ coverage gap said out loud."""
         "final-answer": Cited(PIN.at("smolagents/agents.py", "L1336-1358, L578-592"), text="final_answer, alone and validated, is the answer: the run returns its argument (default_tools.py:L83-90)"),
         "client-retry": Cited(OPENAI.at("openai/_constants.py", "L8"), OPENAI.at("openai/_base_client.py", "L922-964"), text="the client OpenAIModel builds with defaults (models.py:L1697-1705) retries up to 2 times on 408/409/429/>=500 and connection errors"),
         "rate-limit-retry": Cited(PIN.at("smolagents/models.py", "L38-41, L1174-1184, L1194-1202"), PIN.at("smolagents/utils.py", "L551-600"), text="after the client gave up, the model call is tried again, 3 attempts in all (each with the client's own retries), when the error's text reads as a rate limit (status 429 or kind rate_limit, see _rate_limited), after a wait of 60 s doubled with jitter"),
+        "bedrock-model-unusable": Cited(PIN.at("smolagents/models.py", "L1968-2007, L539-542, L2039, L2054"), PIN.at("smolagents/agents.py", "L1324-1325, L594-596"), text="on Bedrock (AmazonBedrockModel) the first step's model call raises: botocore rejects the `tools` and `tool_choice` parameters smolagents passes to `converse` (ParamValidationError, no request made), and a response would fail on the missing `tool_calls` key; AgentGenerationError, out of run (observed, smolagents 1.26.0 with boto3 1.44.8)"),
         "generation-error": Cited(PIN.at("smolagents/agents.py", "L1324-1325, L594-596"), text="the model call raised (after the retries): AgentGenerationError, re-raised out of run"),
         "max-steps": Cited(PIN.at("smolagents/agents.py", "L545, L606-608, L625-637, L810-853"), text="the 20th step did not end the run: provide_final_answer sends the memory again with another system prompt and a last user message, without tools (so without tool_choice), the step's results or error in it"),
         "max-steps-answer": Cited(PIN.at("smolagents/agents.py", "L625-637, L848-853"), text="the reply to that request is the output, whatever it carries (an exception after the retries becomes its text); AgentMaxStepsError is recorded: RunResult.state 'max_steps_error' (L523-524)"),
@@ -285,6 +295,8 @@ coverage gap said out loud."""
     mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
+    if state.dialect == "bedrock-converse":
+        return Stop("api_error", ok=False, rule="bedrock-model-unusable")
     memo = state.memo
     final = bool(memo.get("final"))
     err = turn.error

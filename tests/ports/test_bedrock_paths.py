@@ -90,3 +90,11 @@ def test_langchain_reads_a_bedrock_tool_input_that_is_not_json_as_an_empty_objec
     cut = Turn("tool_calls", "tool_use", tool_calls=(ToolCall("t", "bash", '{"command": "ls'),))
     cell = run("langchain", cut, END)
     assert cell.steps[0].decision.action == "continue" and cell.steps[0].decision.failed == (0,)
+
+
+def test_smolagents_bedrock_model_cannot_run_a_tool_calling_step() -> None:
+    # models.py L1968-2007 keeps the OpenAI-shaped tools/tool_choice: botocore rejects the call (observed, 1.26.0)
+    cell = run("smolagents", USE, END)
+    assert (cell.reason, cell.ok, cell.n_steps, cell.steps[0].decision.rule) == (
+        "api_error", False, 1, "bedrock-model-unusable")
+    assert run("smolagents", USE, END, dialect="anthropic").steps[0].decision.action == "continue"
