@@ -112,3 +112,30 @@ def test_a_secret_split_across_deltas_is_found_only_over_the_reassembled_stream(
     texts = [json.loads(line[6:])["delta"]["text"] for line in out.splitlines() if line.startswith("data: ")]
     assert [len(t) for t in texts] == [len("key: " + left), len(right), 3]  # every piece keeps its length
     assert "".join(texts) == "key: " + mask(len(SECRET)) + " ok"
+
+
+RATE_LIMITED = {"finish": "error", "error": {"kind": "rate_limit", "status": 429, "code": "rate_limit_exceeded",
+                                             "message": "slow down"}}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+@pytest.mark.parametrize("dialect", [d for d in WIRES if d != "gemini"])  # gemini: see docs/how-to/record.md, Limits
+def test_a_rate_limited_answer_is_recorded_and_replays_to_its_bytes(dialect: str, stream: bool,
+                                                                    tmp_path: Path) -> None:
+    from bench.catalogue.load import parse_sequence
+    from bench.serve import BackgroundServer, Session
+
+    seq = parse_sequence({"title": "t", "kind": "constructed", "dialect": dialect, "source": "tests/record",
+                          "turns": [RATE_LIMITED]}, "limited")
+    path, body = REQUESTS[dialect]
+    if not stream:
+        body = {k: v for k, v in body.items() if k != "stream"}
+        path = path.replace(":streamGenerateContent?alt=sse", ":generateContent").replace("converse-stream", "converse")
+    with BackgroundServer(Session(seq)) as upstream, recording_proxy(upstream.url, tmp_path) as (proxy, rec), \
+            httpx.Client(timeout=10) as http:
+        got = http.post(proxy.url + path, json=body)
+    assert got.status_code == 429 and rec.problems == []
+    recorded = load_sequence(tmp_path / "rec-1.yaml").turns[0]
+    assert recorded.error is not None and recorded.error.kind == "rate_limit" and recorded.error.status == 429
+    [(recorded_bytes, replay_bytes)] = replayed(tmp_path / "rec-1.yaml")
+    assert replay_bytes == recorded_bytes == got.content
