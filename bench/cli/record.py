@@ -77,9 +77,6 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     if not _NAME.match(name):
         click.echo(f"cannot record: --name {name!r}: use letters, digits, '.', '_' and '-'", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    if out.exists() and not out.is_dir():
-        click.echo(f"cannot record into {out}: it is a file", err=True)
-        sys.exit(EXIT_BAD_INPUT)
     taken = sorted(out.glob(f"{name}-*")) if out.is_dir() else []
     if taken and not force:
         click.echo(f"cannot record: {out} already holds a recording named {name} ({taken[0].name}; use --force or "

@@ -114,3 +114,28 @@ def test_record_as_a_process_records_until_sigterm_and_exits_0(tmp_path: Path) -
     assert "recorded 1 conversation(s)" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["cli-1.cassette", "cli-1.yaml"]
     assert SECRET not in (tmp_path / "cli-1.cassette").read_text()
+
+
+def test_record_refuses_what_it_cannot_use_in_one_line_with_exit_2(tmp_path: Path) -> None:
+    import socket
+
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    (tmp_path / "taken-1.yaml").write_text("")
+    base = ["record", "--upstream", "http://127.0.0.1:9", "--port", "0"]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        cases = {
+            "expected an http:// or https:// URL": ["record", "--upstream", "api.openai.com"],
+            "is a file": [*base, "--out", str(afile)],
+            "already holds a recording named taken": [*base, "--out", str(tmp_path), "--name", "taken"],
+            "use letters, digits": [*base, "--out", str(tmp_path), "--name", "a b"],
+            "cannot listen on 127.0.0.1:": ["record", "--upstream", "http://127.0.0.1:9", "--port", port,
+                                           "--out", str(tmp_path / "new")],
+        }
+        for words, args in cases.items():
+            result = CliRunner().invoke(cli, args)
+            assert result.exit_code == 2 and words in result.output, (args, result.output)
+    assert not (tmp_path / "new").exists()
