@@ -13,6 +13,7 @@ from collections.abc import Sequence as Seq
 from dataclasses import dataclass
 from itertools import groupby
 
+from bench.engine.judge import served_turn
 from bench.engine.model import Cell, Sequence, Step, Turn, Violation
 
 
@@ -102,7 +103,7 @@ def violation_words(violation: Violation, sequence: Sequence | None = None, cell
     step = next((s for s in cell.steps if s.step == violation.step), None) if cell is not None else None
     turn = "a turn that is not an answer"
     if sequence is not None and step is not None and 0 <= step.turn < len(sequence.turns):
-        turn = turn_words(sequence.turns[step.turn])
+        turn = turn_words(served_turn(sequence, step))  # as the loop got it (calls withheld: without them)
     return words.broken.format(turn=turn, n=param.strip())
 
 

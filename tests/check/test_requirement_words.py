@@ -52,3 +52,21 @@ def test_a_reply_marked_not_final_is_named_so() -> None:
                 True)
     assert violation_words(Violation("answer_on: [2]", 1, "..."), seq, cell) == (
         "reported success on a reply marked not final (end_turn: false)")
+
+
+def test_a_broken_requirement_names_the_turn_as_served_not_as_scripted() -> None:
+    """A request that offered no tools is served the turn without its calls (bench.wires.withhold):
+    a loop that reported success on that reply did not report success "on a reply that still calls
+    tools" (it got none); the words name what it got."""
+    from bench.wires.withhold import WITHHELD
+
+    seq = small_sequence("calls-then-answer", [
+        {"finish": "tool_calls", "content": "", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}]},
+        {"finish": "stop", "content": "Done."}], require={"answer_on": [1]})
+    stop = Step(1, 0, Decision("stop", "observed", reason="answered", ok=True), note=WITHHELD)
+    cell = Cell(seq.id, "mine@live", "stopped", (stop,), reason="answered", ok=True)
+    words = violation_words(Violation("answer_on: [1]", 1, "..."), seq, cell)
+    assert words == "reported success on an empty reply"
+    unmarked = Cell(seq.id, "mine@live", "stopped", (Step(1, 0, stop.decision),), reason="answered", ok=True)
+    assert violation_words(Violation("answer_on: [1]", 1, "..."), seq, unmarked) == \
+        "reported success on a reply that still calls tools"
