@@ -46,7 +46,15 @@ that is the configuration ported for Gemini: its profile sets no max_tokens, see
 Responses raws -> ``codex_responses`` (status incomplete + max_output_tokens -> "incomplete",
 incomplete + content_filter -> "content_filter", else "stop"; failed/cancelled -> invalid
 response); anything else, or no finish at all -> ``chat_completions`` (the raw string verbatim,
-None -> "stop").
+None -> "stop"). Bedrock -> ``bedrock_converse`` (by dialect only: four of its strings are
+Anthropic's): ``agent/bedrock_adapter.py`` streams with ``converse_stream`` (chat_completion_helpers.py
+L2274-2321) and normalises the events to a chat_completions-shaped response
+(``normalize_converse_stream_events`` L798-970): ``_converse_stop_reason_to_openai`` (L705-715:
+end_turn/stop_sequence -> stop, tool_use -> tool_calls, max_tokens -> length, content_filtered and
+guardrail_intervened -> content_filter, anything else, malformed_* and model_context_window_exceeded
+included -> "stop"), no messageStop -> end_turn (L932), "stop" with tool calls -> "tool_calls"
+(L960-962), a tool input that does not parse -> {} (L913-925); the boto3 client is built with no
+Config (L91-101), so botocore's standard retries (2, on 429/500/502/503/504) come before Hermes's own.
 
 Counting: Hermes' ``max_iterations`` counts iterations of the outer ``while`` (``api_call_count``),
 not requests. Resends made inside the inner retry loop (API errors, invalid responses, truncated
@@ -265,12 +273,23 @@ def api_mode(raw: str | None) -> str:
 
 
 _MODE_OF_DIALECT = {"openai-chat": "chat_completions", "anthropic": "anthropic_messages",
-                    "gemini": "gemini_native", "openai-responses": "codex_responses"}
+                    "gemini": "gemini_native", "openai-responses": "codex_responses",
+                    "bedrock-converse": "bedrock_converse"}
+# bedrock_adapter.py L705-715 _converse_stop_reason_to_openai (anything else -> "stop")
+_BEDROCK_MAP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
+                "content_filtered": "content_filter", "guardrail_intervened": "content_filter"}
+# botocore 1.44.8 retries/standard.py L36 (3 attempts), L469 (500/502/503/504), L510-526 and L549 (429)
+BOTOCORE_RETRIES = 2
+_BOTOCORE_RETRY_STATUS = (429, 500, 502, 503, 504)
 
 
 def hermes_finish(turn: Turn, mode: str) -> str:
     """The ``finish_reason`` string Hermes works with after its transport normalised the response."""
     raw = turn.finish_raw
+    if mode == "bedrock_converse":
+        # L932: no messageStop reads as end_turn; L960-962: stop with tool calls is tool_calls
+        mapped = _BEDROCK_MAP.get(raw or "end_turn", "stop")
+        return "tool_calls" if mapped == "stop" and turn.tool_calls else mapped
     if mode == "anthropic_messages":
         return _ANTHROPIC_MAP.get(raw or "", "stop")
     if mode == "gemini_native":
@@ -420,6 +439,7 @@ RULES = {
     "text-response": Cited(LOOP.at("L5436-5683"), text="no tool calls and visible content: strip think blocks, (verify/pre_verify/kanban nudges do not fire by default, see docstring) append the answer, _turn_exit_reason = text_response(finish_reason=...), break; NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9) agent/turn_finalizer.py:L194-202 completed"),
     "intent-ack": Cited(LOOP.at("L5445-5476"), text="codex_responses mode only (intent_ack_continuation 'auto', agent_runtime_helpers.py L2952-2978): an 'I'll look at the repo'-style answer with no tool results yet is answered with '[System: Continue now...]', at most 2"),
     "stream-stub-continue": Cited(PIN.at("agent/chat_completion_helpers.py", "L2996-3040, L2209-2226"), text="chat_completions streams: a stream that ends with no finish_reason after text without tool calls, or with cut-off tool arguments, becomes a partial-stream stub with finish_reason 'length' and no tool calls; NousResearch/hermes-agent@0.19.0 (PyPI sdist; nearest release to 56dc01d9) agent/conversation_loop.py:L2032-2077 then appends it with a continuation prompt (length_continue_retries < 4), as for a truncation (found by conformance)"),
+    "bedrock-botocore-retry": Cited(PIN.at("agent/bedrock_adapter.py", "L91-101"), Source(release="PyPI botocore==1.44.8").at("botocore/retries/standard.py", "L36, L469, L510-526, L549-565"), text="bedrock_converse: the cached boto3 client has no Config, so botocore's standard mode retries a 429 or a 500/502/503/504 answer up to 2 times inside one Hermes API call, before the error reaches the conversation loop's own retries"),
     "stream-retry": Cited(PIN.at("agent/chat_completion_helpers.py", "L3227-3240, L3389-3450"), text="chat_completions and anthropic_messages stream: a timeout, connection error or SSE error naming a dropped connection (no HTTP status) is retried with a fresh connection up to HERMES_STREAM_RETRIES=2 times before the outer retry loop counts it (found by conformance)"),
     "post-tool-nudge": Cited(LOOP.at("L5226-5291"), text="empty response and a tool result among the last 5 messages, first time since the last tool round: append '(empty)' and a user nudge, continue"),
     "thinking-prefill": Cited(LOOP.at("L5293-5325"), text="empty visible content but reasoning present: append the message as a thinking prefill and continue, at most 2 (a continue: no harness text is added, the request carries the assistant message only)"),
@@ -484,6 +504,7 @@ def _memo(state: State) -> dict[str, Any]:
             any_tool=False,   # a tool message anywhere in this turn's messages
             summary=0,        # summary requests made after the loop ended
             stream=0,         # stream retries of the current API call (HERMES_STREAM_RETRIES)
+            boto=0,           # botocore's own retries of the current Bedrock call
             messages=1,       # len(messages): the prompt, then each appended message
             ctx=DEFAULT_CONTEXT,  # compressor.context_length, lowered by a provider-reported limit
             interim=None,     # visible output of the last message, when it is a Codex incomplete interim
@@ -715,6 +736,13 @@ def _summary(turn: Turn, m: dict[str, Any]) -> Decision:
 
 
 def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
+    if mode == "bedrock_converse":
+        err = turn.error
+        if (err is not None and err.status in _BOTOCORE_RETRY_STATUS and m["boto"] < BOTOCORE_RETRIES):
+            m["boto"] += 1
+            m["inner"] = True
+            return Resend("bedrock-botocore-retry")
+        m["boto"] = 0
     if turn.error is not None:
         if (mode in ("chat_completions", "anthropic_messages") and _transient_stream_error(turn)
                 and m["stream"] < STREAM_RETRIES):
@@ -751,8 +779,32 @@ def _body(turn: Turn, m: dict[str, Any], mode: str) -> Decision:
     m["codex_inc"] = 0
 
     if turn.tool_calls:
-        return _tools(turn, m)
+        return _bedrock_tools(turn, m) if mode == "bedrock_converse" else _tools(turn, m)
     return _final(turn, m, mode, finish)
+
+
+def _bedrock_tools(turn: Turn, m: dict[str, Any]) -> Decision:
+    """Bedrock's normaliser makes a tool input that does not parse {} (bedrock_adapter.py L913-925):
+    valid JSON to the loop, so the call is made, and fails on the stub's required keys (the bench's
+    convention, bench/serve/tools.py tool_specs)."""
+    cut = {i for i, c in enumerate(turn.tool_calls) if not _parses(c.arguments)}
+    decision = _tools(replace(turn, tool_calls=tuple(replace(c, arguments="{}") if i in cut else c
+                                                     for i, c in enumerate(turn.tool_calls))), m)
+    if not cut or decision.action != "continue" or decision.failed == ALL:
+        return decision
+    run = tuple(i for i in range(len(turn.tool_calls))
+                if i not in cut and (decision.run == ALL or i in decision.run))
+    return replace(decision, run=run, failed=tuple(sorted({*decision.failed, *cut})))
+
+
+def _parses(arguments: str) -> bool:
+    if not arguments.strip():
+        return True
+    try:
+        json.loads(arguments)
+    except ValueError:
+        return False
+    return True
 
 
 def _length(turn: Turn, m: dict[str, Any], stub: bool = False) -> Decision:

@@ -98,3 +98,18 @@ def test_smolagents_bedrock_model_cannot_run_a_tool_calling_step() -> None:
     assert (cell.reason, cell.ok, cell.n_steps, cell.steps[0].decision.rule) == (
         "api_error", False, 1, "bedrock-model-unusable")
     assert run("smolagents", USE, END, dialect="anthropic").steps[0].decision.action == "continue"
+
+
+def test_hermes_reads_bedrock_with_its_converse_normaliser() -> None:
+    # bedrock_adapter.py L705-715: guardrail -> content_filter; malformed_model_output and the unknown -> stop
+    assert run("hermes", Turn("content_filter", "guardrail_intervened", content="blocked")).reason == \
+        "content_policy_blocked"
+    assert run("hermes", Turn("error", "malformed_model_output", content="half")).ok is True
+    # L91-101 + botocore: a 429 is retried by botocore twice before Hermes's own retry counts it
+    cell = run("hermes", error(429, "rate_limit"), error(429, "rate_limit"), error(429, "rate_limit"), END)
+    assert [s.decision.rule for s in cell.steps][:3] == [
+        "bedrock-botocore-retry", "bedrock-botocore-retry", "api-error-retry"]
+    # L913-925: cut tool input becomes {}: the call is made and fails on its required keys
+    cut = Turn("tool_calls", "tool_use", tool_calls=(ToolCall("t", "bash", '{"command": "ls'),))
+    first = run("hermes", cut, END).steps[0].decision
+    assert (first.action, first.run, first.failed) == ("continue", (), (0,))
