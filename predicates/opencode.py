@@ -32,7 +32,12 @@ anything it does not know), OpenCode's ``fs()`` keeps the six values of its Fini
 and turns anything else (``other``) into ``unknown``. The predicate API does not see the
 sequence's dialect, so the provider mapper is chosen from the raw string (the four dialects'
 vocabularies do not overlap); an unknown string or no finish maps to ``other`` in every mapper
-except openai-responses (see ``_responses``).
+except openai-responses (see ``_responses``). A Bedrock sequence is the exception, chosen by
+``State.dialect`` (four of its strings are Anthropic's): the bundled @ai-sdk/amazon-bedrock
+provider's map (bin/opencode @118735431 ``kL``: end_turn/stop_sequence -> stop, max_tokens ->
+length, content_filtered/guardrail_intervened -> content-filter, tool_use -> tool-calls, anything
+else -> other, so malformed_*, model_context_window_exceeded and a missing messageStop, whose
+stream keeps its initial ``{unified: "other"}``, are ``unknown`` to OpenCode and asked again).
 
 Errors (``turn.error``): ``process`` runs the stream under ``Effect.retry(SessionRetry.policy)``:
 a retryable error is retried with backoff up to RETRY_MAX_RETRIES = 5 times (``attempt > 5`` ends
@@ -88,6 +93,9 @@ _GEMINI = {"MAX_TOKENS": "length", "IMAGE_SAFETY": "content-filter", "RECITATION
            "SAFETY": "content-filter", "BLOCKLIST": "content-filter", "PROHIBITED_CONTENT": "content-filter",
            "SPII": "content-filter", "MALFORMED_FUNCTION_CALL": "error", "FINISH_REASON_UNSPECIFIED": "other",
            "OTHER": "other"}
+# @ai-sdk/amazon-bedrock as bundled, bin/opencode @118735431 kL (isJsonResponseFromTool false; default other)
+_BEDROCK = {"stop_sequence": "stop", "end_turn": "stop", "max_tokens": "length", "content_filtered": "content-filter",
+            "guardrail_intervened": "content-filter", "tool_use": "tool-calls"}
 _GEMINI_KNOWN = frozenset({*_GEMINI, "STOP", "LANGUAGE", "UNEXPECTED_TOOL_CALL", "TOO_MANY_TOOL_CALLS",
                            "IMAGE_PROHIBITED_CONTENT", "IMAGE_RECITATION", "IMAGE_OTHER", "NO_IMAGE"})
 
@@ -104,8 +112,11 @@ def _responses(raw: str, has_calls: bool) -> str:
     return "tool-calls" if has_calls else "other"
 
 
-def unified(raw: str | None, has_calls: bool) -> tuple[str, str]:
+def unified(raw: str | None, has_calls: bool, dialect: str = "") -> tuple[str, str]:
     """The AI SDK's unified finish reason for a raw string, and the rule of the mapper used."""
+    if dialect == "bedrock-converse":
+        # the stream starts with {unified: "other"} (@118735000 ff.) and kL maps a messageStop's reason
+        return _BEDROCK.get(raw or "", "other"), "map-bedrock"
     if raw is None:
         # The providers' streams start with finishReason {unified: "other"} and replace it only
         # when a finish arrives (openai-compatible @95186185 ff., google @118194485). (Responses would take the `undefined -> stop` branch only
@@ -126,9 +137,9 @@ def unified(raw: str | None, has_calls: bool) -> tuple[str, str]:
     return "other", "map-other"
 
 
-def opencode_finish(raw: str | None, has_calls: bool) -> tuple[str, str]:
+def opencode_finish(raw: str | None, has_calls: bool, dialect: str = "") -> tuple[str, str]:
     """OpenCode's stored ``message.finish``: fs() keeps the six schema values, else "unknown"."""
-    reason, rule = unified(raw, has_calls)
+    reason, rule = unified(raw, has_calls, dialect)
     return (reason if reason in FINISH_REASONS else "unknown"), rule
 
 
@@ -407,7 +418,7 @@ def decide(turn: Turn, state: State) -> Decision:
         return Resend(rule_retry)
     memo["retries"] = 0
 
-    finish, _mapper = opencode_finish(turn.finish_raw, bool(calls))
+    finish, _mapper = opencode_finish(turn.finish_raw, bool(calls), state.dialect)
     run = tuple(i for i, c in enumerate(calls) if _call_ok(c.name, c.arguments))
     failed = tuple(i for i, c in enumerate(calls) if not _call_ok(c.name, c.arguments))
     run_sel = ALL if len(run) == len(calls) else run

@@ -113,3 +113,13 @@ def test_hermes_reads_bedrock_with_its_converse_normaliser() -> None:
     cut = Turn("tool_calls", "tool_use", tool_calls=(ToolCall("t", "bash", '{"command": "ls'),))
     first = run("hermes", cut, END).steps[0].decision
     assert (first.action, first.run, first.failed) == ("continue", (), (0,))
+
+
+def test_opencode_maps_bedrock_stop_reasons_with_its_bundled_bedrock_provider() -> None:
+    # bin/opencode @118735431 kL: guardrail -> content-filter (the run stops); model_context_window_exceeded is
+    # other -> unknown (asked again), where the Anthropic mapper of the same string says length
+    assert run("opencode", Turn("content_filter", "guardrail_intervened", content="x")).reason == "content_filter"
+    window = run("opencode", Turn("length", "model_context_window_exceeded", content="x"), END)
+    assert window.steps[0].decision.rule == "unknown-finish" and window.reason == "exit"
+    assert run("opencode", Turn("length", "model_context_window_exceeded", content="x"), END,
+               dialect="anthropic").n_steps == 1
