@@ -12,7 +12,9 @@ from bench.engine.model import Sequence as SequenceModel
 from bench.engine.predicate import Predicate
 from bench.golden.expected import Golden
 from bench.golden.run import Result
-from bench.report.coverage import markdown_section, rule_coverage
+from bench.report.coverage import markdown_section as coverage_markdown
+from bench.report.coverage import rule_coverage
+from bench.report.guards import guard_scores, markdown_section
 from bench.report.page import build_page, load_conformance
 from bench.report.page.scorecard import load_scorecard
 from bench.report.tables import cells_frame, decision_table
@@ -29,6 +31,8 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
     folder that cannot be written) leaves the previous set whole. Add a report with one entry below.
     """
     sections = [coverage_section(results, loaded)] if loaded is not None else []
+    if catalogue is not None:  # the loop-guard score, on the sequences tagged repeat (bench.report.guards)
+        sections.append(markdown_section(guard_scores(results, catalogue, predicates), loaded or ()))
     files = {
         folder / "decision-table.md": decision_table(results, sequences, predicates, titles, sections),
         folder / "cells.csv": cells_frame(results).to_csv(index=False, lineterminator="\n"),
@@ -42,7 +46,7 @@ def write_reports(folder: Path, results: list[Result], sequences: list[str], pre
 def coverage_section(results: list[Result], loaded: Sequence[Loaded]) -> str:
     """The ``## Rule coverage`` section of the decision table (:mod:`bench.report.coverage`): which
     declared rules of each loaded predicate fire on at least one cell of `results`."""
-    return markdown_section(rule_coverage([p for p in loaded if isinstance(p, Predicate)],
+    return coverage_markdown(rule_coverage([p for p in loaded if isinstance(p, Predicate)],
                                           (r.cell for r in results)))
 
 

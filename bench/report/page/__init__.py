@@ -23,6 +23,7 @@ from bench.engine.discovery import Loaded
 from bench.engine.model import Sequence
 from bench.golden.expected import Golden
 from bench.golden.run import Result
+from bench.report.guards import guard_scores, html_section
 from bench.report.labels import GLYPHS, VERDICT_WORDS, VERDICTS, verdict_table
 from bench.report.page.data import page_data
 from bench.report.page.scorecard import scorecard_section
@@ -106,6 +107,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
         bar_svg=bar_chart(data["summary"]["rows"]),
         heat_svg=heat_map(data["summary"]["kinds"], data["summary"]["rows"]),
         record_version=RECORD_VERSION, scorecard_html=scorecard_section(scorecard),
+        guards_html=html_section(guard_scores(results, sequences, names), predicates),
     )
 
 
