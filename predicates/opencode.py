@@ -115,7 +115,7 @@ def _responses(raw: str, has_calls: bool) -> str:
 def unified(raw: str | None, has_calls: bool, dialect: str = "") -> tuple[str, str]:
     """The AI SDK's unified finish reason for a raw string, and the rule of the mapper used."""
     if dialect == "bedrock-converse":
-        # the stream starts with {unified: "other"} (@118735000 ff.) and kL maps a messageStop's reason
+        # the stream starts with {unified: "other"} (@118745399) and kL maps a messageStop's reason
         return _BEDROCK.get(raw or "", "other"), "map-bedrock"
     if raw is None:
         # The providers' streams start with finishReason {unified: "other"} and replace it only
