@@ -65,12 +65,15 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None) ->
             except httpx.HTTPError as exc:
                 ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
                 raise
+            except BaseException:  # cancelled or closed: the client went away mid-body
+                ex.ended = "the client went away before the end"
+                raise
             finally:
-                await resp.aclose()
-                try:
+                try:  # recorded before anything is awaited: a cancelled task would not get past an await
                     recorder.add(ex)
                 except Exception as exc:  # the client has its answer; the recording says what it lost
                     recorder.problems.append(f"{ex.method} {ex.target}: not recorded: {type(exc).__name__}: {exc}")
+                await resp.aclose()
 
         out = StreamingResponse(relay(), status_code=resp.status_code)
         out.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in resp.headers.multi_items()

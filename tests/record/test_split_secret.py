@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -139,3 +140,19 @@ def test_a_rate_limited_answer_is_recorded_and_replays_to_its_bytes(dialect: str
     assert recorded.error is not None and recorded.error.kind == "rate_limit" and recorded.error.status == 429
     [(recorded_bytes, replay_bytes)] = replayed(tmp_path / "rec-1.yaml")
     assert replay_bytes == recorded_bytes == got.content
+
+
+def test_a_client_that_goes_away_mid_stream_leaves_what_it_got_recorded(tmp_path: Path) -> None:
+    path, body = REQUESTS["openai-chat"]
+    config = uvicorn.Config(splitting_upstream("openai-chat"), host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="off")
+    with BackgroundUvicorn(config, "splitting upstream", "split-upstream") as upstream, \
+            recording_proxy(upstream.url, tmp_path) as (proxy, _):
+        with httpx.Client(timeout=10) as http, http.stream("POST", proxy.url + path, json=body) as got:
+            next(got.iter_raw())  # one chunk, then the connection is closed
+        deadline = time.monotonic() + 10
+        while not (tmp_path / "rec-1.cassette").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    inter = cassette(tmp_path / "rec-1.cassette")[0]
+    assert inter["response"]["ended"] == "the client went away before the end"
+    assert len(inter["response"]["chunks"]) > 0
