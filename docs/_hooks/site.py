@@ -200,6 +200,23 @@ def _reference_rules() -> str:
     return "```text\n" + doc[start:].rstrip() + "\n```\n"
 
 
+def _loop_guard_score() -> str:
+    """The loop-guard score of every predicate of ``predicates/`` on the catalogue's sequences tagged
+    ``repeat`` (:mod:`bench.report.guards`), replayed now; the section of the decision table without its
+    heading."""
+    from bench.catalogue.load import load_catalogue
+    from bench.engine.discovery import discover
+    from bench.golden.run import run
+    from bench.report.guards import guard_cases, guard_scores, markdown_section
+
+    catalogue = load_catalogue(ROOT / "sequences")
+    ids = {c.sequence for c in guard_cases(catalogue.sequences)}
+    sequences = [s for s in catalogue.sequences if s.id in ids]
+    loaded = list(discover(ROOT / "predicates", entry_points_too=False))
+    section = markdown_section(guard_scores(run(sequences, loaded), sequences, [p.name for p in loaded]), loaded)
+    return section.split("\n", 2)[2]
+
+
 def _pins() -> str:
     from bench.conform.pins import pins_markdown
 
@@ -238,6 +255,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "pins": _pins,
     "columns": _columns,
     "reference-rules": _reference_rules,
+    "loop-guard-score": _loop_guard_score,
     "legend": _legend,
     "layout": _layout,
     "requirements": _requirements,
