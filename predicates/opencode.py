@@ -46,7 +46,10 @@ consecutive errors are re-sent and the 6th stops); any other error is halted int
 "stop". A context overflow goes to compaction instead (modelled approximately, see the rules).
 
 Not modelled: subtasks, permission rejections (``blocked``), structured output (json_schema), the
-doom-loop permission ask (three identical calls within one assistant message), the overflow
+doom-loop permission ask (three identical calls within one assistant message: in source,
+anomalyco/opencode@002d9822 packages/opencode/src/session/processor.ts L129-170 compares the last
+DOOM_LOOP_THRESHOLD = 3 (L21) parts of ``input.assistantMessage``, one model response, so a call repeated
+once per response, as in the catalogue's stuck sequences, never reaches it), the overflow
 check on token counts, the MAX_STEPS reminder (only with ``agent.steps`` set), the experimental
 native LLM runtime (off by default; the AI SDK runtime is the default path).
 """
