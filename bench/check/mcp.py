@@ -313,8 +313,11 @@ def serve_plain(tools_url: str, first: bytes, stdin: Any, stdout: Any) -> None:
             else:
                 out = answer(tools_url, msg)
         if out is not None:
-            stdout.write(json.dumps(out).encode() + b"\n")
-            stdout.flush()
+            try:
+                stdout.write(json.dumps(out).encode() + b"\n")
+                stdout.flush()
+            except (BrokenPipeError, ValueError):  # the client closed its end: nothing left to serve
+                return
 
 
 def http_app(tools_url: str) -> Any:

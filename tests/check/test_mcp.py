@@ -265,3 +265,17 @@ def test_the_plain_server_answers_unknown_methods_bad_lines_and_batches() -> Non
     assert replies[2] == [{"jsonrpc": "2.0", "id": 7, "result": {}}]
     assert replies[3]["error"]["code"] == -32602 and replies[3]["id"] == 8
     assert len(replies) == 4
+
+
+def test_the_plain_server_ends_quietly_when_the_client_closes_its_end() -> None:
+    from bench.check.mcp import serve_plain
+
+    class Closed:
+        def write(self, data: bytes) -> int:
+            raise BrokenPipeError
+
+        def flush(self) -> None:
+            pass
+
+    first = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "ping"}).encode() + b"\n"
+    serve_plain("http://127.0.0.1:9/x", first, iter([first]), Closed())  # returns, raises nothing
