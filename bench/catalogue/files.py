@@ -187,6 +187,17 @@ def _recover_once(folder: Path, names: set[str]) -> None:
     done.setdefault(key, set()).update(names)
 
 
+def _ours(target: object, tmp: object, old: object) -> bool:
+    """A journal entry this module could have written: a target named within the folder (no separator,
+    not ``.`` or ``..``) and, for it, a temporary name and a second name (or none) of this module's
+    naming. Any other entry (a journal copied, crafted or corrupted) is left alone: acting on it could
+    replace or remove files outside the folder."""
+    if not isinstance(target, str) or target in ("", ".", "..") or any(c in target for c in "/\\\0"):
+        return False
+    return all(isinstance(n, str) and _LEFTOVER.match(n) is not None and n.startswith(f".{target}{_MARK}")
+               for n in (tmp, *(() if old is None else (old,))))
+
+
 def _roll_back(folder: Path, journal: Path) -> None:
     """Undo the renames a journal lists. A journal cut short was being written: no rename had begun."""
     try:
@@ -197,6 +208,8 @@ def _roll_back(folder: Path, journal: Path) -> None:
         try:
             target, tmp, old = folder / entry["target"], folder / entry["tmp"], entry.get("old")
         except (TypeError, KeyError):
+            continue
+        if not _ours(entry["target"], entry["tmp"], old):
             continue
         with contextlib.suppress(OSError):
             if old is not None and (folder / old).exists():

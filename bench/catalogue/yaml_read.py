@@ -27,8 +27,11 @@ under twice the CPU of libyaml's bare event stream and under 150 MB; ``make perf
 from __future__ import annotations
 
 import contextlib
+import errno
 import gc
+import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -45,6 +48,9 @@ LOADER: type[yaml.SafeLoader] | type[Any] = getattr(yaml, "CSafeLoader", yaml.Sa
 
 MAX_DEPTH = 100
 """Deepest nesting accepted; the catalogue's files nest five levels at most."""
+
+MAX_BYTES = 256 << 20
+"""Largest YAML file read (256 MiB; a 100,000-turn sequence file is about 10 MB)."""
 
 ALIAS_BUDGET = 1_000_000
 """Values that aliases may add by repetition when they are allowed at all (cassettes)."""
@@ -87,16 +93,34 @@ def where(mark: Any) -> str:
 
 def read_yaml(path: Path, *, aliases: bool = False, shown: str | None = None) -> Any:
     """Read the YAML file at `path` into plain data; raise YamlError naming `shown` (default:
-    the path relative to the working directory) and the line and column of the problem."""
+    the path relative to the working directory) and the line and column of the problem.
+
+    Only a regular file of at most :data:`MAX_BYTES` is read: a FIFO (or a link to one, or to
+    ``/dev/zero``) is refused at once instead of blocking or filling memory."""
     name = shown if shown is not None else display_path(path)
     try:
-        data = path.read_bytes()
+        data = _regular_file_bytes(path)
     except OSError as exc:
         raise YamlError(f"cannot be read: {exc.strerror or exc}", name) from None
     try:
         return parse_yaml(data, aliases=aliases)
     except YamlError as exc:
         raise YamlError(exc.detail, name) from None
+
+
+def _regular_file_bytes(path: Path) -> bytes:
+    """The bytes of `path`, opened without blocking (a FIFO with no writer would block the open) and
+    refused unless it is a regular file within :data:`MAX_BYTES`."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with os.fdopen(fd, "rb") as fh:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            kind = ("a folder" if stat.S_ISDIR(info.st_mode) else "a FIFO" if stat.S_ISFIFO(info.st_mode)
+                    else "a device" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode) else "a socket")
+            raise OSError(errno.EINVAL, f"{kind}, not a regular file")
+        if info.st_size > MAX_BYTES:
+            raise OSError(errno.EFBIG, f"{info.st_size:,} bytes, more than the {MAX_BYTES:,} a YAML file may hold")
+        return fh.read(MAX_BYTES + 1)
 
 
 def parse_yaml(data: str | bytes, *, aliases: bool = False) -> Any:

@@ -79,6 +79,8 @@ def load_file(path: Path) -> Loaded:
     name = path.stem
     origin = str(path)
     module_name = f"stopbench_predicates.{name}"
+    if path.exists() and not path.is_file():  # a FIFO would block the import, /dev/zero fill memory until the limit
+        return Broken(name, origin, "not a regular file (a folder, a FIFO or a device): nothing to import")
     try:
         spec = importlib.util.spec_from_file_location(module_name, path)
         if spec is None or spec.loader is None:

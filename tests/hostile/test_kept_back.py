@@ -1,0 +1,144 @@
+"""Hostile inputs the issue did not list (its "kept-back" cases): each ends with one line and the exit
+status of the README's table (docs/reference/exit-codes.md), and loses nothing. Cases that attack the
+process (a file that blocks or never ends) run ``python -m bench`` in a child with a time limit and a
+memory limit; the rest run in process."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from bench.catalogue import yaml_read
+from bench.cli import cli
+from tests.helpers import ROOT
+
+SEQ = """\
+title: one answer
+kind: constructed
+dialect: openai-chat
+source: tests/hostile
+then: end
+turns:
+  - finish: stop
+    content: "answer"
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A project folder (the working folder) with one sequence and one predicate, only its own."""
+    for name in ("sequences", "predicates", "expected"):
+        (tmp_path / name).mkdir()
+    (tmp_path / "sequences" / "one-answer.yaml").write_text(SEQ, encoding="utf-8")
+    shutil.copy(ROOT / "predicates" / "finish_only.py", tmp_path / "predicates")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("STOPBENCH_ONLY_MINE", "1")
+    return tmp_path
+
+
+def bench(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def child(cwd: Path, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """`stopbench ARGS` in a child process limited to 2 GB of address space and `timeout` seconds."""
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    env = {**os.environ, "STOPBENCH_ONLY_MINE": "1", "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "bench", *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout, check=False, preexec_fn=limit)
+
+
+def lines_about(text: str, name: str) -> list[str]:
+    return [line for line in text.splitlines() if name in line]
+
+
+# ---------------------------------------------------------------- files that are not files
+
+
+@pytest.mark.parametrize("make", ["fifo", "dev-zero", "folder"])
+def test_a_sequence_file_that_is_not_a_regular_file_is_one_line_at_once(project: Path, make: str) -> None:
+    path = project / "sequences" / "odd.yaml"
+    if make == "fifo":
+        os.mkfifo(path)  # no writer: an open for reading would wait for ever
+    elif make == "dev-zero":
+        path.symlink_to("/dev/zero")  # a read would fill memory
+    else:
+        path.mkdir()
+    res = child(project, "list")
+    assert "Traceback" not in res.stderr and res.returncode == 2, (res.returncode, res.stderr[-500:])
+    bad = lines_about(res.stderr, "odd.yaml")
+    assert bad and bad[0].startswith("bad sequence: sequences/odd.yaml: cannot be read: "), res.stderr
+    assert "one-answer" in res.stdout  # the other sequence is still listed
+
+
+def test_a_golden_file_that_is_a_fifo_is_one_line_and_exit_2(project: Path) -> None:
+    os.mkfifo(project / "expected" / "finish_only.yaml")
+    res = child(project, "run", "--no-reports")
+    assert res.returncode == 2 and "Traceback" not in res.stderr, (res.returncode, res.stderr[-500:])
+    assert res.stderr.splitlines()[0] == "bad golden file: expected/finish_only.yaml: cannot be read: a FIFO, " \
+                                         "not a regular file", res.stderr
+
+
+def test_a_yaml_file_past_the_size_bound_is_refused_without_reading_it(project: Path) -> None:
+    limit = yaml_read.MAX_BYTES
+    with (project / "sequences" / "huge.yaml").open("wb") as fh:
+        fh.truncate(limit + 1)  # sparse: no disk, and nothing is read
+    res = bench("list")
+    assert res.exit_code == 2
+    bad = lines_about(res.output, "huge.yaml")
+    assert bad[0] == (f"bad sequence: sequences/huge.yaml: cannot be read: {limit + 1:,} bytes, more than the "
+                      f"{limit:,} a YAML file may hold"), bad
+
+
+@pytest.mark.parametrize("make", ["fifo", "dev-zero"])
+def test_a_predicate_file_that_is_not_a_regular_file_is_broken_at_once(project: Path, make: str) -> None:
+    path = project / "predicates" / "odd.py"
+    if make == "fifo":
+        os.mkfifo(path)
+    else:
+        path.symlink_to("/dev/zero")
+    res = child(project, "run", "--no-reports", "--decision-timeout", "20", timeout=15)
+    assert res.returncode == 1 and "Traceback" not in res.stderr, (res.returncode, res.stderr[-500:])
+    assert lines_about(res.stderr, "predicates/odd.py") == [
+        "broken predicate: predicates/odd.py: not a regular file (a folder, a FIFO or a device): nothing to import "
+        "(its cells are marked crashed)"], res.stderr
+
+
+def test_a_golden_file_that_is_a_folder_is_one_line_and_exit_2(project: Path) -> None:
+    (project / "expected" / "finish_only.yaml").mkdir()
+    res = bench("run", "--no-reports")
+    assert res.exit_code == 2
+    assert res.output.splitlines()[0].startswith("bad golden file: expected/finish_only.yaml: cannot be read: ")
+
+
+# ---------------------------------------------------------------- what a killed write leaves, or seems to
+
+
+def test_a_journal_naming_files_outside_its_folder_touches_none_of_them(project: Path, tmp_path_factory:
+                                                                         pytest.TempPathFactory) -> None:
+    """A journal is acted on only if this bench could have written it: one copied or crafted into
+    reports/ (it travels in a tarball, or a repository) names no file outside the folder that goes."""
+    outside = tmp_path_factory.mktemp("outside")
+    victims = [outside / "precious.txt", project / "precious.txt", project / "reports" / "mine.txt"]
+    (project / "reports").mkdir()
+    for v in victims:
+        v.write_text("keep me\n", encoding="utf-8")
+    entries = [{"target": str(victims[0]), "tmp": "nope"}, {"target": "../precious.txt", "tmp": "nope"},
+               {"target": "mine.txt", "tmp": "nope"},
+               {"target": "cells.csv", "tmp": ".cells.csv.stopbench-aaaaaaaa.tmp", "old": str(victims[0])}]
+    (project / "reports" / ".stopbench-journal.json").write_text(json.dumps(entries), encoding="utf-8")
+    res = bench("run")
+    assert res.exit_code == 0, res.output
+    assert [v.read_text(encoding="utf-8") for v in victims] == ["keep me\n"] * 3
+    assert not (project / "reports" / ".stopbench-journal.json").exists()
+    assert (project / "reports" / "cells.csv").is_file()
