@@ -44,8 +44,14 @@ class ResultJudge:
 
     def __init__(self, turn: Turn, *, step: int | None = None, executions: Sequence[Execution] = (),
                  ok_marker: str | None = None, error_marker: str | None = None,
-                 wording: Callable[[str], bool] = starts_with_error) -> None:
+                 wording: Callable[[str], bool] = starts_with_error, bench_tools: bool = False) -> None:
         self.turn = turn
+        self.bench_tools = bench_tools or bool(executions)
+        """The program takes the bench's tools: it ran one in this run, or (`bench_tools`) it listed
+        them (``GET /_stopbench/tools``, which the MCP servers ask at every ``tools/list``). Then a
+        result no execution answers is a call that never reached a tool: failed, known ``executed``
+        (a run whose every call was refused has no execution at all: Mastra's "Tool "" not found"
+        for blank-named calls read as run by wording)."""
         self.ok_marker = ok_marker
         self.error_marker = error_marker
         self.wording = wording
@@ -84,7 +90,7 @@ class ResultJudge:
         execution of this round has the call's name (smolagents: "Error executing tool 'bash' with
         arguments ...: ValueError ..."). Those calls failed, as a tool result without an execution
         does (the module docstring); words that name no open call stay a reminder."""
-        if not self.all:
+        if not self.bench_tools:
             return []
         ran = {e.name for e in self.here}
         out: list[int] = []
@@ -99,7 +105,7 @@ class ResultJudge:
 
     def __call__(self, k: int, text: str, flag: bool | None) -> tuple[bool, Known]:
         """(failed, how it was known) for a result answering call `k` of the turn."""
-        if self.all:
+        if self.bench_tools:
             found = execution_by_token(text, [e for e in self.all if e.n not in self.claimed])
             if found is None and k < len(self.turn.tool_calls):
                 call = self.turn.tool_calls[k]
