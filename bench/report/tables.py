@@ -84,9 +84,14 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
         out += ["", section.rstrip("\n")]
     if titles:
         out += ["", "## Sequences", ""]
-        out.append(tabulate([[s, titles.get(s, "")] for s in sequences], headers=["sequence", "title"],
+        out.append(tabulate([[s, _one_cell(titles.get(s, ""))] for s in sequences], headers=["sequence", "title"],
                             tablefmt="github"))
     return "\n".join(out) + "\n"
+
+
+def _one_cell(text: str) -> str:
+    """Free text (a title) as one Markdown table cell: its lines joined by a space, ``|`` escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
 
 
 CSV_COLUMNS = ["sequence", "predicate", "outcome", "reason", "ok", "steps", "tools_run", "tools_failed",

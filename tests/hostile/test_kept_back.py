@@ -142,3 +142,26 @@ def test_a_journal_naming_files_outside_its_folder_touches_none_of_them(project:
     assert [v.read_text(encoding="utf-8") for v in victims] == ["keep me\n"] * 3
     assert not (project / "reports" / ".stopbench-journal.json").exists()
     assert (project / "reports" / "cells.csv").is_file()
+
+
+# ---------------------------------------------------------------- odd text in a sequence
+
+def test_a_title_with_a_newline_and_a_pipe_keeps_its_row_in_the_decision_table(project: Path) -> None:
+    (project / "sequences" / "odd.yaml").write_text(SEQ.replace("title: one answer", 'title: "two\\nlines | a pipe"'),
+                                                    encoding="utf-8")
+    assert bench("run").exit_code == 0
+    table = (project / "reports" / "decision-table.md").read_text(encoding="utf-8")
+    rows = [line for line in table.splitlines() if "lines" in line]
+    assert rows == [r"| odd        | two lines \| a pipe |"], rows
+
+
+def test_nul_characters_written_as_escapes_survive_accept_and_run(project: Path) -> None:
+    """YAML refuses a raw NUL; written "\\0" it is text like any other, and the golden file keeps it."""
+    text = SEQ.replace('content: "answer"', 'content: "a\\0b"\n    tool_calls:\n'
+                                             '      - {id: "c\\0", name: "re\\0ad", arguments: "{}"}')
+    (project / "sequences" / "nul.yaml").write_text(text.replace("finish: stop", "finish: tool_calls"),
+                                                    encoding="utf-8")
+    accepted = bench("accept", "finish_only", "--derived", "by hand", "--basis", "rule")
+    assert accepted.exit_code == 0, accepted.output
+    again = bench("run", "--strict", "--no-reports")
+    assert again.exit_code == 0 and "2 match" in again.output, again.output
