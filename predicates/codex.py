@@ -284,6 +284,8 @@ def stream_outcome(turn: Turn) -> str:
         return "incomplete"
     if turn.finish == "content_filter":
         return "content_filter"
+    if turn.finish_raw is not None and turn.finish_raw.startswith("incomplete/"):
+        return "incomplete"  # response.incomplete with another reason (steered, max_messages): the same branch
     if turn.finish == "error" or turn.finish_raw is None:
         return "stream"  # no terminal event: 'stream closed before response.completed' (observed)
     return "completed"

@@ -124,7 +124,7 @@ def _response(turn: dict[str, Any], stream: bool, **extra: Any) -> Any:
 
 
 @pytest.mark.parametrize("stream", STREAM, ids=IDS)
-@pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter"])
+@pytest.mark.parametrize("reason", ["max_output_tokens", "content_filter", "steered", "max_messages"])
 def test_responses_incomplete_carries_each_reason(reason: str, stream: bool) -> None:
     raw = f"incomplete/{reason}"
     response = _response({"finish": TABLES["openai-responses"][raw].finish, "finish_raw": raw,
@@ -157,3 +157,13 @@ def test_a_served_refusal_imports_back_with_the_same_stop_details(tmp_path: Path
         path.write_text(json.dumps(rendered.body))
     (back,) = import_capture(path, "anthropic").turns
     assert (back.turn.finish_raw, back.turn.content, back.turn.finish_detail) == ("refusal", "Hello..", detail)
+
+
+def test_every_incomplete_reason_the_client_knows_is_in_the_responses_table() -> None:
+    from typing import get_args
+
+    from openai.types.responses.response import IncompleteDetails
+
+    reasons = {r for arg in get_args(IncompleteDetails.model_fields["reason"].annotation) for r in get_args(arg)}
+    assert "max_output_tokens" in reasons
+    assert {f"incomplete/{r}" for r in reasons} <= set(TABLES["openai-responses"])

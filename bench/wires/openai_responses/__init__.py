@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from bench.wires.client import Conversation as ClientConversation
 
 _DOC = "https://platform.openai.com/docs/api-reference/responses/object (status, incomplete_details.reason)"
+_SDK = "openai-python 3.57.0 openai/types/responses/response.py IncompleteDetails.reason"
 
 
 class OpenAIResponses(Wire):
@@ -30,6 +31,8 @@ class OpenAIResponses(Wire):
         "completed": Entry("stop", f"{_DOC}: status 'completed' (tool calls, if any, are output items; there is no tool finish)"),
         "incomplete/max_output_tokens": Entry("length", f"{_DOC}: status 'incomplete', incomplete_details.reason 'max_output_tokens'"),
         "incomplete/content_filter": Entry("content_filter", f"{_DOC}: status 'incomplete', incomplete_details.reason 'content_filter'"),
+        "incomplete/steered": Entry("unknown", f"{_SDK}: 'steered means the response stopped at a safe output boundary after a WebSocket response.steer event. The server can then create a successor response automatically with the queued input': neither an answer nor a cut, the turn goes on with the new input"),
+        "incomplete/max_messages": Entry("unknown", f"{_SDK}: a reason the client lists with no documented meaning; the bench does not guess one"),
         "failed": Entry("error", f"{_DOC}: status 'failed' (with an error object)"),
         "cancelled": Entry("error", f"{_DOC}: status 'cancelled'"),
     })
