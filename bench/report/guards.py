@@ -176,8 +176,9 @@ HEADERS = ["predicate", "finite work finished", "false halts", "stuck loops miss
 
 
 def _what(c: GuardCell) -> str:
+    as_success = c.kind == "stuck" and c.stopped and c.ok is True
     if c.verdict in ("false halt", "miss"):
-        return c.verdict
+        return f"{c.verdict}, as success" if as_success else c.verdict
     return "stopped as success"
 
 

@@ -109,6 +109,14 @@ def test_a_stuck_loop_stopped_within_its_bound_but_reported_as_success_is_counte
     assert score.finished == 1  # the finite poll answers at request 4, before its reminder would come
 
 
+def test_a_stuck_loop_stopped_past_its_bound_as_success_is_listed_as_both() -> None:
+    late = replace(sequences()[1], require=Requirement(ok=False, stops_within=4))
+    cells = [Result(replay(late, ends_loop_as_success), "match")]
+    (score,) = guard_scores(cells, [late], ["ends_loop_as_success"])
+    assert [m.sequence for m in score.misses] == [s.sequence for s in score.ended_as_success] == ["guard-stuck"]
+    assert "- guard-stuck: miss, as success, stopped at request 5" in markdown_section([score])
+
+
 def test_scores_come_in_the_columns_order_and_a_column_without_cells_scores_nothing() -> None:
     scores = guard_scores(results(never_guards, halts_at_third), sequences(), ["never_guards", "halts_at_third",
                                                                               "absent"])
