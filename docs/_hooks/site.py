@@ -250,7 +250,44 @@ def _action() -> str:
     return "\n".join(rows) + "\n"
 
 
+_SHOWN = 6
+"""Sequences named per stop reason on the stop-reasons page; the rest are counted."""
+
+
+def _stop_reasons() -> str:
+    """Every wire's finish table (``bench.TABLES``): each raw stop reason, the finish it means, the
+    documentation it cites, and the catalogue's sequences that serve it."""
+    from bench.catalogue.load import load_catalogue
+    from bench.wires.dialects import TABLES, UNSPECIFIED
+
+    served: dict[tuple[str, str], list[str]] = {}
+    for sequence in load_catalogue(ROOT / "sequences").sequences:
+        for raw in dict.fromkeys(t.finish_raw for t in sequence.turns if t.finish_raw is not None):
+            served.setdefault((sequence.dialect, raw), []).append(sequence.id)
+    out: list[str] = []
+    for dialect, table in TABLES.items():
+        out += [f"### {dialect}", "", "| stop reason | means | documented by | sequences |",
+                "| --- | --- | --- | --- |"]
+        for raw, entry in table.items():
+            ids = sorted(served.get((dialect, raw), []))
+            where = ", ".join(f"`{i}`" for i in ids[:_SHOWN]) if ids else "none yet"
+            if len(ids) > _SHOWN:
+                where += f" and {len(ids) - _SHOWN} more"
+            cite = " ".join(entry.cite.split()).replace("|", "\\|")
+            out.append(f"| `{raw}` | `{entry.finish}` | {cite} | {where} |")
+        unknown = sorted({raw for (d, raw) in served if d == dialect and raw not in table})
+        if unknown:
+            out += ["", "Served as their raw strings, not in the table (`unknown`): "
+                    + ", ".join(f"`{raw}` ({', '.join(f'`{i}`' for i in sorted(served[(dialect, raw)]))})"
+                                for raw in unknown) + "."]
+        if dialect in UNSPECIFIED:
+            out += ["", f"An unknown finish of another wire is served here as `{UNSPECIFIED[dialect]}`."]
+        out.append("")
+    return "\n".join(out)
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "stop-reasons": _stop_reasons,
     "action": _action,
     "pins": _pins,
     "columns": _columns,

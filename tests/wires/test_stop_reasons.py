@@ -167,3 +167,21 @@ def test_every_incomplete_reason_the_client_knows_is_in_the_responses_table() ->
     reasons = {r for arg in get_args(IncompleteDetails.model_fields["reason"].annotation) for r in get_args(arg)}
     assert "max_output_tokens" in reasons
     assert {f"incomplete/{r}" for r in reasons} <= set(TABLES["openai-responses"])
+
+
+def test_the_stop_reasons_page_lists_every_table_entry_and_where_the_catalogue_serves_it() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("site_hook", Path(__file__).parents[2] / "docs/_hooks/site.py")
+    assert spec is not None and spec.loader is not None
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    page = hook.GENERATORS["stop-reasons"]()
+    rows = {line.split(" | ")[0].strip("| `") for line in page.splitlines() if line.startswith("| `")}
+    for dialect, table in TABLES.items():
+        assert f"### {dialect}" in page
+        assert set(table) <= rows
+    for reason, sequence in [("UNEXPECTED_TOOL_CALL", "gemini-unexpected-tool-call"), ("SPII", "gemini-spii"),
+                             ("incomplete/steered", "responses-incomplete-steered")]:
+        (row,) = [line for line in page.splitlines() if line.startswith(f"| `{reason}` |")]
+        assert f"`{sequence}`" in row
