@@ -124,7 +124,7 @@ def test_scores_come_in_the_columns_order_and_a_column_without_cells_scores_noth
     assert (scores[2].finite, scores[2].stuck) == (0, 0)
 
 
-def test_the_markdown_section_is_the_same_bytes_twice_and_names_each_rule_with_its_text() -> None:
+def test_the_sections_are_the_same_bytes_twice_and_name_each_rule_with_its_text() -> None:
     preds = [never_guards, halts_at_third]
     names = ["never_guards", "halts_at_third"]
     one = markdown_section(guard_scores(results(*preds), sequences(), names), preds)
@@ -134,6 +134,8 @@ def test_the_markdown_section_is_the_same_bytes_twice_and_names_each_rule_with_i
     assert ["halts_at_third", "0 of 1", "1", "0 of 1", "0", "3"] in table_rows(one)
     assert ["never_guards", "1 of 1", "0", "1 of 1", "0", "200"] in table_rows(one)
     assert "`third`: 3rd identical call: stop" in one
+    html = [html_section(guard_scores(results(*preds), sequences(), names), preds) for _ in range(2)]
+    assert html[0] == html[1] and 'href="#guard-halts_at_third"' in html[0]
 
 
 def test_the_html_section_escapes_what_it_shows() -> None:
