@@ -189,4 +189,5 @@ def _one_line(exc: BaseException, path: Path | None = None) -> str:
     own = [f for f in tb if mine is not None and Path(f.filename).resolve() == mine]
     frame = own[-1] if own else (tb[-1] if tb else None)
     where = f" ({Path(frame.filename).name}:{frame.lineno})" if frame else ""
-    return f"{type(exc).__name__}: {exc}{where}".replace("\n", " ")
+    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__  # no "Name: " with nothing after
+    return f"{text}{where}".replace("\n", " ")

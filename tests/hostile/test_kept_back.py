@@ -165,3 +165,128 @@ def test_nul_characters_written_as_escapes_survive_accept_and_run(project: Path)
     assert accepted.exit_code == 0, accepted.output
     again = bench("run", "--strict", "--no-reports")
     assert again.exit_code == 0 and "2 match" in again.output, again.output
+
+
+# ---------------------------------------------------------------- already one line (pinned)
+
+@pytest.mark.parametrize(("raised", "said"), [
+    ("SystemExit(3)", "called sys.exit(3) at import"), ("KeyboardInterrupt()", "raised KeyboardInterrupt at import"),
+    ("GeneratorExit()", "GeneratorExit (bad.py:1)"), ("MemoryError()", "MemoryError (bad.py:1)"),
+    ("RecursionError('deep')", "RecursionError: deep (bad.py:1)"),
+])
+def test_a_predicate_raising_a_base_exception_at_import_costs_only_its_cells(project: Path, raised: str,
+                                                                             said: str) -> None:
+    (project / "predicates" / "bad.py").write_text(f"raise {raised}\n", encoding="utf-8")
+    res = bench("run", "--no-reports")
+    assert res.exit_code == 1, res.output
+    assert lines_about(res.output, "predicates/bad.py") == [
+        f"broken predicate: predicates/bad.py: {said} (its cells are marked crashed)"], res.output
+    assert "finish_only      1      0         0           1        0" in res.output  # the other predicate ran
+
+
+def test_an_empty_predicate_file_is_a_broken_predicate(project: Path) -> None:
+    (project / "predicates" / "empty.py").write_bytes(b"")
+    res = bench("run", "--no-reports")
+    assert res.exit_code == 1
+    assert lines_about(res.output, "predicates/empty.py")[0].startswith(
+        "broken predicate: predicates/empty.py: defines no predicate; ")
+
+
+def merge_bomb(levels: int) -> str:
+    """Merge keys doubling at each level: 2**levels keys merged if a reader expanded them."""
+    lines = ["a0: &a0 {x: 1}"] + [f"a{i}: &a{i}\n  <<: [*a{i - 1}, *a{i - 1}]\n  k{i}: 1" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+def test_a_merge_key_bomb_in_a_sequence_file_is_one_line(project: Path) -> None:
+    (project / "sequences" / "bomb.yaml").write_text(merge_bomb(30) + "title: t\n", encoding="utf-8")
+    res = bench("list")
+    assert res.exit_code == 2
+    assert lines_about(res.output, "bomb.yaml")[0] == ("bad sequence: sequences/bomb.yaml: not valid YAML: line 3, "
+                                                       "column 3: merge keys (<<) are not allowed: write the keys out")
+
+
+def test_a_merge_key_bomb_in_a_cassette_is_one_line_and_exit_2(project: Path) -> None:
+    """Cassettes may use aliases (recorders write them), never merge keys."""
+    (project / "bomb.yaml").write_text("interactions: []\n" + merge_bomb(30), encoding="utf-8")
+    res = bench("import", "bomb.yaml", "--out", "sequences/b.yaml")
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [
+        "cannot import: bomb.yaml: not valid YAML: line 4, column 3: merge keys (<<) are not allowed: write the keys "
+        "out"], res.output
+    assert not (project / "sequences" / "b.yaml").exists()
+
+
+def test_a_file_name_that_is_not_utf_8_is_refused_with_one_line(project: Path) -> None:
+    (project / "sequences" / os.fsdecode(b"bad\xff.yaml")).write_text(SEQ, encoding="utf-8")
+    res = bench("run", "--no-reports")
+    assert res.exit_code == 2
+    bad = [line for line in res.output.splitlines() if line.startswith("bad sequence")]
+    assert len(bad) == 1 and "rename the file" in bad[0], res.output
+
+
+@pytest.mark.parametrize(("edit", "where"), [
+    (("    outcome: stopped\n", "    outcome: stopped\n    outcome: capped\n"),
+     "line 10, column 5: duplicate key 'outcome'"),
+    (("predicate: finish_only\n", "predicate: finish_only\npredicate: other\n"),
+     "line 2, column 1: duplicate key 'predicate'"),
+])
+def test_a_golden_file_with_a_key_given_twice_is_one_line_and_exit_2(project: Path, edit: tuple[str, str],
+                                                                     where: str) -> None:
+    assert bench("accept", "finish_only", "--derived", "by hand", "--basis", "rule").exit_code == 0
+    golden = project / "expected" / "finish_only.yaml"
+    golden.write_text(golden.read_text(encoding="utf-8").replace(*edit), encoding="utf-8")
+    res = bench("run", "--no-reports")
+    assert res.exit_code == 2
+    assert res.output.splitlines()[0] == f"bad golden file: expected/finish_only.yaml: not valid YAML: {where}"
+
+
+CHAT = ('{"id":"c1","object":"chat.completion","model":"gpt-4o","choices":[{"index":0,"message":{"role":"assistant",'
+        '"content":"bad \\ud800 here"},"finish_reason":"stop"}]}\n')
+CHUNK = ('data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":'
+         '"\\udc00x"},"finish_reason":null}]}\n\ndata: [DONE]\n\n')
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("lone.json", CHAT, "cannot import: lone.json: JSON: invalid JSON (line 1, column 123: no low surrogate in "
+                        "string)"),
+    ("lone.sse", CHUNK, "cannot import: lone.sse: line 1 (event 1): invalid JSON (column 98: invalid high surrogate "
+                        "in string)"),
+])
+def test_a_capture_with_a_lone_surrogate_escape_is_one_line_and_exit_2(project: Path, name: str, text: str,
+                                                                       said: str) -> None:
+    (project / name).write_text(text, encoding="utf-8")
+    res = bench("import", name, "--out", "sequences/x.yaml")
+    assert (res.exit_code, res.output.strip()) == (2, said)
+
+
+@pytest.mark.parametrize("args", [("check", "--jobs", "0", "-c", "x=true"), ("check", "--jobs", "-1", "-c", "x=true"),
+                                  ("run", "--safety-cap", "0"), ("run", "--safety-cap", "-5")])
+def test_a_count_below_one_is_a_usage_error(project: Path, args: tuple[str, ...]) -> None:
+    res = bench(*args)
+    errors = [line for line in res.output.splitlines() if line.startswith("Error: ")]
+    assert res.exit_code == 2 and len(errors) == 1, res.output
+    assert errors[0].endswith(f"{args[2]} is not in the range x>=1."), errors
+
+
+@pytest.mark.parametrize("value", ["garbage", "2"])
+def test_a_garbage_only_mine_variable_is_one_line_and_exit_2(project: Path, monkeypatch: pytest.MonkeyPatch,
+                                                             value: str) -> None:
+    monkeypatch.setenv("STOPBENCH_ONLY_MINE", value)
+    res = bench("list")
+    errors = [line for line in res.output.splitlines() if line.startswith("Error: ")]
+    assert res.exit_code == 2 and errors == [
+        f"Error: Invalid value for '--only-mine': {value!r} is not a valid boolean. Recognized values: , 0, 1, f, "
+        "false, n, no, off, on, t, true, y, yes"], res.output
+
+
+def test_a_reports_link_to_a_folder_elsewhere_is_written_through_and_stays_a_link(
+        project: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
+    elsewhere = tmp_path_factory.mktemp("elsewhere")
+    (elsewhere / "notes.txt").write_text("mine\n", encoding="utf-8")
+    (project / "reports").symlink_to(elsewhere, target_is_directory=True)
+    for _ in range(2):  # the second run replaces the first's set through the link
+        assert bench("run").exit_code == 0
+    assert (project / "reports").is_symlink()
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["cells.csv", "decision-table.md", "index.html", "notes.txt"]
+    assert (elsewhere / "notes.txt").read_text(encoding="utf-8") == "mine\n"
