@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -290,3 +291,33 @@ def test_a_reports_link_to_a_folder_elsewhere_is_written_through_and_stays_a_lin
     assert (project / "reports").is_symlink()
     assert sorted(p.name for p in elsewhere.iterdir()) == ["cells.csv", "decision-table.md", "index.html", "notes.txt"]
     assert (elsewhere / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+
+
+def test_a_read_only_reports_folder_with_a_journal_left_is_one_line_and_keeps_the_journal(
+        project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """reports/ read-only (simulated: these tests may run as root, whom chmod does not stop) holding what
+    a killed write left: one line, exit 2, and the journal and second name stay for a run that can write."""
+    assert bench("run").exit_code == 0
+    reports = project / "reports"
+    (reports / ".cells.csv.stopbench-abcdefgh.old").write_text("the set before\n", encoding="utf-8")
+    (reports / ".stopbench-journal.json").write_text(json.dumps([
+        {"target": "cells.csv", "tmp": ".cells.csv.stopbench-abcdefgh.tmp", "old": ".cells.csv.stopbench-abcdefgh.old"},
+    ]), encoding="utf-8")
+    before = sorted(p.name for p in reports.iterdir())
+
+    def refusing(real: Any, writes: bool) -> Any:
+        def call(path: Any, *args: Any, **kwargs: Any) -> Any:
+            flags = args[0] if args else 0
+            if os.path.abspath(path).startswith(str(reports)) and (writes or flags & (os.O_WRONLY | os.O_RDWR)):
+                raise PermissionError(13, "Permission denied", str(path))
+            return real(path, *args, **kwargs)
+        return call
+
+    for name in ("replace", "rename", "unlink", "mkdir"):
+        monkeypatch.setattr(os, name, refusing(getattr(os, name), True))
+    monkeypatch.setattr(os, "open", refusing(os.open, False))
+    res = bench("run")
+    monkeypatch.undo()
+    assert (res.exit_code, res.output.strip().splitlines()[-1]) == (
+        2, "reports: cannot write into this folder: Permission denied"), res.output
+    assert sorted(p.name for p in reports.iterdir()) == before
