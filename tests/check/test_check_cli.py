@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+import bench.check.mcp
 from bench.catalogue.document import dump_sequence
 from bench.check import PROMPT, run_program
 from bench.check.program import DUMMY_KEY
@@ -114,7 +115,8 @@ def test_the_program_gets_what_real_clients_read_and_the_tool_servers(monkeypatc
     assert env["STOPBENCH_MODEL"] == "gemini-2.5-flash"
     assert env["STOPBENCH_TOOLS_URL"] == root + "/_stopbench/tools"
     argv = json.loads(env["STOPBENCH_MCP_COMMAND"])
-    assert os.path.isabs(argv[0]) and argv[1:] == ["-m", "bench.check.mcp", "--tools-url", root + "/_stopbench/tools"]
+    mcp_file = os.path.abspath(bench.check.mcp.__file__)
+    assert os.path.isabs(argv[0]) and argv[1:] == ["-P", mcp_file, "--tools-url", root + "/_stopbench/tools"]
     assert env["STOPBENCH_MCP_URL"].startswith("http://127.0.0.1:") and env["STOPBENCH_MCP_URL"].endswith("/mcp")
 
 
