@@ -552,6 +552,33 @@ _SURVIVES_GEMINI_BOOST = (
 )
 MUTATION_NOTES = (
     MutationNote(
+        "_BOTOCORE_RETRY_STATUS = (429, 500, 502, 503, 504)",
+        "502 and 504: Bedrock names no exception with either status (service-2.json: InternalServerException 500, ServiceUnavailableException 503), only a proxy in front of it sends them, and no sequence does; tests/ports/test_bedrock_paths.py pins both",
+        ("502 -> 503", "502 -> 501", "504 -> 505", "504 -> 503"),
+        equivalent=False,
+    ),
+    MutationNote(
+        'return "tool_calls" if mapped == "stop" and turn.tool_calls else mapped',
+        "only a Bedrock turn cut by max_tokens or filtered while carrying toolUse blocks tells the test apart "
+        "(the calls run either way on a stop); no sequence has one; tests/ports/test_bedrock_paths.py pins it",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+    MutationNote(
+        "boto=0,",
+        "the first count of botocore's retries: only a Bedrock run that starts with two retryable errors tells "
+        "0 from 1 or -1 apart (bedrock-throttling-then-success has one); tests/ports/test_bedrock_paths.py pins it",
+        ("0 -> 1", "0 -> -1"),
+        equivalent=False,
+    ),
+    MutationNote(
+        "if i not in cut and (decision.run == ALL or i in decision.run))",
+        "only a Bedrock turn with a cut tool input beside a whole one reaches the test; no sequence has one "
+        "(bedrock-stream-cut-mid-tool-use has one call); tests/ports/test_bedrock_paths.py pins it",
+        ("== -> !=",),
+        equivalent=False,
+    ),
+    MutationNote(
         "(400 <= status < 500 and status not in (402, 408, 429))",
         "there is no HTTP status 399",
         ("400 -> 399",),

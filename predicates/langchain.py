@@ -145,6 +145,12 @@ _OBJECT_INPUT = ("anthropic", "bedrock-converse")
 
 MUTATION_NOTES = (
     MutationNote(
+        "_BOTOCORE_RETRY_STATUS = (429, 500, 502, 503, 504)",
+        "502 and 504: Bedrock names no exception with either status (service-2.json: InternalServerException 500, ServiceUnavailableException 503), only a proxy in front of it sends them, and no sequence does; tests/ports/test_bedrock_paths.py pins both",
+        ("502 -> 503", "502 -> 501", "504 -> 505", "504 -> 503"),
+        equivalent=False,
+    ),
+    MutationNote(
         "MODEL_CALLS = 5000",
         "the cap (5,000 model calls) lies past the bench's safety cap of 200 requests, so no catalogue replay "
         "reaches it; tests/ports/test_langchain.py pins it with a longer safety cap",

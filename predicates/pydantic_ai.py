@@ -175,6 +175,12 @@ def _tools(turn: Turn, state: State) -> Decision:
 
 MUTATION_NOTES = (
     MutationNote(
+        "_BOTOCORE_RETRY_STATUS = (429, 500, 502, 503, 504)",
+        "502 and 504: Bedrock names no exception with either status (service-2.json: InternalServerException 500, ServiceUnavailableException 503), only a proxy in front of it sends them, and no sequence does; tests/ports/test_bedrock_paths.py pins both",
+        ("502 -> 503", "502 -> 501", "504 -> 505", "504 -> 503"),
+        equivalent=False,
+    ),
+    MutationNote(
         'if err is not None and not (state.dialect == "openai-responses"',
         "an error on a Response whose status is failed: the server renders a failed Response from finish_raw "
         "alone, and no sequence gives such a turn an error as well",

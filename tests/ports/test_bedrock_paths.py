@@ -123,3 +123,32 @@ def test_opencode_maps_bedrock_stop_reasons_with_its_bundled_bedrock_provider() 
     assert window.steps[0].decision.rule == "unknown-finish" and window.reason == "exit"
     assert run("opencode", Turn("length", "model_context_window_exceeded", content="x"), END,
                dialect="anthropic").n_steps == 1
+
+
+@pytest.mark.parametrize("status", [502, 504])
+@pytest.mark.parametrize("name", ["pydantic_ai", "langchain", "pi", "hermes"])
+def test_a_bedrock_client_retries_a_proxys_502_and_504_too(name: str, status: int) -> None:
+    # botocore retries/standard.py L469 and @smithy/core TRANSIENT_ERROR_STATUS_CODES: 500, 502, 503, 504
+    cell = run(name, error(status, "server_error"), END)
+    assert cell.steps[0].decision.action == "resend" and "retry" in cell.steps[0].decision.rule
+    assert cell.ok
+
+
+@pytest.mark.parametrize("name", ["pi", "hermes"])
+def test_two_retryable_errors_at_the_start_of_a_bedrock_run_are_both_retried_by_the_client(name: str) -> None:
+    cell = run(name, error(429, "rate_limit"), error(503, "overloaded"), END)
+    assert [s.decision.rule for s in cell.steps][:2] == [cell.steps[0].decision.rule] * 2
+    assert "botocore" in cell.steps[0].decision.rule or "sdk" in cell.steps[0].decision.rule
+
+
+def test_hermes_keeps_a_bedrock_length_or_filter_with_tool_use_blocks() -> None:
+    # bedrock_adapter.py L960-962 turns only a stop with calls into tool_calls: max_tokens with a call stays length
+    cut = Turn("length", "max_tokens", tool_calls=(ToolCall("t", "read_file", '{"path": "a"}'),))
+    assert run("hermes", cut, END).steps[0].decision.rule == "length-tools-resend"
+
+
+def test_hermes_fails_only_the_cut_one_of_two_bedrock_tool_inputs() -> None:
+    two = Turn("tool_calls", "tool_use", tool_calls=(ToolCall("a", "read_file", '{"path": "a"}'),
+                                                     ToolCall("b", "bash", '{"command": "ls')))
+    first = run("hermes", two, END).steps[0].decision
+    assert (first.action, first.run, first.failed) == ("continue", (0,), (1,))
