@@ -20,6 +20,7 @@ from bench.wires.base import Assembler, Context, Entry, Rendered, Route, Shape, 
 from bench.wires.gemini import capture, read, render
 
 _DOC = "https://ai.google.dev/api/generate-content#FinishReason"
+_SDK = "google-genai 3.6.1 google/genai/types.py FinishReason"
 
 
 class Gemini(Wire):
@@ -39,6 +40,17 @@ class Gemini(Wire):
         "TOO_MANY_TOOL_CALLS": Entry("error", f"{_DOC}: 'model called too many tools consecutively'"),
         "OTHER": Entry("unknown", f"{_DOC}: 'unknown reason'"),
         "FINISH_REASON_UNSPECIFIED": Entry("unknown", f"{_DOC}: 'default value; this value is unused'"),
+        # the reasons the official client lists beyond those (after them, so no wire's string for a finish changes)
+        "IMAGE_PROHIBITED_CONTENT": Entry("content_filter", f"{_SDK} L554-555: 'the generated image may contain prohibited content'"),
+        "IMAGE_RECITATION": Entry("content_filter", f"{_SDK} L560-561: 'the generated image may be a recitation from a source'"),
+        "IMAGE_OTHER": Entry("unknown", f"{_SDK} L556-557: 'the image generation stopped for a reason not otherwise specified'"),
+        "NO_IMAGE": Entry("unknown", f"{_SDK} L558-559: 'the model was expected to generate an image, but didn't'"),
+        "MISSING_THOUGHT_SIGNATURE": Entry("error", f"{_SDK} L566-567: 'request has at least one thought signature missing' (a request the loop built wrong)"),
+        "MALFORMED_RESPONSE": Entry("error", f"{_SDK} L568-569: 'finishes due to malformed response'"),
+        "ESCALATION": Entry("content_filter", f"{_SDK} L570-571: 'request was filtered by an escalation rule'"),
+        "PUP_LIMITED_DISABLED": Entry("error", f"{_SDK} L572-573: 'the user account is limited or disabled due to Prohibited Use Policy (PUP) violations' (no request of this account succeeds)"),
+        "CONTINUATION": Entry("length", f"{_SDK} L574-575: 'the response reached the per-request token limit, but generation is not yet complete' (continued with the returned continuation_token)"),
+        "MODEL_ARMOR": Entry("content_filter", f"{_SDK} L576-577: 'the model response was blocked by Model Armor' (Vertex AI)"),
     })
     unspecified = "OTHER"
     calls_finish = "STOP"
