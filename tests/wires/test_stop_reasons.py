@@ -186,3 +186,11 @@ def test_the_stop_reasons_page_lists_every_table_entry_and_where_the_catalogue_s
                              ("incomplete/steered", "responses-incomplete-steered")]:
         (row,) = [line for line in page.splitlines() if line.startswith(f"| `{reason}` |")]
         assert f"`{sequence}`" in row
+
+
+def test_the_anthropic_table_holds_exactly_the_stop_reasons_the_client_knows() -> None:
+    from typing import get_args
+
+    from anthropic.types import StopReason
+
+    assert set(TABLES["anthropic"]) == set(get_args(StopReason))
