@@ -286,7 +286,42 @@ def _stop_reasons() -> str:
     return "\n".join(out)
 
 
+_LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
+    ("bench.catalogue.yaml_read", "MAX_BYTES", "bytes", "a YAML file read (sequence, golden file, cassette)",
+     "refused unread, one line; a FIFO, a device or a folder is refused at once"),
+    ("bench.catalogue.yaml_read", "MAX_DEPTH", "levels", "nesting in a YAML file", "refused, one line"),
+    ("bench.catalogue.yaml_read", "ALIAS_BUDGET", "values", "what aliases may add to a cassette",
+     "refused, one line (sequence and golden files allow no alias at all)"),
+    ("bench.wires.capture", "MAX_INFLATED", "bytes", "a gzip body of a cassette, inflated",
+     "refused when reached, one line naming the body"),
+    ("bench.wires.capture", "MAX_RATIO", "times", "a gzip body's inflated size over its compressed size, past "
+     "`RATIO_FLOOR` bytes", "refused when reached, one line naming the body"),
+    ("bench.engine.replay", "DEFAULT_SAFETY_CAP", "requests", "a replay (`--safety-cap`)", "the cell ends `capped`"),
+    ("bench.engine.contain", "DEFAULT_DECISION_TIMEOUT", "seconds", "one decision or one predicate file's import "
+     "(`--decision-timeout`)", "the cell crashes"),
+    ("bench.engine.replay", "SHARE_AFTER", "steps", "a cell whose steps keep their own records",
+     "a step like the one before shares its records"),
+    ("bench.report.page.data", "STEPS_DRAWN", "steps", "a cell's steps drawn on the page",
+     "the rest are counted, not drawn"),
+    ("bench.cli.serve", "DEFAULT_MAX_BODY", "bytes", "a request body the replay server reads (`--max-body`)",
+     "HTTP 413"),
+)
+
+
+def _limits() -> str:
+    """The bench's bounds on what it reads and keeps, each with its value from the code."""
+    import importlib
+
+    rows = ["| a bound on | value | past it | constant |", "| --- | --- | --- | --- |"]
+    for module, name, unit, what, past in _LIMITS:
+        value = getattr(importlib.import_module(module), name)
+        shown = f"{value:,}" if isinstance(value, int) else f"{value:g}"
+        rows.append(f"| {what} | {shown} {unit} | {past} | `{module}.{name}` |")
+    return "\n".join(rows) + "\n"
+
+
 GENERATORS: dict[str, Callable[[], str]] = {
+    "limits": _limits,
     "stop-reasons": _stop_reasons,
     "action": _action,
     "pins": _pins,
