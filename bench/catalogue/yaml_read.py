@@ -120,7 +120,7 @@ def _regular_file_bytes(path: Path) -> bytes:
             raise OSError(errno.EINVAL, f"{kind}, not a regular file")
         if info.st_size > MAX_BYTES:
             raise OSError(errno.EFBIG, f"{info.st_size:,} bytes, more than the {MAX_BYTES:,} a YAML file may hold")
-        return fh.read(MAX_BYTES + 1)
+        return fh.read()  # sized by fstat; read(n) would set aside n bytes first
 
 
 def parse_yaml(data: str | bytes, *, aliases: bool = False) -> Any:
