@@ -565,13 +565,6 @@ MUTATION_NOTES = (
         equivalent=False,
     ),
     MutationNote(
-        "boto=0,",
-        "the first count of botocore's retries: only a Bedrock run that starts with two retryable errors tells "
-        "0 from 1 or -1 apart (bedrock-throttling-then-success has one); tests/ports/test_bedrock_paths.py pins it",
-        ("0 -> 1", "0 -> -1"),
-        equivalent=False,
-    ),
-    MutationNote(
         "if i not in cut and (decision.run == ALL or i in decision.run))",
         "only a Bedrock turn with a cut tool input beside a whole one reaches the test; no sequence has one "
         "(bedrock-stream-cut-mid-tool-use has one call); tests/ports/test_bedrock_paths.py pins it",

@@ -215,14 +215,6 @@ MUTATION_NOTES = (
     ),
     MutationNote.default_below('if _sdk_retries(turn) and state.memo.get("sdk", 0) < SDK_RETRIES:'),
     MutationNote(
-        'state.memo["sdk"] = state.memo.get("sdk", 0) + 1',
-        "the default is read only when a Bedrock run starts with a retryable error, and only two of them in a row "
-        "at the start tell 0 from 1 or -1 apart (bedrock-throttling-then-success has one); "
-        "tests/ports/test_bedrock_paths.py pins it",
-        ("0 -> 1", "0 -> -1"),
-        equivalent=False,
-    ),
-    MutationNote(
         'return Remind("truncated-calls", steer, failed=ALL)',
         "a length turn with calls that also carries a steer; no sequence has one",
         equivalent=False,
