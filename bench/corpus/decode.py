@@ -50,6 +50,7 @@ from bench.engine.model import (
 )
 from bench.errors import UnusableInput
 from bench.wires import dialects
+from bench.wires.capture import MAX_RATIO, RATIO_FLOOR
 
 __all__ = ["BLOCK_BYTES", "CorpusError", "SequenceLine", "iter_json_lines", "iter_parquet", "line_records"]
 
@@ -349,10 +350,35 @@ def _drop_nulls(value: Any, keep: frozenset[str] = frozenset()) -> Any:
     return value
 
 
+PARQUET_BATCH = 256
+"""Rows decoded at a time (each a sequence)."""
+
+
+def _decoded_bytes(array: Any) -> int:
+    """Bytes `array` holds once every value is written out: a dictionary array's values counted once per
+    row that uses them (computed on the lengths, without making the strings), other arrays as they are."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.compute as pc  # type: ignore[import-untyped]
+
+    kind = array.type
+    if pa.types.is_dictionary(kind):
+        values = array.dictionary
+        if pa.types.is_string(values.type) or pa.types.is_binary(values.type) \
+                or pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type):
+            lengths = pc.take(pc.binary_length(values), array.indices)
+            return int(pc.sum(lengths).as_py() or 0) + int(array.indices.nbytes)
+        return int(values.nbytes * max(len(array), 1) // max(len(values), 1)) + int(array.indices.nbytes)
+    if pa.types.is_list(kind) or pa.types.is_large_list(kind):
+        return int(array.offsets.nbytes) + _decoded_bytes(array.flatten())
+    if pa.types.is_struct(kind):
+        return sum(_decoded_bytes(child) for child in array.flatten())
+    return int(array.nbytes)
+
+
 def iter_parquet(path: Path, shown: str, row_groups: list[int] | None = None) -> Iterator[Traced]:
     """The records of a Parquet corpus (one row per sequence, columns as the JSON line's keys, turns a
     list of structs), a batch at a time; `row_groups` restricts it to those row groups (a shard)."""
-    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow as pa
     import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
     try:
@@ -366,7 +392,19 @@ def iter_parquet(path: Path, shown: str, row_groups: list[int] | None = None) ->
         offsets.append(offsets[-1] + pf.metadata.row_group(g).num_rows)
     for g in groups:
         row = offsets[g]
-        for batch in pf.iter_batches(batch_size=4096, row_groups=[g]):
+        meta = pf.metadata.row_group(g)
+        packed = sum(meta.column(c).total_compressed_size for c in range(meta.num_columns))
+        bound = max(RATIO_FLOOR, MAX_RATIO * packed)
+        unpacked = sum(meta.column(c).total_uncompressed_size for c in range(meta.num_columns))
+        if unpacked > bound:
+            raise CorpusError(f"{shown}: row group {g + 1}: its pages inflate to {unpacked:,} bytes, past {MAX_RATIO} "
+                              f"times their {packed:,} compressed bytes, the bound on what stopbench unpacks")
+        decoded = 0
+        for batch in pf.iter_batches(batch_size=PARQUET_BATCH, row_groups=[g]):
+            decoded += sum(_decoded_bytes(column) for column in batch.columns)
+            if decoded > bound:  # a dictionary column's rows repeat its values: counted before they are made
+                raise CorpusError(f"{shown}: row group {g + 1}: its rows inflate past {bound:,} bytes, {MAX_RATIO} "
+                                  f"times their {packed:,} compressed bytes, the bound on what stopbench unpacks")
             for data in batch.to_pylist():
                 row += 1
                 cleaned = {k: (_drop_nulls(v) if k != "turns" else [_drop_nulls(t, _KEEP_NULL) for t in v or []])

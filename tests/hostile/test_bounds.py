@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import base64
 import gc
+import os
 import random
+import resource
+import shutil
+import subprocess
+import sys
 import tracemalloc
 import zlib
 from collections.abc import Iterator
@@ -199,3 +204,45 @@ def test_a_long_replay_keeps_little_per_step() -> None:
         tracemalloc.stop()
     assert cell.n_steps == 50_000
     assert held / 50_000 < 160, held / 50_000
+
+
+# ---------------------------------------------------------------- a Parquet corpus that inflates
+
+def parquet_bomb(path: Path, rows: int, value_bytes: int) -> None:
+    """A corpus Parquet file of `rows` sequences whose one turn's content is the same `value_bytes`
+    string: a dictionary column (one value, `rows` indices), so neither the test nor the file holds the
+    rows x value_bytes a reader decoding it to plain strings makes."""
+    import pyarrow as pa  # type: ignore[import-untyped]
+    import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+    content = pa.DictionaryArray.from_arrays(pa.array([0] * rows, pa.int32()), pa.array(["x" * value_bytes]))
+    finish = pa.array(["stop"] * rows)
+    turns = pa.ListArray.from_arrays(pa.array(range(rows + 1), pa.int32()),
+                                     pa.StructArray.from_arrays([finish, finish, content],
+                                                                ["finish", "finish_raw", "content"]))
+    table = pa.table({"id": [f"s{i}" for i in range(rows)], "title": ["t"] * rows, "kind": ["recorded"] * rows,
+                      "dialect": ["openai-chat"] * rows, "source": ["x"] * rows, "then": ["end"] * rows,
+                      "turns": turns})
+    pq.write_table(table, path, compression="zstd", row_group_size=rows)
+
+
+@pytest.mark.parametrize(("rows", "value_bytes"), [(1024, MiB), (8192, 256 << 10)])
+def test_a_parquet_corpus_that_inflates_past_its_bound_is_one_line_and_exit_2(tmp_path: Path, rows: int,
+                                                                               value_bytes: int) -> None:
+    """1 GiB and 2 GiB of strings from files of a few KB: refused before (the first, by the row group's
+    own sizes) or while (the second: its dictionary page is small) the rows are decoded, in a child
+    limited to 1.5 GB of address space."""
+    parquet_bomb(tmp_path / "bomb.parquet", rows, value_bytes)
+    assert (tmp_path / "bomb.parquet").stat().st_size < 200_000
+    (tmp_path / "predicates").mkdir()
+    shutil.copy(ROOT / "predicates" / "finish_only.py", tmp_path / "predicates")
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+    res = subprocess.run([sys.executable, "-m", "bench", "corpus", "--no-entry-points", "--predicates", "predicates",
+                          "bomb.parquet", "--out", "rep"], cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                         check=False, env={**os.environ, "PYTHONPATH": str(ROOT)}, preexec_fn=limit)
+    assert "Traceback" not in res.stderr and res.returncode == 2, (res.returncode, res.stderr[-800:])
+    lines = [line for line in res.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and lines[0].startswith("bomb.parquet: row group 1: ") and " inflate " in lines[0], lines
