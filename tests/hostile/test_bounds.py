@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import gc
+import json
 import os
 import random
 import resource
@@ -27,7 +28,7 @@ from bench.engine.replay import replay
 from bench.golden.run import Result, run
 from bench.importers import import_capture
 from bench.report.page import build_page
-from bench.report.page.data import STEPS_DRAWN
+from bench.report.page.data import STEPS_DRAWN, TURNS_DRAWN
 from bench.report.write import write_reports
 from bench.wires.capture import CaptureError, inflate
 from tests.helpers import ROOT, seq, tools
@@ -246,3 +247,57 @@ def test_a_parquet_corpus_that_inflates_past_its_bound_is_one_line_and_exit_2(tm
     assert "Traceback" not in res.stderr and res.returncode == 2, (res.returncode, res.stderr[-800:])
     lines = [line for line in res.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("bomb.parquet: row group 1: ") and " inflate " in lines[0], lines
+
+
+def test_a_sequence_of_many_turns_draws_a_bounded_page(tmp_path: Path) -> None:
+    """50,000 turns (before: every one on the page, 61 MB at 1,000,000): the first TURNS_DRAWN turns
+    and those the drawn steps use are drawn, the others counted."""
+    turns = [tools("read_file")] * 49_999 + [Turn(finish="stop", finish_raw="stop", content="done")]
+    sequence = seq(*turns, sid="many-turns")
+    loaded = [load_file(ROOT / "predicates" / "finish_only.py")]
+    results = list(run([sequence], loaded, None, 60_000))
+    assert results[0].cell.n_steps == 50_000
+    page = build_page(results, [sequence], loaded)
+    assert len(page) < 800_000, len(page)
+    data = json.loads(page.split('<script type="application/json" id="stopbench-data">', 1)[1].split("</script>", 1)[0])
+    drawn = data["sequences"][0]
+    assert len(drawn["turns"]) == TURNS_DRAWN and drawn["n_turns"] == 50_000
+    assert drawn["turns_elided"] == 50_000 - TURNS_DRAWN
+
+
+def test_a_long_cell_s_page_draws_its_elisions_in_a_browser(tmp_path: Path) -> None:
+    """The drill-down of a 3,000-step cell on a 3,000-turn sequence, in headless Chromium: the steps and
+    turns tables end with the rows saying what was left out, the stepper counts every turn, no script error."""
+    from tests.page.test_browser import CHROMIUM_FLAGS, by, errors, find_browser, no_browser
+
+    found = find_browser()
+    if found is None:
+        no_browser("no chromium and chromedriver on the PATH")
+    selenium = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    sequence = seq(*([tools("read_file")] * 2_999 + [Turn(finish="stop", finish_raw="stop", content="done")]),
+                   sid="many-turns")
+    loaded = [load_file(ROOT / "predicates" / "finish_only.py")]
+    write_reports(tmp_path, list(run([sequence], loaded, None, 5_000)), ["many-turns"], ["finish_only"],
+                  catalogue=[sequence], loaded=loaded)
+    assert found is not None
+    opts = selenium.ChromeOptions()
+    opts.binary_location = found[0]
+    for flag in [*CHROMIUM_FLAGS, f"--user-data-dir={tmp_path / 'profile'}"]:
+        opts.add_argument(flag)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    drv = selenium.Chrome(service=Service(found[1]), options=opts)
+    try:
+        drv.get((tmp_path / "index.html").as_uri())
+        drv.find_element(by("ID"), "cell-many-turns--finish_only").click()
+        assert len(drv.find_elements(by("CSS_SELECTOR"), "#drill-steps tbody tr")) == STEPS_DRAWN + 1
+        assert drv.find_element(by("ID"), "drill-elided").text.startswith(
+            f"… {3_000 - STEPS_DRAWN} more step(s), not drawn")
+        assert drv.find_element(by("ID"), "drill-turns-elided").text.startswith(
+            f"… {3_000 - TURNS_DRAWN} more turn(s), not drawn")
+        drv.find_element(by("ID"), "drill-walk").click()
+        assert "3000 turn(s)" in drv.find_element(by("ID"), "st-body").text
+        assert errors(drv) == []
+    finally:
+        drv.quit()

@@ -7,7 +7,7 @@ dictionary, every list in a fixed order, so the page built from it is byte-ident
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as Seq
 from itertools import groupby
 from pathlib import PurePosixPath
@@ -34,6 +34,10 @@ STEPS_DRAWN = 1000
 """Steps of one cell the page draws (its first ones); a longer cell (a high ``--safety-cap``) says how many
 it left out (``elided``), so the page stays the same size however long the loop ran. Its tool lists are
 written as runs (``read_file x60000``), and as many runs at most."""
+
+TURNS_DRAWN = 1000
+"""Turns of one sequence the page draws (its first ones, and any a drawn step uses); a longer sequence
+says how many it left out (``turns_elided``) and how many it has (``n_turns``)."""
 
 
 def _names(names: Seq[str]) -> list[str]:
@@ -120,11 +124,19 @@ def _require(seq: Sequence) -> dict[str, Any]:
     return out
 
 
-def sequence_data(seq: Sequence) -> dict[str, Any]:
-    return {"id": seq.id, "title": seq.title, "kind": seq.kind, "group": group_of(seq), "dialect": seq.dialect,
-            "tags": list(seq.tags), "then": seq.then, "source": seq.source, "path": seq.path,
-            "links": [link.as_json() for link in provenance_links(seq.source)], "require": _require(seq),
-            "turns": [_turn(t) for t in seq.turns]}
+def sequence_data(seq: Sequence, used: Iterable[int] = ()) -> dict[str, Any]:
+    """A row's sequence; one of more than :data:`TURNS_DRAWN` turns draws its first ones and the turns
+    `used` by the steps drawn (``more_turns``, by index), and counts the rest (``turns_elided``)."""
+    out: dict[str, Any] = {"id": seq.id, "title": seq.title, "kind": seq.kind, "group": group_of(seq),
+                           "dialect": seq.dialect, "tags": list(seq.tags), "then": seq.then, "source": seq.source,
+                           "path": seq.path,
+                           "links": [link.as_json() for link in provenance_links(seq.source)],
+                           "require": _require(seq), "turns": [_turn(t) for t in seq.turns[:TURNS_DRAWN]]}
+    if len(seq.turns) > TURNS_DRAWN:
+        more = sorted({i for i in used if TURNS_DRAWN <= i < len(seq.turns)})
+        out.update(n_turns=len(seq.turns), more_turns={str(i): _turn(seq.turns[i]) for i in more},
+                   turns_elided=len(seq.turns) - TURNS_DRAWN - len(more))
+    return out
 
 
 def predicate_data(p: Loaded, record: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -272,8 +284,13 @@ def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Lo
         p = r.cell.predicate
         cells[f"{r.cell.sequence}\t{p}"] = cell_data(r, by_id.get(r.cell.sequence), records.get(p),
                                                      explained.get(p, {}), golden)
+    used: dict[str, set[int]] = {}
+    for key, cell in cells.items():  # the turns a long sequence's drawn steps use are drawn too
+        sid = key.split("\t", 1)[0]
+        if sid in by_id and len(by_id[sid].turns) > TURNS_DRAWN:
+            used.setdefault(sid, set()).update(step[0] for step in cell["steps"])
     return {
-        "sequences": [sequence_data(s) for s in seqs],
+        "sequences": [sequence_data(s, used.get(s.id, ())) for s in seqs],
         "predicates": [predicate_data(p, records.get(p.name)) for p in predicates]
                       + [live_predicate_data(col) for col in live],
         "cells": cells,

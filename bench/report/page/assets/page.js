@@ -5,6 +5,10 @@
 
   const DATA = JSON.parse(document.getElementById("stopbench-data").textContent);
   const SEQS = new Map(DATA.sequences.map((s) => [s.id, s]));
+  for (const s of DATA.sequences) {  // a long sequence's drawn turns, at their indices (the rest are holes)
+    if (s.more_turns) for (const k of Object.keys(s.more_turns)) s.turns[Number(k)] = s.more_turns[k];
+    if (s.n_turns) s.turns.length = s.n_turns;
+  }
   const PREDS = new Map(DATA.predicates.map((p) => [p.name, p]));
   const PRED_NAMES = DATA.predicates.map((p) => p.name);
   const GLYPH = DATA.verdicts.glyphs;  // bench/report/labels.py: the verdicts' glyphs and words, once
@@ -341,7 +345,8 @@
     append(b, h("p.ruletext", {}, "provenance: " + s.source));
     if (s.links.length) append(b, h("p", {}, s.links.map((l) => [link(l), " "])));
     append(b, h("table", { id: "drill-turns" }, h("thead", {}, h("tr", {}, ["turn", "finish / raw", "content", "tool calls", "error, steer, usage"].map((x) => h("th", { scope: "col" }, x)))),
-      h("tbody", {}, s.turns.map(turnBlock))));
+      h("tbody", {}, s.turns.map(turnBlock), s.turns_elided ? h("tr", { id: "drill-turns-elided" }, h("td", { colspan: 5 },
+        "… " + s.turns_elided + " more turn(s), not drawn: the page draws a sequence's first turns and those its drawn steps use")) : null)));
 
     // the loop
     append(b, h("h3", {}, "The loop"));
