@@ -294,8 +294,9 @@ _LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
      "refused, one line (sequence and golden files allow no alias at all)"),
     ("bench.wires.capture", "MAX_INFLATED", "bytes", "a gzip body of a cassette, inflated",
      "refused when reached, one line naming the body"),
-    ("bench.wires.capture", "MAX_RATIO", "times", "a gzip body's inflated size over its compressed size, past "
-     "`RATIO_FLOOR` bytes", "refused when reached, one line naming the body"),
+    ("bench.wires.capture", "MAX_RATIO", "times", "what a gzip body of a cassette or a row group of a Parquet corpus "
+     "inflates to over its compressed size, past `RATIO_FLOOR` bytes", "refused when reached (a row group: before "
+     "its rows are made), one line naming the body or the row group"),
     ("bench.engine.replay", "DEFAULT_SAFETY_CAP", "requests", "a replay (`--safety-cap`)", "the cell ends `capped`"),
     ("bench.engine.contain", "DEFAULT_DECISION_TIMEOUT", "seconds", "one decision or one predicate file's import "
      "(`--decision-timeout`)", "the cell crashes"),
@@ -303,6 +304,8 @@ _LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
      "a step like the one before shares its records"),
     ("bench.report.page.data", "STEPS_DRAWN", "steps", "a cell's steps drawn on the page",
      "the rest are counted, not drawn"),
+    ("bench.report.page.data", "TURNS_DRAWN", "turns", "a sequence's turns drawn on the page (with those its drawn "
+     "steps use)", "the rest are counted, not drawn"),
     ("bench.cli.serve", "DEFAULT_MAX_BODY", "bytes", "a request body the replay server reads (`--max-body`)",
      "HTTP 413"),
 )
