@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -28,7 +27,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
@@ -36,6 +34,7 @@ from bench.serve import bad_requests
 from bench.serve.observe import Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
+from bench.serve.respond import PlanResponse, plan
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
@@ -336,50 +335,10 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
         return b"".join(chunks)
 
     try:
-        return await asyncio.wait_for(read(), timeout)
+        async with asyncio.timeout(timeout):
+            return await read()
     except TimeoutError:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
-
-
-class CutConnection(Exception):
-    """Raised after a response has started, to make the server drop the connection mid-body."""
-
-
-class _QuietCut(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, CutConnection)
-
-
-logging.getLogger("uvicorn.error").addFilter(_QuietCut())
-
-
-class _SSEResponse(Response):
-    """Sends prepared frames one by one, giving up on a client that stops reading; with `cut`,
-    drops the connection after the frames instead of ending the body."""
-
-    def __init__(self, frames: tuple[bytes, ...], write_timeout: float, cut: bool = False,
-                 media: str = "text/event-stream; charset=utf-8", settle: float = 0.0) -> None:
-        super().__init__(status_code=200)
-        self.frames = frames
-        self.settle = settle
-        self.write_timeout = write_timeout
-        self.cut = cut
-        # no content-length: the body is streamed (uvicorn sends it chunked)
-        self.raw_headers = [(b"content-type", media.encode()), (b"cache-control", b"no-cache")]
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def timed(message: dict[str, Any]) -> None:
-            await asyncio.wait_for(send(message), self.write_timeout)
-
-        await timed({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        for n, frame in enumerate(self.frames):
-            if self.settle and n == len(self.frames) - 1:
-                await asyncio.sleep(self.settle)
-            await timed({"type": "http.response.body", "body": frame, "more_body": True})
-        if self.cut:
-            raise CutConnection("the turn's error cuts the connection here")
-        await timed({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 def _headers(request: Request) -> dict[str, str]:
@@ -473,9 +432,7 @@ def create_app(session: Session) -> Starlette:
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
                                    at=time.time(), note=note, seen=seen, repeat=repeat))
-            if out.body is not None:
-                return JSONResponse(out.body, status_code=out.status, headers=dict(out.headers))
-            return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
+            return PlanResponse(plan(out), session.write_timeout)
 
         return handle
 
