@@ -21,7 +21,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -34,17 +34,24 @@ from bench.serve import bad_requests
 from bench.serve.observe import Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
-from bench.serve.respond import PlanResponse, plan
+from bench.serve.respond import PlanResponse, Template, plan
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
 from bench.wires import registry
 from bench.wires.withhold import WITHHELD, without_calls
 
+if TYPE_CHECKING:  # bench.faults writes into this package's delivery plans: imported where used, not here
+    from bench.faults import Injected, Recipe
+
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
 DEFAULT_WRITE_TIMEOUT = 30.0
 SCRIPT_ENDED_STATUS = 410
+_ID_PLACEHOLDER = "stopbench-id-placeholder-7f3a9c"
+"""Stands for the response id in a rendering kept for reuse (:class:`bench.serve.respond.Template`)."""
+_RENDERED_CAP = 1024
+"""Renderings kept per run: past it the cache starts again (a model name or a limit per request)."""
 
 RecordKind = Literal["model", "past_end", "side", "refused"]
 
@@ -76,6 +83,8 @@ class Record:
     seen: Any = None
     """The conversation the request carries when it differs from its body: a request that follows
     a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
+    injected: Injected | None = None
+    """What the session's fault recipe did to the answer (bench.faults), None when nothing."""
 
     @property
     def conversation_body(self) -> Any:
@@ -86,7 +95,7 @@ class Record:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
                 "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None,
-                "repeat": self.repeat}
+                "repeat": self.repeat, "injected": self.injected.as_json() if self.injected else None}
 
 
 @dataclass(slots=True)
@@ -99,6 +108,8 @@ class Run:
     answered: int = 0
     executions: list[Execution] = field(default_factory=list)
     """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
+    rendered: dict[Any, Template] = field(default_factory=dict)
+    """Answers rendered in this run, kept for the requests that get the same answer but for the id."""
 
     def model_records(self) -> list[Record]:
         return [r for r in self.records if r.kind == "model"]
@@ -110,8 +121,11 @@ class Session:
     def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
+                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
+                 faults: Recipe | None = None) -> None:
         self.dialect = dialect
+        self.faults = faults
+        """The fault recipe applied to every model answer (bench.faults), or None."""
         self.catalogue = dict(catalogue or {})
         self.ok_marker = ok_marker
         self.error_marker = error_marker
@@ -258,7 +272,15 @@ class Session:
                  "running": self.ended_running(run),
                  "steps": [o.as_json() for o in self.observed(run)],
                  "executions": [e.as_json() for e in self.executions(run)],
-                 "notes": self.notes(run)} for run in self.runs]
+                 "notes": self.notes(run), **self._injected(run)} for run in self.runs]
+
+    def _injected(self, run: Run) -> dict[str, Any]:
+        """What the fault recipe did to the run's answers, by step, when there is a recipe."""
+        if self.faults is None:
+            return {}
+        from bench.faults import step_faults
+        with self.lock:
+            return {"injected": [f.as_json() for f in step_faults(run.records)]}
 
     # ------------------------------------------------------------ bookkeeping for the app
 
@@ -293,6 +315,8 @@ class Session:
             return run, number, 0 if seq.turns else None
         if prev.kind == "past_end" or prev.turn is None:
             return run, number, None
+        if prev.injected is not None and prev.injected.replaced:  # the loop never got it: asked again, as a retry
+            return run, number, prev.turn
         # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
@@ -424,15 +448,29 @@ def create_app(session: Session) -> Starlette:
                                        served.offers_tools(followed))
             rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            ctx = Context(rid, shape.model if shape else str(body.get("model") or "stopbench"),
+            ctx = Context(served.id_prefix + _ID_PLACEHOLDER,
+                          shape.model if shape else str(body.get("model") or "stopbench"),
                           served.finish_for(seq.dialect, turn),
                           include_usage=isinstance(opts, dict) and opts.get("include_usage") is True,
                           sse=shape.sse if shape else True)
-            out = served.render(turn, ctx, stream)
+            # what the rendering depends on besides the id: the served turn is seq.turns[index] with
+            # the request's limit (usage), the repeat's ids and the withheld calls (note)
+            key = (wire, index, repeat, note, turn.usage, ctx, stream)
+            made = run.rendered.get(key)
+            if made is None:
+                made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
+                if len(run.rendered) >= _RENDERED_CAP:
+                    run.rendered.clear()
+                run.rendered[key] = made
+            out = made.fill(rid)
+            injected = None
+            if session.faults is not None:
+                from bench.faults import inject
+                out, injected = inject(session.faults, out, wire=wire, request_index=number, key=seq.id)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time(), note=note, seen=seen, repeat=repeat))
-            return PlanResponse(plan(out), session.write_timeout)
+                                   at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None))
+            return PlanResponse(out, session.write_timeout)
 
         return handle
 
@@ -530,7 +568,11 @@ def create_app(session: Session) -> Starlette:
 
 def _as_served(turn: Turn, rec: Record) -> Turn:
     """The turn as request `rec` was answered: with the ids of its repeat (bench.serve.repeats) and
-    without the calls withheld (bench.wires.withhold)."""
+    without the calls withheld (bench.wires.withhold); an answer a fault recipe broke as the error
+    the loop got in its place (bench.faults)."""
+    inj = rec.injected
+    if inj is not None and inj.kind is not None:
+        return Turn("error", error=TurnError(inj.kind, inj.describe(), status=inj.status))
     turn = with_fresh_ids(turn, rec.repeat)
     return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if rec.note == WITHHELD else turn
 

@@ -24,7 +24,7 @@ from starlette.types import Receive, Scope, Send
 
 from bench.wires.base import Rendered
 
-__all__ = ["CutConnection", "Frame", "Plan", "PlanResponse", "json_plan", "plan"]
+__all__ = ["CutConnection", "Frame", "Plan", "PlanResponse", "Template", "json_plan", "plan"]
 
 LOG = logging.getLogger("uvicorn.error")
 """Where a cut is logged: uvicorn's error log, so that it lands where the server's other messages do."""
@@ -94,6 +94,32 @@ def plan(out: Rendered) -> Plan:
         frames[-1] = Frame(frames[-1].data, out.settle)
     head = (("content-type", out.media), ("cache-control", "no-cache"), *out.headers.items())
     return Plan(out.status, head, tuple(frames), "cut" if out.cut else "close")
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """A plan rendered once with a placeholder for the response id, and its frames split at the
+    placeholder: :meth:`fill` gives the plan of one request without rendering again."""
+
+    plan: Plan
+    parts: tuple[tuple[bytes, ...], ...]
+
+    @classmethod
+    def of(cls, p: Plan, placeholder: str) -> Template:
+        mark = placeholder.encode()
+        return cls(p, tuple(tuple(f.data.split(mark)) for f in p.frames))
+
+    def fill(self, response_id: str) -> Plan:
+        """The plan with `response_id` where the placeholder was (an ASCII id: the same in JSON as
+        raw), and a content-length that counts it."""
+        rid = response_id.encode()
+        frames = tuple(f if len(parts) == 1 else Frame(rid.join(parts), f.delay)
+                       for f, parts in zip(self.plan.frames, self.parts, strict=True))
+        head = self.plan.headers
+        if any(k == "content-length" for k, _ in head):  # a JSON answer: its length with this id
+            size = str(sum(len(f.data) for f in frames))
+            head = tuple((k, size if k == "content-length" else v) for k, v in head)
+        return Plan(self.plan.status, head, frames, self.plan.end, self.plan.one_by_one)
 
 
 class PlanResponse(Response):
