@@ -20,12 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
 from bench.engine.judge import judge
 from bench.engine.model import Cell, Sequence, Turn, TurnError, Violation
-from bench.faults import Injected
+from bench.faults import StepFault, step_faults
+
+__all__ = ["EARLY_SLACK", "NO_SUCCESS_ON_FAULT", "RETRY_AFTER", "StepFault", "fault_lines", "judge_faulted", "received",
+           "step_faults"]
 
 NO_SUCCESS_ON_FAULT = "no_success_on_fault"
 RETRY_AFTER = "retry_after"
@@ -34,46 +37,6 @@ EARLY_SLACK = 0.01
 """Seconds a retry may come before ``Retry-After`` is over and still count as waiting (clock
 granularity: the server times the answer before it is written and the retry after it is read, so
 the gap it measures is never shorter than the loop's own wait)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StepFault:
-    """What was injected into the answer of one observed step, and how long the loop took to ask again."""
-
-    step: int
-    injected: Injected
-    waited: float | None = None
-    """Seconds from this answer to the loop's next model request (None: it sent none)."""
-
-    def as_json(self) -> dict[str, Any]:
-        return {"step": self.step, **self.injected.as_json(),
-                "waited": None if self.waited is None else round(self.waited, 3)}
-
-    @staticmethod
-    def from_json(data: Any) -> StepFault:
-        if not isinstance(data, dict) or not isinstance(data.get("step"), int):
-            raise ValueError(f"expected an injected-faults step, got {data!r:.60}")
-        waited = data.get("waited")
-        return StepFault(data["step"], Injected.from_json(data),
-                         float(waited) if isinstance(waited, (int, float)) else None)
-
-
-class _Recorded(Protocol):
-    kind: str
-    at: float
-    injected: Injected | None
-
-
-def step_faults(records: Iterable[_Recorded]) -> tuple[StepFault, ...]:
-    """The faults of a run's model requests, by observed step (the n-th model request is step n, as
-    :meth:`bench.serve.app.Session.observed` counts them)."""
-    model = [r for r in records if r.kind in ("model", "past_end")]
-    out: list[StepFault] = []
-    for k, rec in enumerate(model):
-        if rec.injected:
-            waited = model[k + 1].at - rec.at if k + 1 < len(model) else None
-            out.append(StepFault(k + 1, rec.injected, waited))
-    return tuple(out)
 
 
 def received(sequence: Sequence, cell: Cell, faults: Seq[StepFault]) -> tuple[Sequence, Cell]:

@@ -22,7 +22,8 @@ from bench.faults._recipe import (
     parse_recipe_text,
 )
 from bench.faults._shapes import SHAPES, Shape, status_plan
+from bench.faults._steps import StepFault, step_faults
 
 __all__ = ["FAULTS", "NOTHING", "PRESETS", "SHAPES", "TOKENS_PER_FRAME", "FaultName", "Injected", "Recipe",
-           "RecipeError", "Shape", "apply", "inject", "load_recipe", "parse_recipe", "parse_recipe_text", "rng_for",
-           "status_plan"]
+           "RecipeError", "Shape", "StepFault", "apply", "inject", "load_recipe", "parse_recipe", "parse_recipe_text",
+           "rng_for", "status_plan", "step_faults"]

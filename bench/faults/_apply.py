@@ -142,10 +142,16 @@ def apply(recipe: Recipe, plan: Plan, *, request_index: int, rng: random.Random,
         elif isinstance(f, (TruncateIn, DisconnectIn)):
             cut = _cut(frames, f, one)
             if cut is not None:
+                lost = frames[len(cut[0]):]
                 frames, what = cut
                 broken = one or isinstance(f, DisconnectIn)
                 end = "cut" if broken else "close"
-                kind = "connection_reset" if broken else "stream_cut"
+                if broken:
+                    kind = "connection_reset"
+                elif all(_end_marker(x.data) for x in lost):
+                    what += "; only the end marker was lost, the turn arrived whole"
+                else:
+                    kind = "stream_cut"
                 done.append(what)
     if not done:
         return plan, NOTHING
@@ -196,6 +202,17 @@ def _cut(frames: list[Frame], fault: TruncateIn | DisconnectIn, one: bool) -> tu
         at += f.delay
         kept.append(f)
     return None
+
+
+_END_MARKERS = (b"data: [DONE]", b"event: message_stop\n")
+"""Frames that only mark a stream's end after its finish: Chat Completions' ``data: [DONE]``
+(https://platform.openai.com/docs/api-reference/chat-streaming) and Anthropic's ``message_stop``
+(https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types). A clean cut that loses
+only these leaves the loop the whole turn."""
+
+
+def _end_marker(data: bytes) -> bool:
+    return data.startswith(_END_MARKERS)
 
 
 def _garbled(data: bytes) -> bytes:

@@ -151,3 +151,14 @@ def test_a_status_fault_without_retry_after_sends_no_hint() -> None:
 def test_injected_survives_its_json_form() -> None:
     _, done = run("faults: [{fault: status, status: 429, retry_after: 1}]")
     assert Injected.from_json(json.loads(json.dumps(done.as_json()))) == done
+
+
+def test_a_clean_cut_that_loses_only_the_end_marker_leaves_the_turn_whole() -> None:
+    stream = Plan(200, (), (Frame(b'data: {"choices":[{"delta":{"content":"Done."}}]}\n\n'),
+                            Frame(b'data: {"choices":[{"delta":{},"finish_reason":"stop"}]}\n\n'),
+                            Frame(b"data: [DONE]\n\n")), "close")
+    out, done = run("faults: [{fault: truncate, after_frames: 2}]", stream)
+    assert out.frames == stream.frames[:2]
+    assert done and not done.replaced and "only the end marker was lost" in done.describe()
+    _, broken = run("faults: [{fault: disconnect, after_frames: 2}]", stream)
+    assert broken.kind == "connection_reset"  # a broken connection is an error to the client all the same
