@@ -36,7 +36,7 @@ __all__ = [
     "live_label",
     "load_live",
     "not_run_line",
-    "read_live_cell", "stable",
+    "read_live_cell", "recorded_faults", "stable",
     "table",
     "tool_names",
     "violation_lines",
@@ -285,6 +285,20 @@ def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise UnusableInput(f"{path}: not a live record: {exc}") from None
     return out
+
+
+def recorded_faults(path: Path) -> dict[str, tuple[StepFault, ...]]:
+    """What a fault recipe injected into each cell of the live record at `path`, by sequence (cells
+    without faults left out), so a re-judging judges as ``check`` did (:func:`bench.check.faulted.judge_faulted`).
+    :class:`UnusableInput` naming the file for a record whose ``injected`` cannot be read."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        return {str(c["sequence"]): tuple(StepFault.from_json(f) for f in c["injected"])
+                for c in record["cells"] if c.get("injected")}
+    except OSError as exc:
+        raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UnusableInput(f"{path}: not a live record: {exc}") from None
 
 
 def _indices(d: dict[str, Any], key: str, names: str, seq: SequenceModel | None) -> Any:

@@ -9,14 +9,17 @@ import random
 import urllib.request
 
 counter = os.environ["COIN_FILE"]
-n = int(open(counter).read()) if os.path.exists(counter) else 0
+n = 0
+if os.path.exists(counter):
+    with open(counter) as fh:
+        n = int(fh.read())
 with open(counter, "w") as fh:
     fh.write(str(n + 1))
 careful = random.Random(n).random() < 0.5
 
-req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", headers={"content-type": "application/json"},
-                             data=json.dumps({"model": "m", "stream": True, "messages": [
-                                 {"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]}).encode())
+ASK = {"model": "m", "stream": True, "messages": [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]}
+req = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+                             headers={"content-type": "application/json"}, data=json.dumps(ASK).encode())
 text, finish = [], None
 with urllib.request.urlopen(req, timeout=10) as resp:
     for line in resp:

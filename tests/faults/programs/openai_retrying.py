@@ -11,7 +11,7 @@ import openai
 hasty = sys.argv[1:] == ["hasty"]
 client = openai.OpenAI(max_retries=0 if hasty else 2, timeout=20)
 messages = [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]
-for attempt in range(3):
+for _attempt in range(3):
     try:
         reply = client.chat.completions.create(model=os.environ["STOPBENCH_MODEL"], messages=messages)
         break
