@@ -47,7 +47,7 @@ FAULTS: tuple[FaultName, ...] = ("truncate", "disconnect", "duplicate", "corrupt
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, use_attribute_docstrings=True)
 
 
 class _Where(_Strict):
@@ -114,6 +114,9 @@ class StallIn(_Where):
     seconds: float = Field(gt=0)
     before_frame: int = Field(1, ge=1)
 
+
+FAULT_MODELS: tuple[type[BaseModel], ...] = (TruncateIn, DisconnectIn, DuplicateIn, CorruptIn, StatusIn, StallIn)
+"""The schema of each fault, in the order of :data:`FAULTS`."""
 
 FaultIn: TypeAlias = Annotated[TruncateIn | DisconnectIn | DuplicateIn | CorruptIn | StatusIn | StallIn,
                                Field(discriminator="fault")]

@@ -59,3 +59,24 @@ def test_invalid_yaml_in_a_recipe_names_the_file_and_the_line(tmp_path: Path, mo
     Path("r.yaml").write_text("faults: [\n", encoding="utf-8")
     with pytest.raises(RecipeError, match=r"^r\.yaml: not valid YAML: line "):
         load_recipe("r.yaml")
+
+
+def _docs_recipes() -> list[tuple[str, str]]:
+    import re
+
+    root = Path(__file__).resolve().parents[2] / "docs"
+    found = []
+    for page in sorted(root.rglob("*.md")):
+        for code in re.findall(r"^```yaml\n(.*?)^```", page.read_text(encoding="utf-8"), flags=re.S | re.M):
+            if "faults:" in code or "pace:" in code:
+                found.append((str(page.relative_to(root)), code))
+    return found
+
+
+@pytest.mark.parametrize(("page", "code"), _docs_recipes(), ids=lambda v: v if "/" in v else "")
+def test_every_recipe_the_docs_show_is_a_valid_recipe(page: str, code: str) -> None:
+    assert parse_recipe_text(code, page).faults or parse_recipe_text(code, page).pace is not None
+
+
+def test_the_docs_show_a_recipe() -> None:
+    assert any(page == "how-to/faults.md" for page, _ in _docs_recipes())
