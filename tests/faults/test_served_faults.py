@@ -105,3 +105,17 @@ def test_check_refuses_an_unknown_preset_in_one_line_with_exit_2() -> None:
     assert r.exit_code == 2
     assert r.stderr.strip().startswith("--faults: cut-after-four: no such recipe file, nor a preset (cut-after-3,")
     assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_the_sessions_report_says_what_was_injected_by_step() -> None:
+    recipe = parse_recipe_text("faults: [{fault: status, status: 429, retry_after: 2, requests: [1]}]")
+    path, body = REQUESTS["openai-chat"]
+    with serving(make_sequence(TURNS), faults=recipe) as srv:
+        httpx.post(srv.url + path, json=body, timeout=10)
+        httpx.post(srv.url + path, json=body, timeout=10)
+        (run,) = srv.session.report()
+        records = httpx.get(srv.url + "/_stopbench/records", timeout=10).json()
+    (step,) = run["injected"]
+    assert (step["step"], step["status"], step["retry_after"], step["kind"]) == (1, 429, 2, "rate_limit")
+    assert step["waited"] is not None
+    assert [r["injected"] is not None for r in records] == [True, False]
