@@ -140,7 +140,8 @@ class PlanResponse(Response):
                 await send({"type": "http.response.start", "status": p.status, "headers": self.raw_headers})
                 if p.coalesced:
                     body = b"".join(f.data for f in p.frames)
-                    await send({"type": "http.response.body", "body": body, "more_body": p.end == "cut"})
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                    deadline.reschedule(loop.time() + self.write_timeout)
                 else:
                     for frame in p.frames:
                         if frame.delay > 0:
@@ -148,8 +149,10 @@ class PlanResponse(Response):
                             await asyncio.sleep(frame.delay)
                         deadline.reschedule(loop.time() + self.write_timeout)
                         await send({"type": "http.response.body", "body": frame.data, "more_body": True})
-                    if p.end == "close":
-                        await send({"type": "http.response.body", "body": b"", "more_body": False})
+                if p.end == "close":
+                    # a message of its own: the server waits here for a client that stopped reading
+                    # to take what was written (uvicorn drains before a send, not after)
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
         except TimeoutError:
             client = scope.get("client")
             who = f"{client[0]}:{client[1]}" if client else "a client"

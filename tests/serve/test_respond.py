@@ -105,7 +105,7 @@ def _bodies(p: Plan) -> list[dict[str, Any]]:
 def test_the_writer_coalesces_unless_a_frame_waits_or_the_plan_asks_one_by_one() -> None:
     frames = tuple(Frame(f) for f in FRAMES[:3])
     assert [(m["body"], m["more_body"]) for m in _bodies(Plan(200, STREAM, frames, "close"))] == [
-        (b"".join(FRAMES[:3]), False)]
+        (b"".join(FRAMES[:3]), True), (b"", False)]
     assert [m["body"] for m in _bodies(Plan(200, STREAM, frames, "close", one_by_one=True))] == [*FRAMES[:3], b""]
     waits = (*frames[:2], Frame(FRAMES[2], 0.01))
     assert [m["body"] for m in _bodies(Plan(200, STREAM, waits, "close"))] == [*FRAMES[:3], b""]
