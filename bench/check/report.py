@@ -104,7 +104,7 @@ def not_run_line(other_dialects: int, dialects: Sequence[str], scripted: int) ->
 def difference(cells: Sequence[Cell]) -> str:
     """What differs between the loops' cells of one sequence: who breaks requirements, or that
     they took different paths; empty when every cell is the same."""
-    if len({label(c) for c in cells}) <= 1:
+    if len({(label(c), bool(c.violations)) for c in cells}) <= 1:  # a verdict alone can differ (retry_after)
         return ""
     bad = [c.predicate for c in cells if c.violations or c.outcome == "crashed"]
     if bad and len(bad) < len(cells):
