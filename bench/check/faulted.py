@@ -27,11 +27,16 @@ from bench.engine.judge import judge
 from bench.engine.model import Cell, Sequence, Turn, TurnError, Violation
 from bench.faults import StepFault, step_faults
 
-__all__ = ["EARLY_SLACK", "NO_SUCCESS_ON_FAULT", "RETRY_AFTER", "StepFault", "fault_lines", "judge_faulted", "received",
-           "step_faults"]
+__all__ = ["EARLY_SLACK", "NO_SUCCESS_ON_FAULT", "RETRY_AFTER", "WORDS", "StepFault", "fault_lines", "judge_faulted",
+           "received", "step_faults"]
 
 NO_SUCCESS_ON_FAULT = "no_success_on_fault"
 RETRY_AFTER = "retry_after"
+
+WORDS = {NO_SUCCESS_ON_FAULT: "reported success on an answer a fault broke",
+         RETRY_AFTER: "asked again before Retry-After was over"}
+"""What a cell that breaks each fault requirement did, in plain words (as
+:data:`bench.check.explain.REQUIREMENTS` says it for the sequence format's requirements)."""
 
 EARLY_SLACK = 0.01
 """Seconds a retry may come before ``Retry-After`` is over and still count as waiting (clock

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue.files import write_atomically
-from bench.check.explain import BLANK, tool_names, violation_words
-from bench.check.faulted import StepFault, judge_faulted
+from bench.check.explain import BLANK, tool_names
+from bench.check.explain import violation_words as _requirement_words
+from bench.check.faulted import WORDS, StepFault, judge_faulted
 from bench.check.runner import LiveRun
 from bench.engine.changes import changes_data, changes_from
 from bench.engine.model import ALL, Cell, Decision, Step, Violation
@@ -89,6 +90,12 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     if cell.violations:
         text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) for v in cell.violations))
     return text
+
+
+def violation_words(violation: Violation, sequence: SequenceModel | None = None, cell: Cell | None = None) -> str:
+    """What the cell did, in plain words: :func:`bench.check.explain.violation_words`, or for a fault
+    requirement (``check --faults``) its words in :data:`bench.check.faulted.WORDS`."""
+    return WORDS.get(violation.requirement) or _requirement_words(violation, sequence, cell)
 
 
 def not_run_line(other_dialects: int, dialects: Sequence[str], scripted: int) -> str:

@@ -47,8 +47,9 @@ def test_a_stream_cut_after_3_frames_fails_the_naive_loop_and_not_the_reference_
     r = check("--sequences", str(sequences), "-s", "long-answer", "--faults", "cut-after-3",
               "--reports", str(tmp_path / "r"), "-c", f"naive={loop} naive", "-c", f"reference={loop} reference")
     assert r.exit_code == 1, r.output
-    assert "naive@live long-answer: no_success_on_fault (breaks no_success_on_fault at step 1): reported " \
-           "success (no_tool_calls) on an answer the fault recipe broke: cut after 3 frames" in r.stdout
+    assert ("naive@live long-answer: reported success on an answer a fault broke (breaks no_success_on_fault at "
+            "step 1): reported success (no_tool_calls) on an answer the fault recipe broke: cut after 3 frames"
+            in r.stdout)
     assert "reference@live: 1 of 1 sequence(s) meet their requirements" in r.stdout
     assert "naive@live: 0 of 1 sequence(s) meet their requirements" in r.stdout
     record = json.loads((tmp_path / "r" / "live" / "naive.json").read_text())
@@ -76,7 +77,8 @@ def test_a_429_with_retry_after_is_waited_out_by_the_openai_client_and_a_hasty_r
     assert [(v["requirement"], v["step"]) for v in hasty["violations"]] == [("retry_after", 2)]
     assert hasty["injected"][0]["waited"] < 1.0
     assert "patient@live: 1 of 1 sequence(s) meet their requirements" in r.stdout
-    assert "hasty@live answer-ok: retry_after (breaks retry_after at step 2): asked again " in r.stdout
+    assert ("hasty@live answer-ok: asked again before Retry-After was over (breaks retry_after at step 2): asked "
+            "again " in r.stdout)
 
 
 @pytest.mark.slow  # ten runs of a small program
