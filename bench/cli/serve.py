@@ -99,7 +99,8 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line a client may wait for, so a stop after it is clean
         signal.signal(sig, lambda *_: done.set())
-    click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}) at {srv.url}  "
+    faulted = "" if recipe is None else f", faults: {recipe.name} (seed {recipe.seed})"
+    click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}{faulted}) at {srv.url}  "
                f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
     try:
         while not done.wait(0.5):

@@ -105,3 +105,14 @@ def test_five_trials_of_a_loop_with_a_coin_show_pass5_and_the_flipping_cell(sequ
     cases = ElementTree.parse(junit).getroot().iter("testcase")
     names = sorted(c.get("name") or "" for c in cases)
     assert names == sorted(f"{s} [trial {t}]" for s in ("long-answer", "short-answer") for t in range(1, 6))
+
+
+def test_json_output_prints_one_line_per_cell_and_trial_with_what_was_injected(sequences: Path) -> None:
+    from tests.check.conftest import fake
+
+    r = check("--sequences", str(sequences), "-s", "short-answer", "--faults", "slow-stream", "--trials", "2",
+              "--no-report", "--json", "--", *fake("answer"))
+    assert r.exit_code == 0, r.output
+    lines = [json.loads(line) for line in r.stdout.splitlines()]
+    assert [(x["sequence"], x["trial"]) for x in lines] == [("short-answer", 1), ("short-answer", 2)]
+    assert all(x["injected"][0]["done"][0].startswith("paced: first frame after 400 ms") for x in lines)
