@@ -18,6 +18,7 @@ provider's error costs). On top of that:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from collections.abc import Sequence as Seq
 from dataclasses import replace
@@ -71,7 +72,8 @@ def judge_faulted(sequence: Sequence, cell: Cell, faults: Seq[StepFault]) -> tup
     if not faults or cell.outcome == "crashed":
         return judge(sequence, cell)
     seen_seq, seen_cell = received(sequence, cell, faults)
-    found = list(judge(seen_seq, seen_cell))
+    stood_for = {v.turn: s.turn for s, v in zip(cell.steps, seen_cell.steps, strict=True) if v.turn != s.turn}
+    found = [_in_sequence_words(v, stood_for) for v in judge(seen_seq, seen_cell)]
     by_step = {f.step: f for f in faults}
     for s in cell.steps:
         f = by_step.get(s.step)
@@ -88,6 +90,15 @@ def judge_faulted(sequence: Sequence, cell: Cell, faults: Seq[StepFault]) -> tup
                                    f"asked again {f.waited:.2f} s after step {f.step}'s HTTP {f.injected.status}, "
                                    f"which said Retry-After: {wait}"))
     return tuple(found)
+
+
+def _in_sequence_words(violation: Violation, stood_for: dict[int, int]) -> Violation:
+    """`violation` with each error turn of the received view (:func:`received`) named as the
+    sequence's turn it stood for, so a detail never names a turn the sequence does not have."""
+    detail = violation.detail
+    for seen, turn in stood_for.items():
+        detail = re.sub(rf"\bturn {seen}\b", f"turn {turn} (as a fault broke it)", detail)
+    return replace(violation, detail=detail)
 
 
 def fault_lines(name: str, runs: Iterable[Any]) -> list[str]:

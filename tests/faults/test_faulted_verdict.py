@@ -82,3 +82,11 @@ def test_step_faults_number_steps_as_the_observation_does_and_time_the_retry() -
                rec(kind="refused", at=10.5, injected=None), rec(kind="model", at=11.25, injected=None),
                rec(kind="model", at=12.0, injected=CUT)]
     assert step_faults(records) == (StepFault(1, LIMITED, 1.25), StepFault(3, CUT, None))
+
+
+def test_a_detail_names_the_sequences_turn_not_the_received_views_error_turn() -> None:
+    seq = small_sequence("s", [CALL, ANSWER], require={"answer_on": [1]})
+    naive = cell(Step(1, 0, Stop("no_tool_calls", True, "observed")))
+    got = judge_faulted(seq, naive, [StepFault(1, CUT)])
+    answer_on = next(v for v in got if v.requirement.startswith("answer_on"))
+    assert "turn 0 (as a fault broke it)" in answer_on.detail and "turn 2" not in answer_on.detail
