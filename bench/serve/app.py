@@ -19,6 +19,7 @@ import asyncio
 import json
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -50,6 +51,13 @@ DEFAULT_WRITE_TIMEOUT = 30.0
 SCRIPT_ENDED_STATUS = 410
 _ID_PLACEHOLDER = "stopbench-id-placeholder-7f3a9c"
 """Stands for the response id in a rendering kept for reuse (:class:`bench.serve.respond.Template`)."""
+DEFAULT_JOURNAL = 1000
+"""Requests of a run kept with their bodies (Session(journal=...)): above every safety cap's default,
+so that check and conformance observe every step they judge."""
+_RECENT = 8
+"""Requests past the journal kept for the next answer (the previous one, a reply followed by reference)."""
+_MODEL_NAMES = 64
+"""Model names the model list shows besides ``stopbench`` (the first ones a run's requests used)."""
 _RENDERED_CAP = 1024
 """Renderings kept per run: past it the cache starts again (a model name or a limit per request)."""
 
@@ -100,12 +108,35 @@ class Record:
 
 @dataclass(slots=True)
 class Run:
-    """The requests of one client run against one sequence."""
+    """The requests of one client run against one sequence.
+
+    The journal: `records` holds the run's first requests with their bodies (up to the session's
+    `journal`; all of them with ``journal=None``), what the observation of its steps reads. Past that
+    a request is counted (`total`) and kept only among the `recent` few the next answer needs (the
+    previous request, a reply a request follows by reference), so that a long run's memory stays
+    flat. When the next run starts, this one's observation is kept and its bodies released."""
 
     number: int
     sequence: Sequence
     records: list[Record] = field(default_factory=list)
     answered: int = 0
+    total: int = 0
+    """Requests of the run, kept or not."""
+    recent: deque[Record] = field(default_factory=lambda: deque(maxlen=_RECENT))
+    """The last requests past the kept ones."""
+    beyond: Record | None = None
+    """The first model request past the kept ones: what the last kept step is observed against."""
+    last_answer: Record | None = None
+    """The last model request (or one past the script's end): what the next turn follows."""
+    last_model: Record | None = None
+    """The last model request answered with a turn: what the tool endpoint's scripted results read."""
+    served: dict[int, int] = field(default_factory=dict)
+    """How often each turn (by index) answered a model request."""
+    models: list[str] = field(default_factory=list)
+    """The model names the run's requests used (the first :data:`_MODEL_NAMES`)."""
+    past_end: bool = False
+    frozen: list[Observed] | None = None
+    """The run's observation, kept when the next run started (its bodies released then)."""
     executions: list[Execution] = field(default_factory=list)
     """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
     rendered: dict[Any, Template] = field(default_factory=dict)
@@ -113,6 +144,10 @@ class Run:
 
     def model_records(self) -> list[Record]:
         return [r for r in self.records if r.kind == "model"]
+
+    def kept(self) -> list[Record]:
+        """The run's records at hand: the journal's, then the recent ones past it."""
+        return [*self.records, *self.recent]
 
 
 class Session:
@@ -122,7 +157,7 @@ class Session:
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
-                 faults: Recipe | None = None) -> None:
+                 faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL) -> None:
         self.dialect = dialect
         self.faults = faults
         """The fault recipe applied to every model answer (bench.faults), or None."""
@@ -134,6 +169,9 @@ class Session:
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
+        self.journal = journal
+        """Requests kept with their bodies per run (the observation reads them); None keeps every
+        request's body for as long as the session lives (debugging)."""
         self.lock = threading.Lock()
         self.runs: list[Run] = [Run(1, sequence)]
 
@@ -142,14 +180,27 @@ class Session:
         return self.runs[-1]
 
     def start(self, sequence: Sequence) -> Run:
-        """Serve `sequence` from its first turn on, as a new run."""
+        """Serve `sequence` from its first turn on, as a new run; the run before keeps its
+        observation and releases its request bodies (unless the session keeps every body)."""
         with self.lock:
+            ended = self.run
             self.runs.append(Run(len(self.runs) + 1, sequence))
-            return self.runs[-1]
+            run = self.runs[-1]
+        if self.journal is not None:
+            frozen = self.observed(ended)
+            with self.lock:
+                ended.frozen = frozen
+                for rec in ended.records:
+                    rec.body = rec.seen = None
+                ended.recent.clear()
+                ended.beyond = ended.last_answer = ended.last_model = None
+                ended.rendered.clear()
+        return run
 
     def records(self) -> list[Record]:
+        """The current run's records at hand (:meth:`Run.kept`)."""
         with self.lock:
-            return list(self.run.records)
+            return self.run.kept()
 
     def observed(self, run: Run | None = None) -> list[Observed]:
         """The steps of a run (the current one by default) as inferred from its requests.
@@ -158,9 +209,14 @@ class Session:
         request refused as one the provider would refuse is noted on the step it came after."""
         with self.lock:
             run = run or self.run
+            if run.frozen is not None:
+                return list(run.frozen)
             every = list(run.records)
+            beyond = run.beyond
             executions = list(run.executions)
         records = [r for r in every if r.kind in ("model", "past_end")]
+        if beyond is not None:  # the last kept step is observed against the request after it
+            records.append(beyond)
         refused: dict[int, list[str]] = {}
         seen = 0
         for r in every:
@@ -171,7 +227,7 @@ class Session:
         turns = run.sequence.turns
         out: list[Observed] = []
         for k, rec in enumerate(records):
-            if rec.kind != "model" or rec.turn is None:
+            if rec.kind != "model" or rec.turn is None or rec is beyond:
                 break
             step = k + 1
             note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
@@ -228,7 +284,7 @@ class Session:
             run = self.run
             n = len(run.executions) + 1
             known = {c.name for t in run.sequence.turns for c in t.tool_calls if c.name}
-            last = next((r for r in reversed(run.records) if r.kind == "model" and r.turn is not None), None)
+            last = run.last_model
             turn = run.sequence.turns[last.turn] if last is not None and last.turn is not None else None
             if name not in known:
                 status, content, failed = 404, f"unknown tool {name}", True
@@ -246,7 +302,7 @@ class Session:
         def replied(ref: str) -> tuple[dict[str, Any], Turn] | None:
             with self.lock:
                 run = self.run
-                rec = next((r for r in run.records if r.kind == "model" and r.wire == wire and r.response_id == ref
+                rec = next((r for r in run.kept() if r.kind == "model" and r.wire == wire and r.response_id == ref
                             and r.turn is not None and r.status == 200), None)
             if rec is None or rec.turn is None or not isinstance(rec.conversation_body, dict):
                 return None
@@ -263,12 +319,12 @@ class Session:
     def ended_running(self, run: Run | None = None) -> bool:
         """Whether the client asked for a response past the end of a `then: end` sequence."""
         with self.lock:
-            return any(r.kind == "past_end" for r in (run or self.run).records)
+            return (run or self.run).past_end
 
     def report(self) -> list[dict[str, Any]]:
         """Every run of the session: its sequence, whether it went past the end, its observed
         steps (what ``stopbench serve`` writes on exit)."""
-        return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
+        return [{"run": run.number, "sequence": run.sequence.id, "requests": run.total,
                  "running": self.ended_running(run),
                  "steps": [o.as_json() for o in self.observed(run)],
                  "executions": [e.as_json() for e in self.executions(run)],
@@ -290,13 +346,30 @@ class Session:
         if not self.fresh_repeat_ids:
             return 0
         with self.lock:
-            before = sum(1 for r in run.records if r.kind == "model" and r.turn == index)
+            before = run.served.get(index, 0)
         return repeat_number(run.sequence, index, before)
 
     def _record(self, rec: Record) -> None:
         with self.lock:
-            rec.n = len(self.run.records)
-            self.run.records.append(rec)
+            run = self.run
+            rec.n = run.total
+            run.total += 1
+            answer = rec.kind in ("model", "past_end")
+            if self.journal is None or len(run.records) < self.journal:
+                run.records.append(rec)
+            else:
+                run.recent.append(rec)
+                if answer and run.beyond is None:
+                    run.beyond = rec
+            if answer:
+                run.last_answer = rec
+                run.past_end = run.past_end or rec.kind == "past_end"
+                if rec.kind == "model" and rec.turn is not None:
+                    run.last_model = rec
+                    run.served[rec.turn] = run.served.get(rec.turn, 0) + 1
+            model = rec.body.get("model") if isinstance(rec.body, dict) else None
+            if isinstance(model, str) and model not in run.models and len(run.models) < _MODEL_NAMES:
+                run.models.append(model)
 
     def _take_turn(self, wire: Wire, body: dict[str, Any]) -> tuple[Run, int, int | None]:
         """The current run, this request's number in it (from 1) and the turn answering it
@@ -310,7 +383,7 @@ class Session:
             seq = run.sequence
             number = run.answered + 1
             run.answered += 1
-            prev = next((r for r in reversed(run.records) if r.kind in ("model", "past_end")), None)
+            prev = run.last_answer
         if prev is None:
             return run, number, 0 if seq.turns else None
         if prev.kind == "past_end" or prev.turn is None:
@@ -370,11 +443,9 @@ def _headers(request: Request) -> dict[str, str]:
 
 
 def _model_list(session: Session) -> list[dict[str, Any]]:
-    names = ["stopbench"]
-    for rec in session.records():
-        if isinstance(rec.body, dict) and isinstance(rec.body.get("model"), str) and rec.body["model"] not in names:
-            names.append(rec.body["model"])
-    return [_model(n) for n in names]
+    with session.lock:
+        used = list(session.run.models)
+    return [_model(n) for n in dict.fromkeys(["stopbench", *used])]
 
 
 def _model(name: str) -> dict[str, Any]:
@@ -509,7 +580,7 @@ def create_app(session: Session) -> Starlette:
         run = session.run
         return JSONResponse({"run": run.number, "sequence": run.sequence.id, "turns": len(run.sequence.turns),
                              "then": run.sequence.then, "answered": run.answered,
-                             "requests": len(session.records()), "dialect": session.dialect})
+                             "requests": run.total, "dialect": session.dialect})
 
     async def records(request: Request) -> Response:
         return JSONResponse([r.as_json() for r in session.records()])
