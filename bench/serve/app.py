@@ -65,6 +65,7 @@ RecordKind = Literal["model", "past_end", "side", "refused"]
 
 _HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
             "x-goog-api-client")
+_HEADER_NAMES = frozenset(h.encode() for h in _HEADERS)
 
 
 @dataclass(slots=True)
@@ -439,7 +440,12 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
 
 
 def _headers(request: Request) -> dict[str, str]:
-    return {h: request.headers[h] for h in _HEADERS if h in request.headers}
+    """The headers of :data:`_HEADERS` the request sent (the first of each), read off the raw list once."""
+    out: dict[str, str] = {}
+    for name, value in request.scope["headers"]:
+        if name in _HEADER_NAMES:
+            out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+    return {h: out[h] for h in _HEADERS if h in out}
 
 
 def _model_list(session: Session) -> list[dict[str, Any]]:
@@ -470,7 +476,7 @@ def create_app(session: Session) -> Starlette:
             return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
 
         async def handle(request: Request) -> Response:
-            path = request.url.path
+            path = request.scope["path"]
             try:
                 raw = await _read_body(request, session.max_body, session.read_timeout)
             except _BodyError as exc:
@@ -502,7 +508,7 @@ def create_app(session: Session) -> Starlette:
                                        headers=_headers(request), at=time.time()))
                 return answer(followed.body, followed.status)
             seen = None if followed is body else followed
-            shape = served.shape(path, request.query_params.get("alt"))
+            shape = served.shape(path, request.query_params.get("alt") if request.scope["query_string"] else None)
             stream = shape.stream if shape is not None else body.get("stream") is True
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
@@ -563,7 +569,7 @@ def create_app(session: Session) -> Starlette:
         model = model_endpoint(wire)
 
         async def handle(request: Request) -> Response:
-            kind = served.route(request.url.path)
+            kind = served.route(request.scope["path"])
             if kind == "model":
                 return await model(request)
             if kind == "count":
@@ -619,7 +625,11 @@ def create_app(session: Session) -> Starlette:
         status, done = session.execute(name, args)
         return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
 
-    routes = [
+    routes: list[Route] = []
+    for wire in WIRES:  # first: the model calls are the requests a run is made of (no path overlaps below)
+        handle = wire_endpoint(wire)
+        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
+    routes += [
         Route("/_stopbench/tools", tools, methods=["GET"]),
         Route("/_stopbench/tools/{name:path}", run_tool, methods=["POST"]),
         Route("/_stopbench/state", state, methods=["GET"]),
@@ -627,9 +637,6 @@ def create_app(session: Session) -> Starlette:
         Route("/_stopbench/observed", observed, methods=["GET"]),
         Route("/_stopbench/run", start, methods=["POST"]),
     ]
-    for wire in WIRES:
-        handle = wire_endpoint(wire)
-        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
     for prefix in ("/v1", ""):
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))

@@ -138,10 +138,9 @@ class PlanResponse(Response):
         try:
             async with asyncio.timeout_at(loop.time() + self.write_timeout) as deadline:
                 await send({"type": "http.response.start", "status": p.status, "headers": self.raw_headers})
-                if p.coalesced:
+                if p.coalesced:  # one deadline for the whole: no frame waits, a stalled client stalls it
                     body = b"".join(f.data for f in p.frames)
                     await send({"type": "http.response.body", "body": body, "more_body": True})
-                    deadline.reschedule(loop.time() + self.write_timeout)
                 else:
                     for frame in p.frames:
                         if frame.delay > 0:

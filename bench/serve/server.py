@@ -9,7 +9,7 @@ import socket
 import threading
 import time
 from types import TracebackType
-from typing import Literal, Self
+from typing import Any, Literal, Self
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -129,10 +129,17 @@ def _fast() -> bool:
 
 def config(session: Session, host: str = DEFAULT_HOST, port: int = 0, stack: Stack = "auto",
            header_timeout: float = HEADER_TIMEOUT) -> uvicorn.Config:
-    """The uvicorn configuration: no lifespan, quiet logs, short keep-alive, a header deadline and
-    bounded headers, uvloop and httptools where they import (`stack`)."""
+    """The uvicorn configuration of the replay server (:func:`uvicorn_config`)."""
+    return uvicorn_config(create_app(session), host, port, stack, header_timeout)
+
+
+def uvicorn_config(app: Any, host: str = DEFAULT_HOST, port: int = 0, stack: Stack = "auto",
+                   header_timeout: float = HEADER_TIMEOUT) -> uvicorn.Config:
+    """The uvicorn configuration the replay server runs `app` with (and ``make perf``'s floor): no
+    lifespan, quiet logs, short keep-alive, a header deadline and bounded headers, uvloop and
+    httptools where they import (`stack`)."""
     fast = stack == "fast" or (stack == "auto" and _fast())
-    return uvicorn.Config(create_app(session), host=host, port=port, log_level="warning", lifespan="off",
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                           timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=2, access_log=False,
                           h11_max_incomplete_event_size=MAX_HEAD, http=_protocol(stack, header_timeout),
                           loop="uvloop" if fast else "asyncio")
