@@ -127,6 +127,13 @@ class Server:
             self.proc.wait()
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system, every thread) process `pid` has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -246,8 +253,11 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
         print("  aimock: not measured (npm install @copilotkit/aimock into a folder, then --aimock FOLDER or "
               "STOPBENCH_AIMOCK=FOLDER)")
     rows: list[dict[str, Any]] = []
-    header = f"{'case':8} {'conns':>5} " + " ".join(f"{t + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7}" for t in targets)
-    print(header + f" {'vs floor':>8}" + (f" {'vs aimock':>9}" if cli else ""))
+    header = f"{'case':8} {'conns':>5} " + " ".join(f"{t + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7} {'cpu us':>7}"
+                                                     for t in targets)
+    print(header + f" {'vs floor':>8} {'cpu vs':>8}" + (f" {'vs aimock':>9} {'cpu vs':>9}" if cli else ""))
+    print("  (cpu us: the server process's CPU per request, median round; cpu vs: the other's CPU per request over "
+          "stopbench's, its capacity ratio, steadier than wall-clock rates on a shared machine)")
     loop = _client_loop()
     try:
         for kind in KINDS:
@@ -257,9 +267,12 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                 for conns in CONNS:
                     rates: dict[str, list[float]] = {t: [] for t in targets}
                     lats: dict[str, list[float]] = {t: [] for t in targets}
+                    cpu: dict[str, list[float]] = {t: [] for t in targets}
                     for _ in range(rounds):
                         for t in targets:
+                            c0 = cpu_seconds(servers[t].proc.pid)
                             n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
+                            cpu[t].append((cpu_seconds(servers[t].proc.pid) - c0) / max(n + conns, 1))
                             _check(kind, t, body)
                             rates[t].append(n / seconds)
                             lats[t] += lat
@@ -267,13 +280,18 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                     cells = []
                     for t in targets:
                         rate = statistics.median(rates[t])
-                        row[t] = {"rate": rate, "p50_ms": _ms(lats[t], 50), "p99_ms": _ms(lats[t], 99)}
-                        cells.append(f"{rate:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f}")
+                        row[t] = {"rate": rate, "p50_ms": _ms(lats[t], 50), "p99_ms": _ms(lats[t], 99),
+                                  "cpu_us": statistics.median(cpu[t]) * 1e6}
+                        cells.append(f"{rate:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
+                                     f"{row[t]['cpu_us']:>7.0f}")
                     row["vs_floor"] = row["stopbench"]["rate"] / row["floor"]["rate"]
-                    line = f"{kind:8} {conns:>5} " + " ".join(cells) + f" {row['vs_floor']:>8.2f}"
+                    row["cpu_vs_floor"] = row["floor"]["cpu_us"] / row["stopbench"]["cpu_us"]
+                    line = (f"{kind:8} {conns:>5} " + " ".join(cells)
+                            + f" {row['vs_floor']:>8.2f} {row['cpu_vs_floor']:>8.2f}")
                     if cli:
                         row["vs_aimock"] = row["stopbench"]["rate"] / row["aimock"]["rate"]
-                        line += f" {row['vs_aimock']:>9.2f}"
+                        row["cpu_vs_aimock"] = row["aimock"]["cpu_us"] / row["stopbench"]["cpu_us"]
+                        line += f" {row['vs_aimock']:>9.2f} {row['cpu_vs_aimock']:>9.2f}"
                     print(line, flush=True)
                     rows.append(row)
             finally:
@@ -282,8 +300,10 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
     finally:
         loop.close()
     worst = min(r["vs_floor"] for r in rows)
-    print(f"stopbench/floor: {worst:.2f} at worst (goal: at least 0.8)"
-          + (f"; stopbench/aimock: {min(r['vs_aimock'] for r in rows):.2f} at worst (goal: at least 1)" if cli else "")
+    print(f"stopbench/floor: {worst:.2f} at worst by rate, {min(r['cpu_vs_floor'] for r in rows):.2f} by CPU per "
+          "request (goal: at least 0.8)"
+          + (f"; stopbench/aimock: {min(r['vs_aimock'] for r in rows):.2f} at worst by rate, "
+             f"{min(r['cpu_vs_aimock'] for r in rows):.2f} by CPU (goal: at least 1)" if cli else "")
           + f"; load average {os.getloadavg()[0]:.1f}")
     return rows
 
@@ -323,15 +343,18 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
            "Generated by `make perf` (`python -m devtools.perf --only serve`, devtools/perf_serve.py); do not edit.",
            f"One run on {os.cpu_count()} cores, load average {load:.1f} at the end; server stack: {stack}. Rates are "
            "the median of the interleaved rounds in requests per second, latencies in milliseconds over every round;",
-           "compare the ratios, taken in one run, rather than rates across runs.", "",
-           "| case | connections | " + " | ".join(f"{t} req/s | p50 | p99" for t in targets)
-           + " | stopbench / floor" + (" | stopbench / aimock |" if aimock else " |"),
-           "| --- | ---: | " + " | ".join("---: | ---: | ---:" for _ in targets) + " | ---:"
+           "compare the ratios, taken in one run, rather than rates across runs. CPU µs is the server process's CPU",
+           "time per request (median round), and the CPU ratio the other server's CPU per request over stopbench's:",
+           "what each could answer on a core of its own, steadier than the wall-clock rates on a shared machine.", "",
+           "| case | connections | " + " | ".join(f"{t} req/s | p50 | p99 | CPU µs" for t in targets)
+           + " | stopbench / floor (rate, CPU)" + (" | stopbench / aimock (rate, CPU) |" if aimock else " |"),
+           "| --- | ---: | " + " | ".join("---: | ---: | ---: | ---:" for _ in targets) + " | ---:"
            + (" | ---: |" if aimock else " |")]
     for r in rows:
-        cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['p50_ms']:.2f} | {r[t]['p99_ms']:.2f}" for t in targets)
-        line = f"| {r['case']} | {r['conns']} | {cells} | {r['vs_floor']:.2f}"
-        out.append(line + (f" | {r['vs_aimock']:.2f} |" if aimock else " |"))
+        cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['p50_ms']:.2f} | {r[t]['p99_ms']:.2f} | {r[t]['cpu_us']:.0f}"
+                           for t in targets)
+        line = f"| {r['case']} | {r['conns']} | {cells} | {r['vs_floor']:.2f}, {r['cpu_vs_floor']:.2f}"
+        out.append(line + (f" | {r['vs_aimock']:.2f}, {r['cpu_vs_aimock']:.2f} |" if aimock else " |"))
     out += ["", f"`stopbench check`'s own CPU per sequence (server, observation, verdict; not the program's): "
             f"{cpu * 1000:.0f} ms, the reference loop over shipped openai-chat sequences.", ""]
     if not aimock:

@@ -539,7 +539,7 @@ def create_app(session: Session) -> Starlette:
                 if len(run.rendered) >= _RENDERED_CAP:
                     run.rendered.clear()
                 run.rendered[key] = made
-            out = made.fill(rid)
+            out = made.fill(rid, whole=session.faults is None)
             injected = None
             if session.faults is not None:
                 from bench.faults import inject

@@ -103,23 +103,31 @@ class Template:
 
     plan: Plan
     parts: tuple[tuple[bytes, ...], ...]
+    whole: tuple[bytes, ...]
+    """The frames joined, split at the placeholder (what :meth:`fill` gives with ``whole=True``)."""
 
     @classmethod
     def of(cls, p: Plan, placeholder: str) -> Template:
         mark = placeholder.encode()
-        return cls(p, tuple(tuple(f.data.split(mark)) for f in p.frames))
+        return cls(p, tuple(tuple(f.data.split(mark)) for f in p.frames),
+                   tuple(b"".join(f.data for f in p.frames).split(mark)))
 
-    def fill(self, response_id: str) -> Plan:
+    def fill(self, response_id: str, whole: bool = False) -> Plan:
         """The plan with `response_id` where the placeholder was (an ASCII id: the same in JSON as
-        raw), and a content-length that counts it."""
+        raw), and a content-length that counts it. `whole`: a plan whose frames would be coalesced
+        anyway comes as one frame of the same bytes (nothing will rewrite its frames: no fault recipe)."""
         rid = response_id.encode()
-        frames = tuple(f if len(parts) == 1 else Frame(rid.join(parts), f.delay)
-                       for f, parts in zip(self.plan.frames, self.parts, strict=True))
-        head = self.plan.headers
+        p = self.plan
+        if whole and p.coalesced and p.frames:
+            frames: tuple[Frame, ...] = (Frame(rid.join(self.whole)),)
+        else:
+            frames = tuple(f if len(parts) == 1 else Frame(rid.join(parts), f.delay)
+                           for f, parts in zip(p.frames, self.parts, strict=True))
+        head = p.headers
         if any(k == "content-length" for k, _ in head):  # a JSON answer: its length with this id
             size = str(sum(len(f.data) for f in frames))
             head = tuple((k, size if k == "content-length" else v) for k, v in head)
-        return Plan(self.plan.status, head, frames, self.plan.end, self.plan.one_by_one)
+        return Plan(p.status, head, frames, p.end, p.one_by_one)
 
 
 class PlanResponse(Response):

@@ -15,7 +15,7 @@ from typing import Any
 import uvicorn
 
 from bench.serve.render import Context, render
-from bench.serve.respond import Frame, Plan, PlanResponse, json_plan, plan
+from bench.serve.respond import Frame, Plan, PlanResponse, Template, json_plan, plan
 from bench.serve.server import BackgroundUvicorn
 from tests.serve.serving import make_sequence
 
@@ -130,3 +130,19 @@ def test_a_gemini_in_stream_error_waits_before_its_last_frame_so_it_is_a_read_of
     p = plan(out)
     assert p.frames[-1].delay == out.settle and not p.coalesced
     assert [f.data for f in p.frames] == list(out.frames)
+
+
+def test_a_template_filled_whole_is_the_same_bytes_in_one_frame_unless_its_frames_go_one_by_one() -> None:
+    mark = "chatcmpl-PLACEHOLDER"
+    frames = tuple(Frame(f.replace(b'"n"', f'"{mark}"'.encode())) for f in FRAMES[:3])
+    for p in (Plan(200, STREAM, frames, "close"), Plan(200, STREAM, frames, "cut")):
+        t = Template.of(p, mark)
+        split, whole = t.fill("chatcmpl-7"), t.fill("chatcmpl-7", whole=True)
+        assert len(split.frames) == 3 and len(whole.frames) == 1
+        assert whole.frames[0].data == b"".join(f.data for f in split.frames) and b"chatcmpl-7" in whole.frames[0].data
+        assert mark.encode() not in whole.frames[0].data and whole.end == p.end
+    paced = (Plan(200, STREAM, frames, "close", one_by_one=True),
+             Plan(200, STREAM, (*frames, Frame(b"x", 0.1)), "close"))
+    for p in paced:
+        t = Template.of(p, mark)
+        assert t.fill("chatcmpl-7", whole=True).frames == t.fill("chatcmpl-7").frames
