@@ -15,7 +15,10 @@ Sections (each prints its own wall time; ``--only`` picks some):
   and 8N sequences (goal: the same);
 * ``dask``: the same CPU-bound corpus through 1 and 2 Dask workers of a local cluster (goal: at
   least 1.7 times faster with two);
-* ``help``: ``stopbench --help`` in a fresh interpreter.
+* ``help``: ``stopbench --help`` in a fresh interpreter;
+* ``serve``: :mod:`devtools.perf_serve`'s figures (the replay server's JSON and streamed request
+  rates and latencies with 1 and 8 connections, against the floor of its stack and CopilotKit aimock
+  where installed; ``stopbench check``'s CPU per sequence), written to ``reports/perf-serve.md``.
 
 Timings are CPU or wall time as said, the best (minimum) of several rounds for the ratios, taken in
 one process, rounds of the two sides interleaved; the machines are shared and noisy, so compare
@@ -44,7 +47,7 @@ from bench.engine.discovery import discover
 from bench.engine.model import Requirement, Sequence, ToolCall, Turn, Usage
 from bench.engine.predicate import Predicate, State
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
-from devtools import perf_import, perf_load
+from devtools import perf_import, perf_load, perf_serve
 
 _TOOLS = ("read_file", "grep", "edit_file", "run_tests", "list_dir")
 
@@ -190,7 +193,7 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-SECTIONS = ("load", "import", "replay", "decode", "memory", "dask", "help")
+SECTIONS = ("load", "import", "replay", "decode", "memory", "dask", "help", "serve")
 """The sections of ``make perf``, in the order they run."""
 
 
@@ -212,6 +215,14 @@ def main(argv: list[str] | None = None) -> None:
                         help="turns of the generated corpus the decode speed is measured on (default 1000000)")
     parser.add_argument("--dask-turns", type=int, default=24_000,
                         help="turns of the corpus run on 1 and 2 Dask workers (default 24000)")
+    parser.add_argument("--serve-seconds", type=float, default=1.0,
+                        help="seconds per round, target and case of the server section (default 1)")
+    parser.add_argument("--serve-rounds", type=int, default=3, help="interleaved rounds of the server section")
+    parser.add_argument("--aimock", default=os.environ.get("STOPBENCH_AIMOCK"),
+                        help="a folder where `npm install @copilotkit/aimock` ran (default: $STOPBENCH_AIMOCK); "
+                             "without it the server section leaves aimock out")
+    parser.add_argument("--serve-report", type=Path, default=Path("reports/perf-serve.md"),
+                        help="where the server section's Markdown goes (default reports/perf-serve.md)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="only this section (repeatable); default: all")
     parser.add_argument("--load-only", action="store_true",
@@ -240,6 +251,8 @@ def main(argv: list[str] | None = None) -> None:
                 perf_corpus.memory_section(Path(tmp), args.predicates)
             elif name == "dask":
                 perf_corpus.dask_section(Path(tmp), args.dask_turns, args.predicates)
+            elif name == "serve":
+                perf_serve.report(args.serve_seconds, args.serve_rounds, args.aimock, args.serve_report)
             elif name == "help":
                 print(f"stopbench --help: {help_seconds():.2f} s wall, median of 7 fresh interpreters "
                       f"(goal: well under 0.5 s); load average {os.getloadavg()[0]:.1f}")

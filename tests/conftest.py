@@ -80,6 +80,8 @@ SLOW: dict[str, str] = {
     "tests/conform/test_virtual_clock.py": "loops sleeping on the real clock, to compare with the virtual one",
     "tests/conform/test_timings.py::test_runs_start_longest_first_by_the_last_timings": "drives loops in subprocesses",
     "tests/conform/test_reuse.py": "drives loops in subprocesses, a full drive then CI runs",
+    "tests/serve/test_journal.py::test_memory_after_100000_requests_is_within_a_tenth_of_memory_after_1000":
+        "serves 100,000 requests (the ASGI app without sockets, about 30 s)",
     "tests/install/test_wheel.py": "builds the wheel, installs it into a fresh environment and runs the commands "
                                    "from an empty folder (ci/wheel_smoke.py)",
 }

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue.files import write_atomically
-from bench.check.explain import BLANK, tool_names, violation_words
+from bench.check.explain import BLANK, tool_names
+from bench.check.explain import violation_words as _requirement_words
+from bench.check.faulted import WORDS, StepFault, judge_faulted
 from bench.check.runner import LiveRun
 from bench.engine.changes import changes_data, changes_from
 from bench.engine.model import ALL, Cell, Decision, Step, Violation
@@ -35,7 +37,7 @@ __all__ = [
     "live_label",
     "load_live",
     "not_run_line",
-    "read_live_cell", "stable",
+    "read_live_cell", "recorded_faults", "stable",
     "table",
     "tool_names",
     "violation_lines",
@@ -90,6 +92,12 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     return text
 
 
+def violation_words(violation: Violation, sequence: SequenceModel | None = None, cell: Cell | None = None) -> str:
+    """What the cell did, in plain words: :func:`bench.check.explain.violation_words`, or for a fault
+    requirement (``check --faults``) its words in :data:`bench.check.faulted.WORDS`."""
+    return WORDS.get(violation.requirement) or _requirement_words(violation, sequence, cell)
+
+
 def not_run_line(other_dialects: int, dialects: Sequence[str], scripted: int) -> str:
     """The summary's count of the chosen sequences check did not run, and why; empty when none."""
     parts = []
@@ -103,7 +111,7 @@ def not_run_line(other_dialects: int, dialects: Sequence[str], scripted: int) ->
 def difference(cells: Sequence[Cell]) -> str:
     """What differs between the loops' cells of one sequence: who breaks requirements, or that
     they took different paths; empty when every cell is the same."""
-    if len({label(c) for c in cells}) <= 1:
+    if len({(label(c), bool(c.violations)) for c in cells}) <= 1:  # a verdict alone can differ (retry_after)
         return ""
     bad = [c.predicate for c in cells if c.violations or c.outcome == "crashed"]
     if bad and len(bad) < len(cells):
@@ -156,14 +164,16 @@ def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
     return out
 
 
-def cell_json(cell: Cell, observed: Sequence[Observed] = ()) -> dict[str, Any]:
+def cell_json(cell: Cell, observed: Sequence[Observed] = (), faults: Sequence[StepFault] = ()) -> dict[str, Any]:
     """One live cell in the JSON-lines form of ``stopbench run --json`` (``golden`` is ``live``).
 
     Each decision keeps what the judge reads besides the tools' names (``calls_run`` and
     ``calls_failed``: the indices of the turn's calls; ``changes``: what the next request changed),
     so a record re-judged by ``stopbench run`` gives the violations it was written with; and what
     the server noted (`observed`: its ``detail`` per step, how each answered call was known, and
-    ``requests``, the model requests it answered, a crashed cell's dropped last one included)."""
+    ``requests``, the model requests it answered, a crashed cell's dropped last one included); and
+    ``injected``, what a fault recipe did to each step's answer (``check --faults``), which the
+    verdict was judged with and a re-judging reads back."""
     notes = {o.step: stable(o.detail) for o in observed if o.detail}
     out = {
         "sequence": cell.sequence, "predicate": cell.predicate, "outcome": cell.outcome, "reason": cell.reason,
@@ -175,6 +185,8 @@ def cell_json(cell: Cell, observed: Sequence[Observed] = ()) -> dict[str, Any]:
     }
     if observed:
         out["requests"] = len(observed)
+    if faults:
+        out["injected"] = [f.as_json() for f in faults]
     return out
 
 
@@ -197,10 +209,23 @@ def _decision_json(s: Step, detail: str) -> dict[str, Any]:
     return out
 
 
-def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun]) -> Path:
-    """Write ``folder/live/<name>.json`` atomically; returns its path."""
-    record = {"name": name, "column": column(name), "command": list(command),
-              "cells": [cell_json(r.cell, r.observed) for r in runs]}
+def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun],
+               trials: Sequence[Sequence[LiveRun]] = (), extra: Mapping[str, Any] | None = None) -> Path:
+    """Write ``folder/live/<name>.json`` atomically; returns its path.
+
+    With `trials` (``check --trials K``: ``trials[t]`` the runs of trial t) the record also carries
+    every trial's cells under ``trials`` and pass^k under ``pass_k`` (:mod:`bench.check.trials`);
+    ``cells`` stays the first trial's, so a reader of one run per sequence reads it as before.
+    `extra` adds top-level entries (the fault recipe and the trials' seeds)."""
+    record: dict[str, Any] = {"name": name, "column": column(name), "command": list(command),
+                              "cells": [cell_json(r.cell, r.observed, r.faults) for r in runs]}
+    if len(trials) > 1:
+        from bench.check.trials import by_sequence, summary
+
+        record["trials"] = [{"trial": t + 1, "cells": [cell_json(r.cell, r.observed, r.faults) for r in trial]}
+                            for t, trial in enumerate(trials)]
+        record["pass_k"] = summary(by_sequence(trials), len(trials))
+    record.update(extra or {})
     path = folder / LIVE / f"{name}.json"
     write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
     return path
@@ -222,8 +247,8 @@ class LiveCell:
 def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell:
     """The cell of `sequence` in ``folder/live/<name>.json``, judged again as ``stopbench run`` does;
     :class:`UnusableInput` (one line) when there is no such record or cell, or the cell does not
-    fit the sequence as it is now."""
-    from bench.engine.judge import judge
+    fit the sequence as it is now. A cell a fault recipe was injected into is judged knowing it
+    (:mod:`bench.check.faulted`)."""
 
     path = folder / LIVE / f"{name}.json"
     if not path.is_file():
@@ -238,6 +263,7 @@ def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell
         command = tuple(str(a) for a in record.get("command", ()))
         details = {int(d["step"]): str(d["detail"]) for d in data["decisions"] if d.get("detail")}
         requests = data.get("requests")
+        faults = tuple(StepFault.from_json(f) for f in data.get("injected", ()))
     except OSError as exc:
         raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -245,7 +271,7 @@ def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell
     if not live_cell_fits(sequence, cell):
         raise UnusableInput(f"{path}: the cell for {sequence.id} does not fit the sequence as it is now (changed "
                             "since the check; run stopbench check again)")
-    return LiveCell(path, command, cell.with_violations(judge(sequence, cell)), details,
+    return LiveCell(path, command, cell.with_violations(judge_faulted(sequence, cell, faults)), details,
                     requests if isinstance(requests, int) else None)
 
 
@@ -266,6 +292,20 @@ def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise UnusableInput(f"{path}: not a live record: {exc}") from None
     return out
+
+
+def recorded_faults(path: Path) -> dict[str, tuple[StepFault, ...]]:
+    """What a fault recipe injected into each cell of the live record at `path`, by sequence (cells
+    without faults left out), so a re-judging judges as ``check`` did (:func:`bench.check.faulted.judge_faulted`).
+    :class:`UnusableInput` naming the file for a record whose ``injected`` cannot be read."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+        return {str(c["sequence"]): tuple(StepFault.from_json(f) for f in c["injected"])
+                for c in record["cells"] if c.get("injected")}
+    except OSError as exc:
+        raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise UnusableInput(f"{path}: not a live record: {exc}") from None
 
 
 def _indices(d: dict[str, Any], key: str, names: str, seq: SequenceModel | None) -> Any:

@@ -28,11 +28,12 @@ from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from bench.check.faulted import StepFault, judge_faulted, step_faults
 from bench.check.processes import deferred_interrupts, end_contained, start_contained
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
-from bench.engine.judge import judge
 from bench.engine.model import Cell, Sequence
 from bench.engine.replay import DEFAULT_SAFETY_CAP
+from bench.faults import Recipe
 from bench.serve.app import Session
 from bench.serve.observe import Observed, observed_cell
 from bench.serve.server import BackgroundServer
@@ -60,6 +61,9 @@ class LiveRun:
     observed: tuple[Observed, ...]
     seconds: float
     stderr: str = ""
+    faults: tuple[StepFault, ...] = ()
+    """What a fault recipe injected into the answers, by step (``check --faults``), which the
+    verdict took into account (:mod:`bench.check.faulted`)."""
 
     @property
     def failed(self) -> bool:
@@ -90,26 +94,29 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
                 env: dict[str, str] | None = None, server: BackgroundServer | None = None,
                 mcp_url: str | None = None, cancel: threading.Event | None = None, ok_marker: str | None = None,
-                error_marker: str | None = None) -> LiveRun:
+                error_marker: str | None = None, faults: Recipe | None = None) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
     against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
     (:func:`bench.check.mcp.background_mcp`); without one a server of its own is started. Setting
     `cancel` kills the program and raises :class:`Cancelled`. `ok_marker` and `error_marker` tell the
     server how the program words a tool result (:class:`bench.serve.app.Session`); a given `server`
-    keeps its own.
+    keeps its own. `faults` is the recipe a server of its own injects (a given `server` keeps its own).
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
     from bench.check.mcp import background_mcp  # here: `python -m bench.check.mcp` imports this package first
 
     with ExitStack() as stack:
-        srv = server or stack.enter_context(BackgroundServer(Session(sequence, ok_marker=ok_marker,
-                                                                     error_marker=error_marker,
-                                                                     fresh_repeat_ids=True)))
+        srv = server or stack.enter_context(BackgroundServer(_session(sequence, ok_marker, error_marker,
+                                                                      faults)))
         if mcp_url is None:
             mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                     mcp_url=mcp_url, cancel=cancel)
+
+
+def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None, faults: Recipe | None) -> Session:
+    return Session(sequence, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True, faults=faults)
 
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
@@ -147,6 +154,8 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         stderr = _tail(err_path)
         try:
             observed = tuple(session.observed(run))
+            with session.lock:
+                injected = step_faults(run.records)
         except Exception as exc:  # whatever the program sent, the run gets a cell and the report is written
             return _unjudged(sequence, name, proc.returncode, seconds, stderr, "the server could not read the "
                              f"program's requests ({_one_line(exc)}); a stopbench bug: please report it")
@@ -161,11 +170,11 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
     try:
         cell = _cell(sequence, name, list(observed), result, status, ended_by, bad, timeout, safety_cap, stderr,
                      run.answered)
-        judged = cell.with_violations(judge(sequence, cell))
+        judged = cell.with_violations(judge_faulted(sequence, cell, injected))
     except Exception as exc:  # as above: one cell without a verdict, never a lost report
         return _unjudged(sequence, name, status, seconds, stderr,
                          f"stopbench could not judge this run ({_one_line(exc)}); a stopbench bug: please report it")
-    return LiveRun(sequence, judged, result, status, observed, seconds, stderr)
+    return LiveRun(sequence, judged, result, status, observed, seconds, stderr, injected)
 
 
 def _one_line(exc: BaseException) -> str:
@@ -235,12 +244,14 @@ def scripts_tool_results(sequence: Sequence) -> bool:
 def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs: int = 1,
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
             env: dict[str, str] | None = None, progress: Callable[[LiveRun], None] | None = None,
-            ok_marker: str | None = None, error_marker: str | None = None) -> list[LiveRun]:
+            ok_marker: str | None = None, error_marker: str | None = None,
+            faults: Recipe | None = None) -> list[LiveRun]:
     """Run the program once per sequence, `jobs` at a time; results in the order of `sequences`.
 
     Each worker has a server of its own; a sequence is a new run on it (the server's runs are
     independent: a run's turns, records and inference are its own), so no two programs ever share
-    a server at the same time."""
+    a server at the same time. Every server injects `faults` (a request's draws depend on the
+    recipe's seed, the sequence and the request's number only, not on the worker)."""
     from bench.check.mcp import background_mcp
 
     seqs = list(sequences)
@@ -255,8 +266,8 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             srv = getattr(local, "server", None)
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
-                    srv = local.server = stack.enter_context(BackgroundServer(Session(
-                        seq, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True)))
+                    srv = local.server = stack.enter_context(BackgroundServer(_session(
+                        seq, ok_marker, error_marker, faults)))
                     local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel)

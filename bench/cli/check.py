@@ -10,6 +10,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -153,7 +154,16 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
               help="Instead of the catalogue: N generated sequences (bench.fuzz.strategies), judged by the "
                    "reference properties; a failure is shrunk and written as a sequence file.")
-@click.option("--seed", type=int, default=0, show_default=True, help="With --fuzz: the search's seed.")
+@click.option("--faults", "faults_spec", default=None, metavar="RECIPE",
+              help="Inject faults and pacing into the served answers: a recipe file (YAML) or a preset "
+                   "(cut-after-3, rate-limited, slow-stream, ...; docs/how-to/faults.md). The verdict knows what "
+                   "was injected.")
+@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+              help="Run each sequence K times; the table shows pass^K (every trial met the requirements) and the "
+                   "cells that flip. Trial t (from 0) injects faults with the recipe's seed + t.")
+@click.option("--seed", type=int, default=None,
+              help="With --fuzz: the search's seed [default: 0]. With --faults: the recipe's seed instead of its "
+                   "own (trial t adds t).")
 @click.option("--shrink-time", type=click.FloatRange(min=0), default=120.0, show_default=True,
               help="With --fuzz: seconds the shrinking of a failure may take.")
 @click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None,
@@ -162,8 +172,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
               name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
               ok_marker: str | None, error_marker: str | None, virtual_clock: bool, bench_tools: bool,
               sequences_dir: Path, reports_dir: Path, no_report: bool, junit_path: Path | None, as_json: bool,
-              fuzz_n: int | None,
-              seed: int, shrink_time: float, save_dir: Path | None) -> None:
+              fuzz_n: int | None, faults_spec: str | None, trials: int,
+              seed: int | None, shrink_time: float, save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
 
     For every sequence the replay server serves it on a loopback port and COMMAND runs once with
@@ -176,6 +186,11 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     infers each step from the requests; the cell, column <name>@live, is judged against the
     sequence's require: block. Writes reports/live/<name>.json.
 
+    With --faults RECIPE the server cuts, breaks, garbles, stalls or paces its answers, or answers with
+    an HTTP error as the provider would (Retry-After included), and the verdict knows it: success on a
+    broken answer, or a retry sooner than Retry-After, breaks a requirement. With --trials K each
+    sequence runs K times: the table shows pass^K and the cells that flip between trials.
+
     Exit status: 0 when every cell meets its requirements, 1 when one breaks them (or the program
     crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
     sequence, a command that cannot be started).
@@ -185,14 +200,26 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
 
     loops = _loops(command, name, named)
+    recipe = None
+    if faults_spec is not None:
+        from bench.faults import RecipeError, load_recipe
+        try:
+            recipe = load_recipe(faults_spec)
+        except RecipeError as exc:
+            click.echo(f"--faults: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        if seed is not None:
+            recipe = recipe.with_seed(seed)
     if fuzz_n is not None:
+        if recipe is not None or trials > 1:
+            raise click.UsageError("--fuzz runs each generated sequence once, without --faults or --trials")
         if len(loops) != 1:
             raise click.UsageError("--fuzz runs one command")
         if ids or tags:
             raise click.UsageError("--fuzz generates its sequences: -s and --tag do not apply (--dialect does)")
         try:  # SIGTERM as Ctrl-C, as below
             with sigterm_as_interrupt():
-                code = fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed, dialects=dialects, timeout=timeout,
+                code = fuzz_live(loops[0][0], loops[0][1], fuzz_n, seed=seed or 0, dialects=dialects, timeout=timeout,
                                  safety_cap=safety_cap, shrink_time=shrink_time,
                                  save_dir=save_dir or sequences_dir / "found", markers=(ok_marker, error_marker))
         except KeyboardInterrupt as exc:
@@ -235,8 +262,11 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             sys.exit(EXIT_BAD_INPUT)
     started = time.monotonic()
     runs: dict[str, list[LiveRun]] = {}
-    total = len(seqs) * len(loops)
+    every: dict[str, list[list[LiveRun]]] = {}  # every trial's runs, trial-major
+    total = len(seqs) * len(loops) * trials
     done = [0]
+    from bench.check.trials import trial_seeds
+    seeds = trial_seeds(recipe.seed if recipe is not None else 0, trials)
 
     def progress(name: str) -> Callable[[LiveRun], None]:
         def show(run: LiveRun) -> None:
@@ -248,10 +278,13 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     for loop_name, argv in loops:
         try:  # SIGTERM (CI's timeout) as Ctrl-C: every program and all it started ended, no temporary folder left
             with sigterm_as_interrupt():
-                runs[loop_name] = run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout,
-                                          safety_cap=safety_cap, cwd=Path.cwd(), env=run_env,
-                                          progress=None if as_json else progress(loop_name),
-                                          ok_marker=ok_marker, error_marker=error_marker)
+                every[loop_name] = [
+                    run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout, safety_cap=safety_cap,
+                            cwd=Path.cwd(), env=run_env, progress=None if as_json else progress(loop_name),
+                            ok_marker=ok_marker, error_marker=error_marker,
+                            faults=None if recipe is None else recipe.with_seed(seeds[t]))
+                    for t in range(trials)]
+                runs[loop_name] = every[loop_name][0]
         except OSError as exc:
             click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
             sys.exit(EXIT_BAD_INPUT)
@@ -266,15 +299,26 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     if as_json:
         from bench.check.report import cell_json
         for n in names:
-            for r in runs[n]:
-                click.echo(json.dumps({**cell_json(r.cell, r.observed), "seconds": round(r.seconds, 2)},
-                                      ensure_ascii=False))
+            for t, trial in enumerate(every[n]):
+                for r in trial:
+                    row = {**cell_json(r.cell, r.observed, r.faults), "seconds": round(r.seconds, 2)}
+                    if trials > 1:
+                        row["trial"] = t + 1
+                    click.echo(json.dumps(row, ensure_ascii=False))
+    elif trials > 1:
+        _print_trials(names, every, trials, seeds if recipe is not None else None)
     else:
         click.echo(table(names, runs), nl=False)
         problems = [line for n in names for line in violation_lines(n, runs[n])]
         if problems:
             click.echo("\nrequirements broken:")
             for line in problems:
+                click.echo(f"  {line}")
+        from bench.check.faulted import fault_lines
+        injected = [line for n in names for line in fault_lines(column(n), runs[n])]
+        if injected and recipe is not None:
+            click.echo(f"\nfaults injected ({recipe.name}, seed {recipe.seed}):")
+            for line in injected:
                 click.echo(f"  {line}")
         unasked = [line for n in names for line in note_lines(n, runs[n])]
         if unasked:
@@ -292,16 +336,57 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
         if left_out:
             click.echo(left_out)
     if not no_report:
+        extra: dict[str, object] = {}
+        if recipe is not None:
+            extra["faults"] = {"recipe": recipe.name, "seed": recipe.seed}
+        if trials > 1:
+            extra["trial_seeds"] = list(seeds) if recipe is not None else None
         for n, argv in loops:
-            path = write_live(reports_dir, n, argv, runs[n])
+            path = write_live(reports_dir, n, argv, runs[n], every[n], extra)
             click.echo(f"wrote {path}", err=True)
     if junit_path is not None:
         from bench.report.junit import check_case, write_junit
-        write_junit(junit_path, "stopbench check", (check_case(r.cell) for n in names for r in runs[n]))
+        write_junit(junit_path, "stopbench check", (_trial_case(check_case(r.cell), t, trials)
+                                                    for n in names for t, trial in enumerate(every[n])
+                                                    for r in trial))
         click.echo(f"wrote {junit_path}", err=True)
     click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
                err=True)  # stdout is the verdict, the same on every run of a deterministic program
-    sys.exit(EXIT_MISMATCH if any(r.failed for n in names for r in runs[n]) else EXIT_OK)
+    sys.exit(EXIT_MISMATCH if any(r.failed for n in names for trial in every[n] for r in trial) else EXIT_OK)
+
+
+def _trial_case(case: Any, trial: int, trials: int) -> Any:
+    """A JUnit case named after its trial when there are several (names stay unique in a class)."""
+    from dataclasses import replace
+    return case if trials == 1 else replace(case, name=f"{case.name} [trial {trial + 1}]")
+
+
+def _print_trials(names: list[str], every: dict[str, list[list[Any]]], k: int, seeds: tuple[int, ...] | None) -> None:
+    """The trials' table, the cells that flip, the broken requirements of each trial, pass^k per loop."""
+    from bench.check.report import column, live_label, violation_lines
+    from bench.check.trials import by_sequence, flip_lines, pass_k, table
+
+    rows = {n: by_sequence(every[n]) for n in names}
+    click.echo(table(names, rows, k, live_label), nl=False)
+    flips = [line for n in names for line in flip_lines(n, rows[n], live_label)]
+    if flips:
+        click.echo("\ncells that differ between trials:")
+        for line in flips:
+            click.echo(f"  {line}")
+    broken = [f"trial {t + 1}: {line}" for n in names for t, trial in enumerate(every[n])
+              for line in violation_lines(n, trial)]
+    if broken:
+        click.echo("\nrequirements broken:")
+        for line in broken:
+            click.echo(f"  {line}")
+    click.echo("")
+    if seeds is not None:
+        click.echo(f"fault seeds by trial: {', '.join(str(s) for s in seeds)} (the recipe's seed + the trial's index)")
+    for n in names:
+        good, total = pass_k(rows[n])
+        flipping = sum(r.flips for r in rows[n])
+        click.echo(f"{column(n)}: pass^{k} {good} of {total} sequence(s) ({good / total:.0%}); "
+                   f"{flipping} flip between trials")
 
 
 def fuzz_live(name: str, argv: list[str], n: int, *, seed: int, dialects: tuple[str, ...], timeout: float,

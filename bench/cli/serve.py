@@ -37,11 +37,16 @@ from bench.wires.registry import names
               help="Text that every successful tool result contains (results without it count as failed).")
 @click.option("--error-marker", default=None,
               help="Text that every failed tool result contains (results with it count as failed).")
+@click.option("--faults", "faults_spec", default=None, metavar="RECIPE",
+              help="Inject faults and pacing into the answers: a recipe file (YAML) or a preset (cut-after-3, "
+                   "rate-limited, slow-stream, ...; docs/how-to/faults.md). What was injected is in the records "
+                   "and the observed steps.")
+@click.option("--seed", type=int, default=None, help="With --faults: the recipe's seed instead of its own.")
 @click.option("--observed", "observed_file", type=click.Path(path_type=Path), default=None,
               help="On exit, write every run's observed steps here as JSON (default: print to stdout).")
 def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequences_dir: Path, max_body: int,
               read_timeout: float, write_timeout: float, ok_marker: str | None, error_marker: str | None,
-              observed_file: Path | None) -> None:
+              observed_file: Path | None, faults_spec: str | None, seed: int | None) -> None:
     """Serve SEQUENCE (its id) as an OpenAI Chat Completions, Anthropic Messages and OpenAI Responses
     endpoint, JSON or SSE as each request asks. Request i is answered by turn i. Every request is
     recorded; on exit (Ctrl-C or SIGTERM) the client's observed decisions are written as JSON.
@@ -51,11 +56,24 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     Tools: GET /_stopbench/tools lists the sequence's tools; POST /_stopbench/tools/NAME with the
     call's arguments runs one (recorded, so the observation knows which calls ran).
 
-    Exit status: 0 after a clean stop; 2 when the sequence or the port cannot be used, or the
+    With --faults RECIPE the answers are cut, broken, garbled, stalled, paced or replaced by an HTTP
+    error as the provider sends it (Retry-After included); the report says what, by step.
+
+    Exit status: 0 after a clean stop; 2 when the sequence, the recipe or the port cannot be used, or the
     observed steps cannot be written to --observed (they are then printed on stdout instead)."""
     if observed_file is not None and not observed_file.parent.is_dir():
         click.echo(f"cannot write {observed_file}: no folder {observed_file.parent}", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    recipe = None
+    if faults_spec is not None:
+        from bench.faults import RecipeError, load_recipe
+        try:
+            recipe = load_recipe(faults_spec)
+        except RecipeError as exc:
+            click.echo(f"--faults: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
+        if seed is not None:
+            recipe = recipe.with_seed(seed)
     cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
@@ -67,7 +85,7 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
         click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use it", err=True)
     session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
                       ok_marker=ok_marker, error_marker=error_marker, max_body=max_body, read_timeout=read_timeout,
-                      write_timeout=write_timeout)
+                      write_timeout=write_timeout, faults=recipe)
     unbindable = bind_problem(host, port)
     if unbindable is not None:
         click.echo(f"cannot serve on {host}:{port}: {unbindable}", err=True)
@@ -81,7 +99,8 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line a client may wait for, so a stop after it is clean
         signal.signal(sig, lambda *_: done.set())
-    click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}) at {srv.url}  "
+    faulted = "" if recipe is None else f", faults: {recipe.name} (seed {recipe.seed})"
+    click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}{faulted}) at {srv.url}  "
                f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
     try:
         while not done.wait(0.5):

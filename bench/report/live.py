@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.check.report import LIVE, live_cell_fits, load_live
-from bench.engine.judge import judge
+from bench.check.faulted import judge_faulted
+from bench.check.report import LIVE, live_cell_fits, load_live, recorded_faults
 from bench.engine.model import ACTIONS, OUTCOMES, Cell
 from bench.engine.model import Sequence as SequenceModel
 from bench.errors import UnusableInput
@@ -49,6 +49,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
         path = folder / LIVE / f"{col.removesuffix(LIVE_SUFFIX)}.json"
         if not col.endswith(LIVE_SUFFIX) or col == LIVE_SUFFIX:
             raise UnusableInput(f"{path}: column: {col!r} is not named <name>{LIVE_SUFFIX}")
+        injected = recorded_faults(path)  # a run with --faults is judged knowing what was injected
         kept: dict[str, Cell] = {}
         gone: list[str] = []
         changed: list[str] = []
@@ -62,7 +63,7 @@ def live_columns(folder: Path, sequences: Sequence[SequenceModel]) -> LiveColumn
             elif not live_cell_fits(seq, cell):
                 changed.append(cell.sequence)
             else:
-                kept[cell.sequence] = cell.with_violations(judge(seq, cell))
+                kept[cell.sequence] = cell.with_violations(judge_faulted(seq, cell, injected.get(cell.sequence, ())))
         if gone:
             notes.append(f"note: {path}: {len(gone)} cell(s) for sequences not in the catalogue, left out: "
                          + ", ".join(sorted(gone)))

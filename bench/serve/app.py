@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
-from starlette.types import Receive, Scope, Send
 
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
@@ -36,21 +35,37 @@ from bench.serve import bad_requests
 from bench.serve.observe import Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
+from bench.serve.respond import PlanResponse, Template, plan
 from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
 from bench.wires import registry
 from bench.wires.withhold import WITHHELD, without_calls
 
+if TYPE_CHECKING:  # bench.faults writes into this package's delivery plans: imported where used, not here
+    from bench.faults import Injected, Recipe
+
 DEFAULT_MAX_BODY = 8 * 1024 * 1024
 DEFAULT_READ_TIMEOUT = 30.0
 DEFAULT_WRITE_TIMEOUT = 30.0
 SCRIPT_ENDED_STATUS = 410
+_ID_PLACEHOLDER = "stopbench-id-placeholder-7f3a9c"
+"""Stands for the response id in a rendering kept for reuse (:class:`bench.serve.respond.Template`)."""
+DEFAULT_JOURNAL = 1000
+"""Requests of a run kept with their bodies (Session(journal=...)): above every safety cap's default,
+so that check and conformance observe every step they judge."""
+_RECENT = 8
+"""Requests past the journal kept for the next answer (the previous one, a reply followed by reference)."""
+_MODEL_NAMES = 64
+"""Model names the model list shows besides ``stopbench`` (the first ones a run's requests used)."""
+_RENDERED_CAP = 1024
+"""Renderings kept per run: past it the cache starts again (a model name or a limit per request)."""
 
 RecordKind = Literal["model", "past_end", "side", "refused"]
 
 _HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
             "x-goog-api-client")
+_HEADER_NAMES = frozenset(h.encode() for h in _HEADERS)
 
 
 @dataclass(slots=True)
@@ -77,6 +92,8 @@ class Record:
     seen: Any = None
     """The conversation the request carries when it differs from its body: a request that follows
     a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
+    injected: Injected | None = None
+    """What the session's fault recipe did to the answer (bench.faults), None when nothing."""
 
     @property
     def conversation_body(self) -> Any:
@@ -87,22 +104,51 @@ class Record:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
                 "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None,
-                "repeat": self.repeat}
+                "repeat": self.repeat, "injected": self.injected.as_json() if self.injected else None}
 
 
 @dataclass(slots=True)
 class Run:
-    """The requests of one client run against one sequence."""
+    """The requests of one client run against one sequence.
+
+    The journal: `records` holds the run's first requests with their bodies (up to the session's
+    `journal`; all of them with ``journal=None``), what the observation of its steps reads. Past that
+    a request is counted (`total`) and kept only among the `recent` few the next answer needs (the
+    previous request, a reply a request follows by reference), so that a long run's memory stays
+    flat. When the next run starts, this one's observation is kept and its bodies released."""
 
     number: int
     sequence: Sequence
     records: list[Record] = field(default_factory=list)
     answered: int = 0
+    total: int = 0
+    """Requests of the run, kept or not."""
+    recent: deque[Record] = field(default_factory=lambda: deque(maxlen=_RECENT))
+    """The last requests past the kept ones."""
+    beyond: Record | None = None
+    """The first model request past the kept ones: what the last kept step is observed against."""
+    last_answer: Record | None = None
+    """The last model request (or one past the script's end): what the next turn follows."""
+    last_model: Record | None = None
+    """The last model request answered with a turn: what the tool endpoint's scripted results read."""
+    served: dict[int, int] = field(default_factory=dict)
+    """How often each turn (by index) answered a model request."""
+    models: list[str] = field(default_factory=list)
+    """The model names the run's requests used (the first :data:`_MODEL_NAMES`)."""
+    past_end: bool = False
+    frozen: list[Observed] | None = None
+    """The run's observation, kept when the next run started (its bodies released then)."""
     executions: list[Execution] = field(default_factory=list)
     """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
+    rendered: dict[Any, Template] = field(default_factory=dict)
+    """Answers rendered in this run, kept for the requests that get the same answer but for the id."""
 
     def model_records(self) -> list[Record]:
         return [r for r in self.records if r.kind == "model"]
+
+    def kept(self) -> list[Record]:
+        """The run's records at hand: the journal's, then the recent ones past it."""
+        return [*self.records, *self.recent]
 
 
 class Session:
@@ -111,8 +157,11 @@ class Session:
     def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT) -> None:
+                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
+                 faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL) -> None:
         self.dialect = dialect
+        self.faults = faults
+        """The fault recipe applied to every model answer (bench.faults), or None."""
         self.catalogue = dict(catalogue or {})
         self.ok_marker = ok_marker
         self.error_marker = error_marker
@@ -121,6 +170,9 @@ class Session:
         self.max_body = max_body
         self.read_timeout = read_timeout
         self.write_timeout = write_timeout
+        self.journal = journal
+        """Requests kept with their bodies per run (the observation reads them); None keeps every
+        request's body for as long as the session lives (debugging)."""
         self.lock = threading.Lock()
         self.runs: list[Run] = [Run(1, sequence)]
 
@@ -129,14 +181,27 @@ class Session:
         return self.runs[-1]
 
     def start(self, sequence: Sequence) -> Run:
-        """Serve `sequence` from its first turn on, as a new run."""
+        """Serve `sequence` from its first turn on, as a new run; the run before keeps its
+        observation and releases its request bodies (unless the session keeps every body)."""
         with self.lock:
+            ended = self.run
             self.runs.append(Run(len(self.runs) + 1, sequence))
-            return self.runs[-1]
+            run = self.runs[-1]
+        if self.journal is not None:
+            frozen = self.observed(ended)
+            with self.lock:
+                ended.frozen = frozen
+                for rec in ended.records:
+                    rec.body = rec.seen = None
+                ended.recent.clear()
+                ended.beyond = ended.last_answer = ended.last_model = None
+                ended.rendered.clear()
+        return run
 
     def records(self) -> list[Record]:
+        """The current run's records at hand (:meth:`Run.kept`)."""
         with self.lock:
-            return list(self.run.records)
+            return self.run.kept()
 
     def observed(self, run: Run | None = None) -> list[Observed]:
         """The steps of a run (the current one by default) as inferred from its requests.
@@ -145,9 +210,14 @@ class Session:
         request refused as one the provider would refuse is noted on the step it came after."""
         with self.lock:
             run = run or self.run
+            if run.frozen is not None:
+                return list(run.frozen)
             every = list(run.records)
+            beyond = run.beyond
             executions = list(run.executions)
         records = [r for r in every if r.kind in ("model", "past_end")]
+        if beyond is not None:  # the last kept step is observed against the request after it
+            records.append(beyond)
         refused: dict[int, list[str]] = {}
         seen = 0
         for r in every:
@@ -158,7 +228,7 @@ class Session:
         turns = run.sequence.turns
         out: list[Observed] = []
         for k, rec in enumerate(records):
-            if rec.kind != "model" or rec.turn is None:
+            if rec.kind != "model" or rec.turn is None or rec is beyond:
                 break
             step = k + 1
             note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
@@ -215,7 +285,7 @@ class Session:
             run = self.run
             n = len(run.executions) + 1
             known = {c.name for t in run.sequence.turns for c in t.tool_calls if c.name}
-            last = next((r for r in reversed(run.records) if r.kind == "model" and r.turn is not None), None)
+            last = run.last_model
             turn = run.sequence.turns[last.turn] if last is not None and last.turn is not None else None
             if name not in known:
                 status, content, failed = 404, f"unknown tool {name}", True
@@ -233,7 +303,7 @@ class Session:
         def replied(ref: str) -> tuple[dict[str, Any], Turn] | None:
             with self.lock:
                 run = self.run
-                rec = next((r for r in run.records if r.kind == "model" and r.wire == wire and r.response_id == ref
+                rec = next((r for r in run.kept() if r.kind == "model" and r.wire == wire and r.response_id == ref
                             and r.turn is not None and r.status == 200), None)
             if rec is None or rec.turn is None or not isinstance(rec.conversation_body, dict):
                 return None
@@ -250,16 +320,24 @@ class Session:
     def ended_running(self, run: Run | None = None) -> bool:
         """Whether the client asked for a response past the end of a `then: end` sequence."""
         with self.lock:
-            return any(r.kind == "past_end" for r in (run or self.run).records)
+            return (run or self.run).past_end
 
     def report(self) -> list[dict[str, Any]]:
         """Every run of the session: its sequence, whether it went past the end, its observed
         steps (what ``stopbench serve`` writes on exit)."""
-        return [{"run": run.number, "sequence": run.sequence.id, "requests": len(run.records),
+        return [{"run": run.number, "sequence": run.sequence.id, "requests": run.total,
                  "running": self.ended_running(run),
                  "steps": [o.as_json() for o in self.observed(run)],
                  "executions": [e.as_json() for e in self.executions(run)],
-                 "notes": self.notes(run)} for run in self.runs]
+                 "notes": self.notes(run), **self._injected(run)} for run in self.runs]
+
+    def _injected(self, run: Run) -> dict[str, Any]:
+        """What the fault recipe did to the run's answers, by step, when there is a recipe."""
+        if self.faults is None:
+            return {}
+        from bench.faults import step_faults
+        with self.lock:
+            return {"injected": [f.as_json() for f in step_faults(run.records)]}
 
     # ------------------------------------------------------------ bookkeeping for the app
 
@@ -269,13 +347,30 @@ class Session:
         if not self.fresh_repeat_ids:
             return 0
         with self.lock:
-            before = sum(1 for r in run.records if r.kind == "model" and r.turn == index)
+            before = run.served.get(index, 0)
         return repeat_number(run.sequence, index, before)
 
     def _record(self, rec: Record) -> None:
         with self.lock:
-            rec.n = len(self.run.records)
-            self.run.records.append(rec)
+            run = self.run
+            rec.n = run.total
+            run.total += 1
+            answer = rec.kind in ("model", "past_end")
+            if self.journal is None or len(run.records) < self.journal:
+                run.records.append(rec)
+            else:
+                run.recent.append(rec)
+                if answer and run.beyond is None:
+                    run.beyond = rec
+            if answer:
+                run.last_answer = rec
+                run.past_end = run.past_end or rec.kind == "past_end"
+                if rec.kind == "model" and rec.turn is not None:
+                    run.last_model = rec
+                    run.served[rec.turn] = run.served.get(rec.turn, 0) + 1
+            model = rec.body.get("model") if isinstance(rec.body, dict) else None
+            if isinstance(model, str) and model not in run.models and len(run.models) < _MODEL_NAMES:
+                run.models.append(model)
 
     def _take_turn(self, wire: Wire, body: dict[str, Any]) -> tuple[Run, int, int | None]:
         """The current run, this request's number in it (from 1) and the turn answering it
@@ -289,11 +384,13 @@ class Session:
             seq = run.sequence
             number = run.answered + 1
             run.answered += 1
-            prev = next((r for r in reversed(run.records) if r.kind in ("model", "past_end")), None)
+            prev = run.last_answer
         if prev is None:
             return run, number, 0 if seq.turns else None
         if prev.kind == "past_end" or prev.turn is None:
             return run, number, None
+        if prev.injected is not None and prev.injected.replaced:  # the loop never got it: asked again, as a retry
+            return run, number, prev.turn
         # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
@@ -336,62 +433,25 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
         return b"".join(chunks)
 
     try:
-        return await asyncio.wait_for(read(), timeout)
+        async with asyncio.timeout(timeout):
+            return await read()
     except TimeoutError:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
 
 
-class CutConnection(Exception):
-    """Raised after a response has started, to make the server drop the connection mid-body."""
-
-
-class _QuietCut(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        exc = record.exc_info[1] if record.exc_info else None
-        return not isinstance(exc, CutConnection)
-
-
-logging.getLogger("uvicorn.error").addFilter(_QuietCut())
-
-
-class _SSEResponse(Response):
-    """Sends prepared frames one by one, giving up on a client that stops reading; with `cut`,
-    drops the connection after the frames instead of ending the body."""
-
-    def __init__(self, frames: tuple[bytes, ...], write_timeout: float, cut: bool = False,
-                 media: str = "text/event-stream; charset=utf-8", settle: float = 0.0) -> None:
-        super().__init__(status_code=200)
-        self.frames = frames
-        self.settle = settle
-        self.write_timeout = write_timeout
-        self.cut = cut
-        # no content-length: the body is streamed (uvicorn sends it chunked)
-        self.raw_headers = [(b"content-type", media.encode()), (b"cache-control", b"no-cache")]
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        async def timed(message: dict[str, Any]) -> None:
-            await asyncio.wait_for(send(message), self.write_timeout)
-
-        await timed({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
-        for n, frame in enumerate(self.frames):
-            if self.settle and n == len(self.frames) - 1:
-                await asyncio.sleep(self.settle)
-            await timed({"type": "http.response.body", "body": frame, "more_body": True})
-        if self.cut:
-            raise CutConnection("the turn's error cuts the connection here")
-        await timed({"type": "http.response.body", "body": b"", "more_body": False})
-
-
 def _headers(request: Request) -> dict[str, str]:
-    return {h: request.headers[h] for h in _HEADERS if h in request.headers}
+    """The headers of :data:`_HEADERS` the request sent (the first of each), read off the raw list once."""
+    out: dict[str, str] = {}
+    for name, value in request.scope["headers"]:
+        if name in _HEADER_NAMES:
+            out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+    return {h: out[h] for h in _HEADERS if h in out}
 
 
 def _model_list(session: Session) -> list[dict[str, Any]]:
-    names = ["stopbench"]
-    for rec in session.records():
-        if isinstance(rec.body, dict) and isinstance(rec.body.get("model"), str) and rec.body["model"] not in names:
-            names.append(rec.body["model"])
-    return [_model(n) for n in names]
+    with session.lock:
+        used = list(session.run.models)
+    return [_model(n) for n in dict.fromkeys(["stopbench", *used])]
 
 
 def _model(name: str) -> dict[str, Any]:
@@ -416,7 +476,7 @@ def create_app(session: Session) -> Starlette:
             return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
 
         async def handle(request: Request) -> Response:
-            path = request.url.path
+            path = request.scope["path"]
             try:
                 raw = await _read_body(request, session.max_body, session.read_timeout)
             except _BodyError as exc:
@@ -448,7 +508,7 @@ def create_app(session: Session) -> Starlette:
                                        headers=_headers(request), at=time.time()))
                 return answer(followed.body, followed.status)
             seen = None if followed is body else followed
-            shape = served.shape(path, request.query_params.get("alt"))
+            shape = served.shape(path, request.query_params.get("alt") if request.scope["query_string"] else None)
             stream = shape.stream if shape is not None else body.get("stream") is True
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
@@ -465,17 +525,29 @@ def create_app(session: Session) -> Starlette:
                                        served.offers_tools(followed))
             rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            ctx = Context(rid, shape.model if shape else str(body.get("model") or "stopbench"),
+            ctx = Context(served.id_prefix + _ID_PLACEHOLDER,
+                          shape.model if shape else str(body.get("model") or "stopbench"),
                           served.finish_for(seq.dialect, turn),
                           include_usage=isinstance(opts, dict) and opts.get("include_usage") is True,
                           sse=shape.sse if shape else True)
-            out = served.render(turn, ctx, stream)
+            # what the rendering depends on besides the id: the served turn is seq.turns[index] with
+            # the request's limit (usage), the repeat's ids and the withheld calls (note)
+            key = (wire, index, repeat, note, turn.usage, ctx, stream)
+            made = run.rendered.get(key)
+            if made is None:
+                made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
+                if len(run.rendered) >= _RENDERED_CAP:
+                    run.rendered.clear()
+                run.rendered[key] = made
+            out = made.fill(rid, whole=session.faults is None)
+            injected = None
+            if session.faults is not None:
+                from bench.faults import inject
+                out, injected = inject(session.faults, out, wire=wire, request_index=number, key=seq.id)
             session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time(), note=note, seen=seen, repeat=repeat))
-            if out.body is not None:
-                return JSONResponse(out.body, status_code=out.status, headers=dict(out.headers))
-            return _SSEResponse(out.frames, session.write_timeout, out.cut, out.media, out.settle)
+                                   at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None))
+            return PlanResponse(out, session.write_timeout)
 
         return handle
 
@@ -497,7 +569,7 @@ def create_app(session: Session) -> Starlette:
         model = model_endpoint(wire)
 
         async def handle(request: Request) -> Response:
-            kind = served.route(request.url.path)
+            kind = served.route(request.scope["path"])
             if kind == "model":
                 return await model(request)
             if kind == "count":
@@ -514,7 +586,7 @@ def create_app(session: Session) -> Starlette:
         run = session.run
         return JSONResponse({"run": run.number, "sequence": run.sequence.id, "turns": len(run.sequence.turns),
                              "then": run.sequence.then, "answered": run.answered,
-                             "requests": len(session.records()), "dialect": session.dialect})
+                             "requests": run.total, "dialect": session.dialect})
 
     async def records(request: Request) -> Response:
         return JSONResponse([r.as_json() for r in session.records()])
@@ -553,7 +625,11 @@ def create_app(session: Session) -> Starlette:
         status, done = session.execute(name, args)
         return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
 
-    routes = [
+    routes: list[Route] = []
+    for wire in WIRES:  # first: the model calls are the requests a run is made of (no path overlaps below)
+        handle = wire_endpoint(wire)
+        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
+    routes += [
         Route("/_stopbench/tools", tools, methods=["GET"]),
         Route("/_stopbench/tools/{name:path}", run_tool, methods=["POST"]),
         Route("/_stopbench/state", state, methods=["GET"]),
@@ -561,9 +637,6 @@ def create_app(session: Session) -> Starlette:
         Route("/_stopbench/observed", observed, methods=["GET"]),
         Route("/_stopbench/run", start, methods=["POST"]),
     ]
-    for wire in WIRES:
-        handle = wire_endpoint(wire)
-        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
     for prefix in ("/v1", ""):
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
@@ -573,7 +646,11 @@ def create_app(session: Session) -> Starlette:
 
 def _as_served(turn: Turn, rec: Record) -> Turn:
     """The turn as request `rec` was answered: with the ids of its repeat (bench.serve.repeats) and
-    without the calls withheld (bench.wires.withhold)."""
+    without the calls withheld (bench.wires.withhold); an answer a fault recipe broke as the error
+    the loop got in its place (bench.faults)."""
+    inj = rec.injected
+    if inj is not None and inj.kind is not None:
+        return Turn("error", error=TurnError(inj.kind, inj.describe(), status=inj.status))
     turn = with_fresh_ids(turn, rec.repeat)
     return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if rec.note == WITHHELD else turn
 

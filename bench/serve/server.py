@@ -4,24 +4,145 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import socket
 import threading
 import time
 from types import TracebackType
-from typing import Self
+from typing import Any, Literal, Self
 
 import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bench.serve.app import Session, create_app
 
 DEFAULT_HOST = "127.0.0.1"
 
 
-def config(session: Session, host: str = DEFAULT_HOST, port: int = 0) -> uvicorn.Config:
-    """The uvicorn configuration: no lifespan, quiet logs, short keep-alive, bounded headers."""
-    return uvicorn.Config(create_app(session), host=host, port=port, log_level="warning", lifespan="off",
-                          timeout_keep_alive=5, timeout_graceful_shutdown=2, access_log=False,
-                          h11_max_incomplete_event_size=64 * 1024)
+HEADER_TIMEOUT = 10.0
+"""Seconds a connection has to send a request's headers, from when it opens or its previous response
+ends: an idle socket or a half-sent request line is closed then."""
+KEEP_ALIVE = 5
+"""Seconds an idle kept-alive connection stays open after a response (uvicorn's timeout_keep_alive)."""
+MAX_HEAD = 64 * 1024
+"""Bytes of a request's line and headers: past it the answer is 400 and the connection closes."""
+
+Stack = Literal["auto", "fast", "pure"]
+"""The event loop and HTTP parser: ``fast`` uvloop and httptools (the uvicorn[standard] pair), ``pure``
+the standard asyncio loop and h11, ``auto`` fast where both import."""
+
+
+class _Deadline:
+    """A connection's header deadline and head size bound, over either of uvicorn's HTTP protocols.
+
+    uvicorn closes a connection idle after a response (`timeout_keep_alive`), but not one that never
+    sends a byte, nor one whose request line or headers stop half-way (any byte stops its keep-alive
+    timer): both stay open for ever. Here a connection waiting for a request's headers is closed
+    :data:`HEADER_TIMEOUT` seconds after it opened or its previous response ended; a request in
+    progress is bounded by the app (`read_timeout`, `write_timeout`). h11 bounds the head itself
+    (`h11_max_incomplete_event_size`); for httptools, which has no bound, the bytes received while
+    waiting for the headers are counted here. A connection closed while a client that does not read
+    still holds the rest of a response (a response cut at the write timeout) is aborted at the next
+    deadline, instead of holding its buffer until the client goes."""
+
+    header_timeout = HEADER_TIMEOUT
+    max_head = MAX_HEAD
+    _deadline: asyncio.TimerHandle | None = None
+    _head = 0
+
+    def _waiting(self) -> bool:
+        cycle = self.cycle  # type: ignore[attr-defined]
+        return cycle is None or bool(cycle.response_complete)
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._head = 0
+        self._deadline = self.loop.call_later(self.header_timeout, self._expire)  # type: ignore[attr-defined]
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        transport = self.transport  # type: ignore[attr-defined]
+        if transport.is_closing():
+            # closed, but still waiting for a client that does not read to take the rest (a cut
+            # response, a kept-alive one it never read): drop it
+            transport.abort()
+        elif self._waiting():
+            transport.close()
+        else:  # a request in progress (the app bounds it): look again later
+            self._deadline = self.loop.call_later(self.header_timeout, self._expire)  # type: ignore[attr-defined]
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        super().connection_made(transport)  # type: ignore[misc]
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)  # type: ignore[misc]
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()  # type: ignore[misc]
+        if not self.transport.is_closing():  # type: ignore[attr-defined]
+            self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        waiting = self._waiting()
+        super().data_received(data)  # type: ignore[misc]
+        if not (waiting and self._waiting()):
+            self._head = 0
+            return
+        self._head += len(data)
+        if self._head > self.max_head and not self.transport.is_closing():  # type: ignore[attr-defined]
+            self.send_400_response("Request line and headers too large.")  # type: ignore[attr-defined]
+
+
+class _BoundedH11(_Deadline, H11Protocol):
+    pass
+
+
+def _protocol(stack: Stack, header_timeout: float) -> type[asyncio.Protocol]:
+    """uvicorn's httptools protocol where the fast stack is asked for or (auto) imports, else its h11
+    one; either with the header deadline."""
+    base: type[asyncio.Protocol] = _BoundedH11
+    if stack != "pure" and _fast():
+        from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+        base = type("_BoundedHttpTools", (_Deadline, HttpToolsProtocol), {})
+    elif stack == "fast":
+        raise RuntimeError("the fast stack needs uvloop and httptools (pip install 'uvicorn[standard]')")
+    return type(base.__name__, (base,), {"header_timeout": header_timeout})
+
+
+def _fast() -> bool:
+    """Whether uvloop and httptools both import (the platform has them)."""
+    try:
+        importlib.import_module("httptools")
+        importlib.import_module("uvloop")
+    except ImportError:
+        return False
+    return True
+
+
+def config(session: Session, host: str = DEFAULT_HOST, port: int = 0, stack: Stack = "auto",
+           header_timeout: float = HEADER_TIMEOUT) -> uvicorn.Config:
+    """The uvicorn configuration of the replay server (:func:`uvicorn_config`)."""
+    return uvicorn_config(create_app(session), host, port, stack, header_timeout)
+
+
+def uvicorn_config(app: Any, host: str = DEFAULT_HOST, port: int = 0, stack: Stack = "auto",
+                   header_timeout: float = HEADER_TIMEOUT) -> uvicorn.Config:
+    """The uvicorn configuration the replay server runs `app` with (and ``make perf``'s floor): no
+    lifespan, quiet logs, short keep-alive, a header deadline and bounded headers, uvloop and
+    httptools where they import (`stack`)."""
+    fast = stack == "fast" or (stack == "auto" and _fast())
+    return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
+                          timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=2, access_log=False,
+                          h11_max_incomplete_event_size=MAX_HEAD, http=_protocol(stack, header_timeout),
+                          loop="uvloop" if fast else "asyncio")
 
 
 def bind_problem(host: str, port: int) -> str | None:
@@ -154,8 +275,9 @@ class BackgroundServer(BackgroundUvicorn):
     """
 
     def __init__(self, session: Session, host: str = DEFAULT_HOST, port: int = 0,
-                 start_timeout: float = 10.0) -> None:
-        super().__init__(config(session, host, port), "replay server", "stopbench-serve", start_timeout)
+                 start_timeout: float = 10.0, stack: Stack = "auto", header_timeout: float = HEADER_TIMEOUT) -> None:
+        super().__init__(config(session, host, port, stack, header_timeout), "replay server", "stopbench-serve",
+                         start_timeout)
         self.session = session
 
     @property

@@ -165,6 +165,17 @@ def _schema_of(module: str, *models: str) -> Callable[[], str]:
     return generate
 
 
+def _from(module: str, name: str) -> Callable[[], str]:
+    """The generator `name` of `module` (a function returning Markdown), imported when the page is built."""
+    def generate() -> str:
+        import importlib
+
+        made: str = getattr(importlib.import_module(module), name)()
+        return made
+
+    return generate
+
+
 def _layout() -> str:
     """The package's modules and sub-packages, each with the first line of its docstring."""
     import ast
@@ -339,6 +350,9 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "sequence-schema": _schema_of("bench.catalogue.load", "SequenceIn", "TurnIn", "ToolCallIn", "ErrorIn",
                                   "UsageIn", "RequireIn"),
     "golden-schema": _schema_of("bench.golden.expected", "_GoldenFileIn", "Covers", "ExpectedCell"),
+    "fault-recipe": _from("bench.faults._docs", "recipe_markdown"),
+    "fault-presets": _from("bench.faults._docs", "presets_markdown"),
+    "fault-shapes": _from("bench.faults._docs", "shapes_markdown"),
 }
 """Marker name -> the function that writes its Markdown from the code."""
 

@@ -1,0 +1,390 @@
+"""``make perf``'s server section: the replay server's request rate and latency against the floor of
+its own stack, against CopilotKit aimock where it is installed, and ``stopbench check``'s own CPU per
+sequence.
+
+Cases: a JSON answer (one tool call) and a streamed one (a text of 51 Chat Completions events, about
+12 KB), each over 1 and 8 keep-alive connections. Targets, each a server process of its own:
+
+* ``stopbench``: the replay server (``BackgroundServer``) serving a one-turn ``then: repeat``
+  sequence: every request is read, parsed, checked, journaled and answered from the turn;
+* ``floor``: the same stack (uvicorn with the server's configuration, loop and parser, Starlette,
+  the same response writer) reading the request's body and answering the same pre-rendered bytes,
+  without parsing, checking or journaling anything: what no replay server on this stack can beat;
+* ``aimock``: CopilotKit's aimock (Node) with fixtures for the same two answers (same text, chunked
+  at the same 24 characters), when ``--aimock DIR`` or ``STOPBENCH_AIMOCK`` names a folder where
+  ``npm install @copilotkit/aimock`` was run; left out otherwise (the section works offline).
+
+The client is one process of its own (asyncio over raw sockets, uvloop where it imports: the
+cheapest client this language has, the same for every target), keeping `conns` connections busy for
+`seconds` per round; rounds interleave the targets and the median round's rate is shown, with p50
+and p99 of every round's latencies. Rates are only comparable within one run: the machine is shared.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+TEXT = ("The replay server answers every request from a recorded turn, byte for byte as the provider "
+        "would, and it has to do so quickly: every check and conformance run waits on it. ") * 8
+TEXT = TEXT[:1152]
+"""48 pieces of 24 characters: with the role chunk, the finish and ``[DONE]``, 51 events."""
+CALL_ARGS = '{"path": "src/app.py"}'
+_PARAMS = {"type": "object", "properties": {"path": {"type": "string"}}}
+TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "read a file", "parameters": _PARAMS}}]
+KINDS = ("json", "stream")
+CONNS = (1, 8)
+
+
+def _user(kind: str) -> str:
+    return "perf tool call" if kind == "json" else "perf stream text"
+
+
+def request_bytes(kind: str) -> bytes:
+    body = json.dumps({"model": "gpt-4o", "messages": [{"role": "user", "content": _user(kind)}], "tools": TOOLS,
+                       "stream": kind == "stream"}).encode()
+    return (b"POST /v1/chat/completions HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\n"
+            b"authorization: Bearer k\r\ncontent-length: %d\r\n\r\n" % len(body)) + body
+
+
+def sequence(kind: str) -> Any:
+    from bench.catalogue.load import parse_sequence
+
+    turn: dict[str, Any] = ({"finish": "tool_calls", "content": None,
+                             "tool_calls": [{"id": "call_perf_1", "name": "read_file", "arguments": CALL_ARGS}]}
+                            if kind == "json" else {"finish": "stop", "content": TEXT})
+    return parse_sequence({"title": f"make perf: {kind}", "kind": "constructed", "dialect": "openai-chat",
+                           "source": "devtools/perf_serve.py", "then": "repeat", "turns": [turn]}, f"perf-{kind}")
+
+
+# ------------------------------------------------------------------ the servers (child processes)
+
+def _serve_stopbench(kind: str) -> Any:
+    from bench.serve import BackgroundServer, Session
+
+    return BackgroundServer(Session(sequence(kind))).start()
+
+
+def _serve_floor(kind: str) -> Any:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.routing import Route
+
+    from bench.serve.render import Context, render
+    from bench.serve.respond import PlanResponse, plan
+    from bench.serve.server import BackgroundUvicorn, uvicorn_config
+    from bench.wires import registry
+
+    seq = sequence(kind)
+    turn = seq.turns[0]
+    served = registry.wire("openai-chat")
+    ready = plan(render("openai-chat", turn, Context("chatcmpl-stopbench-1-1", "gpt-4o",
+                                                     served.finish_for(seq.dialect, turn)), kind == "stream"))
+
+    async def answer(request: Request) -> PlanResponse:
+        await request.body()  # a server reads what it is sent
+        return PlanResponse(ready, 30.0)
+
+    app = Starlette(routes=[Route("/v1/chat/completions", answer, methods=["POST"])])
+    return BackgroundUvicorn(uvicorn_config(app), "floor server", "perf-floor").start()
+
+
+def serve_main(target: str, kind: str) -> None:
+    """In a child process: start a server, print its port, run until stdin closes."""
+    srv = _serve_stopbench(kind) if target == "stopbench" else _serve_floor(kind)
+    print(srv.port, flush=True)
+    sys.stdin.read()
+    srv.stop()
+
+
+@dataclass
+class Server:
+    name: str
+    proc: subprocess.Popen[str]
+    port: int
+
+    def stop(self) -> None:
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user + system, every thread) process `pid` has used so far (Linux /proc)."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start(target: str, kind: str, aimock: Path | None) -> Server:
+    if target == "aimock":
+        assert aimock is not None
+        fixtures = Path(tempfile.mkdtemp(prefix="stopbench-aimock-")) / "fixtures.json"
+        fixtures.write_text(json.dumps({"fixtures": [
+            {"match": {"userMessage": _user("json")},
+             "response": {"toolCalls": [{"name": "read_file", "arguments": CALL_ARGS}]}},
+            {"match": {"userMessage": _user("stream")}, "response": {"content": TEXT}}]}), encoding="utf-8")
+        port = _free_port()
+        proc = subprocess.Popen([shutil.which("node") or "node", str(aimock), "-f", str(fixtures), "-p", str(port),
+                                 "-c", "24", "--log-level", "silent"], stdin=subprocess.PIPE,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return Server(target, proc, port)
+            time.sleep(0.1)
+        proc.kill()
+        raise RuntimeError("aimock did not start")
+    proc = subprocess.Popen([sys.executable, "-m", "devtools.perf_serve", "--serve", target, kind],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
+    assert proc.stdout is not None
+    return Server(target, proc, int(proc.stdout.readline()))
+
+
+def aimock_cli(folder: str | None) -> Path | None:
+    """The aimock command-line script (its fixture-file CLI) in `folder` (where ``npm install
+    @copilotkit/aimock`` ran), or None."""
+    if not folder:
+        return None
+    script = Path(folder) / "node_modules" / "@copilotkit" / "aimock" / "dist" / "cli.js"
+    return script if script.is_file() and shutil.which("node") else None
+
+
+# ------------------------------------------------------------------ the client (this process)
+
+async def _one(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes) -> bytes:
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    lower = head.lower()
+    if b"content-length:" in lower:
+        size = int(lower.split(b"content-length:")[1].split(b"\r\n")[0])
+        body = await reader.readexactly(size)
+    else:  # chunked: up to the last chunk
+        body = b""
+        while not body.endswith(b"\r\n0\r\n\r\n") and body != b"0\r\n\r\n":
+            part = await reader.read(65536)
+            if not part:
+                raise ConnectionError("closed mid-response")
+            body += part
+    if not head.startswith(b"HTTP/1.1 200"):
+        raise RuntimeError(f"answered {head[:40]!r}")
+    return body
+
+
+async def _load(port: int, request: bytes, conns: int, seconds: float) -> tuple[int, list[float], bytes]:
+    """Requests answered in `seconds` over `conns` connections, every latency, one body."""
+    lat: list[float] = []
+    sample = b""
+    stop = 0.0
+
+    async def worker() -> None:
+        nonlocal sample
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        try:
+            sample = await _one(reader, writer, request)  # a warm-up request, not counted
+            while time.perf_counter() < stop:
+                t0 = time.perf_counter()
+                await _one(reader, writer, request)
+                lat.append(time.perf_counter() - t0)
+        finally:
+            writer.close()
+
+    stop = time.perf_counter() + seconds
+    await asyncio.gather(*(worker() for _ in range(conns)))
+    return len(lat), lat, sample
+
+
+def _client_loop() -> asyncio.AbstractEventLoop:
+    try:
+        return importlib.import_module("uvloop").new_event_loop()  # type: ignore[no-any-return]
+    except ImportError:
+        return asyncio.new_event_loop()
+
+
+def _check(kind: str, target: str, body: bytes) -> None:
+    """Every target answers the same thing: the call, or the whole text."""
+    text = body.decode("utf-8", "replace")
+    if kind == "json" and "read_file" not in text:
+        raise RuntimeError(f"{target} did not answer the tool call: {text[:200]}")
+    if kind == "stream" and (text.count("data:") < 40 or "[DONE]" not in text):
+        raise RuntimeError(f"{target} did not stream the text: {text[:200]}")
+
+
+def _ms(values: list[float], q: float) -> float:
+    if len(values) < 2:
+        return float("nan")
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] * 1000
+
+
+def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None) -> list[dict[str, Any]]:
+    """Print (and return) the server table: one row per (case, connections), the targets side by side."""
+    from bench.serve.server import _fast
+
+    cli = aimock_cli(aimock or os.environ.get("STOPBENCH_AIMOCK"))
+    targets = ["stopbench", "floor", *(["aimock"] if cli else [])]
+    stack = "uvloop + httptools" if _fast() else "asyncio + h11 (uvloop/httptools not installed)"
+    print(f"server: {stack}; {rounds} interleaved rounds of {seconds:g} s per target and case, median round's rate; "
+          f"client: one process, raw sockets on {'uvloop' if _client_loop_name() == 'uvloop' else 'asyncio'}")
+    if cli is None:
+        print("  aimock: not measured (npm install @copilotkit/aimock into a folder, then --aimock FOLDER or "
+              "STOPBENCH_AIMOCK=FOLDER)")
+    rows: list[dict[str, Any]] = []
+    header = f"{'case':8} {'conns':>5} " + " ".join(f"{t + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7} {'cpu us':>7}"
+                                                     for t in targets)
+    print(header + f" {'vs floor':>8} {'cpu vs':>8}" + (f" {'vs aimock':>9} {'cpu vs':>9}" if cli else ""))
+    print("  (cpu us: the server process's CPU per request, median round; cpu vs: the other's CPU per request over "
+          "stopbench's, its capacity ratio, steadier than wall-clock rates on a shared machine)")
+    loop = _client_loop()
+    try:
+        for kind in KINDS:
+            servers = {t: start(t, kind, cli) for t in targets}
+            try:
+                request = request_bytes(kind)
+                for conns in CONNS:
+                    rates: dict[str, list[float]] = {t: [] for t in targets}
+                    lats: dict[str, list[float]] = {t: [] for t in targets}
+                    cpu: dict[str, list[float]] = {t: [] for t in targets}
+                    for _ in range(rounds):
+                        for t in targets:
+                            c0 = cpu_seconds(servers[t].proc.pid)
+                            n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
+                            cpu[t].append((cpu_seconds(servers[t].proc.pid) - c0) / max(n + conns, 1))
+                            _check(kind, t, body)
+                            rates[t].append(n / seconds)
+                            lats[t] += lat
+                    row: dict[str, Any] = {"case": kind, "conns": conns}
+                    cells = []
+                    for t in targets:
+                        rate = statistics.median(rates[t])
+                        row[t] = {"rate": rate, "p50_ms": _ms(lats[t], 50), "p99_ms": _ms(lats[t], 99),
+                                  "cpu_us": statistics.median(cpu[t]) * 1e6}
+                        cells.append(f"{rate:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
+                                     f"{row[t]['cpu_us']:>7.0f}")
+                    row["vs_floor"] = row["stopbench"]["rate"] / row["floor"]["rate"]
+                    row["cpu_vs_floor"] = row["floor"]["cpu_us"] / row["stopbench"]["cpu_us"]
+                    line = (f"{kind:8} {conns:>5} " + " ".join(cells)
+                            + f" {row['vs_floor']:>8.2f} {row['cpu_vs_floor']:>8.2f}")
+                    if cli:
+                        row["vs_aimock"] = row["stopbench"]["rate"] / row["aimock"]["rate"]
+                        row["cpu_vs_aimock"] = row["aimock"]["cpu_us"] / row["stopbench"]["cpu_us"]
+                        line += f" {row['vs_aimock']:>9.2f} {row['cpu_vs_aimock']:>9.2f}"
+                    print(line, flush=True)
+                    rows.append(row)
+            finally:
+                for srv in servers.values():
+                    srv.stop()
+    finally:
+        loop.close()
+    worst = min(r["vs_floor"] for r in rows)
+    print(f"stopbench/floor: {worst:.2f} at worst by rate, {min(r['cpu_vs_floor'] for r in rows):.2f} by CPU per "
+          "request (goal: at least 0.8)"
+          + (f"; stopbench/aimock: {min(r['vs_aimock'] for r in rows):.2f} at worst by rate, "
+             f"{min(r['cpu_vs_aimock'] for r in rows):.2f} by CPU (goal: at least 1)" if cli else "")
+          + f"; load average {os.getloadavg()[0]:.1f}")
+    return rows
+
+
+def _client_loop_name() -> str:
+    try:
+        importlib.import_module("uvloop")
+    except ImportError:
+        return "asyncio"
+    return "uvloop"
+
+
+def check_cpu(count: int = 6) -> float:
+    """``stopbench check``'s own CPU seconds per sequence (its server, the observation, the verdict;
+    not the program's), the reference loop over the first `count` shipped OpenAI Chat sequences."""
+    from bench.catalogue.load import load_catalogue
+    from bench.check.runner import run_all
+
+    seqs = [s for s in load_catalogue(Path("sequences")).sequences if s.dialect == "openai-chat"][:count]
+    t = os.times()
+    cpu0 = t.user + t.system
+    wall0 = time.perf_counter()
+    runs = run_all(seqs, [sys.executable, "-m", "bench.loops", "reference"], name="reference", jobs=1)
+    t = os.times()
+    cpu = (t.user + t.system - cpu0) / len(seqs)
+    judged = sum(1 for r in runs if r.cell.outcome)
+    print(f"check: {cpu * 1000:.1f} ms CPU per sequence in the check process (server, observation, verdict; the "
+          f"program's own CPU not counted), the reference loop over {len(seqs)} shipped openai-chat sequences, "
+          f"{judged} judged, {time.perf_counter() - wall0:.1f} s wall; load average {os.getloadavg()[0]:.1f}")
+    return cpu
+
+
+def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, aimock: bool) -> str:
+    """The section as a Markdown report (what docs/reference/performance.md includes)."""
+    targets = ["stopbench", "floor", *(["aimock"] if aimock else [])]
+    out = ["# The replay server's speed", "",
+           "Generated by `make perf` (`python -m devtools.perf --only serve`, devtools/perf_serve.py); do not edit.",
+           f"One run on {os.cpu_count()} cores, load average {load:.1f} at the end; server stack: {stack}. Rates are "
+           "the median of the interleaved rounds in requests per second, latencies in milliseconds over every round;",
+           "compare the ratios, taken in one run, rather than rates across runs. CPU µs is the server process's CPU",
+           "time per request (median round), and the CPU ratio the other server's CPU per request over stopbench's:",
+           "what each could answer on a core of its own, steadier than the wall-clock rates on a shared machine.", "",
+           "| case | connections | " + " | ".join(f"{t} req/s | p50 | p99 | CPU µs" for t in targets)
+           + " | stopbench / floor (rate, CPU)" + (" | stopbench / aimock (rate, CPU) |" if aimock else " |"),
+           "| --- | ---: | " + " | ".join("---: | ---: | ---: | ---:" for _ in targets) + " | ---:"
+           + (" | ---: |" if aimock else " |")]
+    for r in rows:
+        cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['p50_ms']:.2f} | {r[t]['p99_ms']:.2f} | {r[t]['cpu_us']:.0f}"
+                           for t in targets)
+        line = f"| {r['case']} | {r['conns']} | {cells} | {r['vs_floor']:.2f}, {r['cpu_vs_floor']:.2f}"
+        out.append(line + (f" | {r['vs_aimock']:.2f}, {r['cpu_vs_aimock']:.2f} |" if aimock else " |"))
+    out += ["", f"`stopbench check`'s own CPU per sequence (server, observation, verdict; not the program's): "
+            f"{cpu * 1000:.0f} ms, the reference loop over shipped openai-chat sequences.", ""]
+    if not aimock:
+        out += ["aimock was not installed for this run (see Performance in the docs for how to add it).", ""]
+    return "\n".join(out)
+
+
+def report(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None, out: Path | None = None) -> None:
+    """The server section, printed, and written as Markdown to `out` when given."""
+    from bench.serve.server import _fast
+
+    rows = server_section(seconds, rounds, aimock)
+    cpu = check_cpu()
+    if out is not None:
+        stack = "uvloop + httptools" if _fast() else "asyncio + h11"
+        has_aimock = any("aimock" in r for r in rows)
+        out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock), encoding="utf-8")
+        print(f"server section written to {out}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--serve":
+        serve_main(sys.argv[2], sys.argv[3])
+    else:
+        import argparse
+
+        parser = argparse.ArgumentParser(prog="python -m devtools.perf_serve", description=__doc__.splitlines()[0])
+        parser.add_argument("--seconds", type=float, default=1.0)
+        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--aimock", help="a folder where npm install @copilotkit/aimock ran")
+        parser.add_argument("--report", type=Path, help="also write the section as Markdown here")
+        args = parser.parse_args()
+        report(args.seconds, args.rounds, args.aimock, args.report)
