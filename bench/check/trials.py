@@ -11,7 +11,7 @@ the jitter differ from trial to trial and every trial can be run again alone wit
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,29 +71,29 @@ def summary(rows: Sequence[Trials], k: int) -> dict[str, Any]:
             "flipping": [r.sequence for r in rows if r.flips]}
 
 
-def table(names: Sequence[str], rows: Mapping[str, Sequence[Trials]], k: int, label: Any) -> str:
-    """A Markdown table: one row per sequence, per loop the trials that met the requirements out of
-    k (✓ when all did), ⇄ on a cell whose verdict flips and ~ on one whose path alone differs."""
-    from bench.check.report import column
-
+def table(names: Sequence[str], rows: Mapping[str, Sequence[Trials]], k: int, label: Any,
+          column: Callable[[str], str]) -> str:
+    """A Markdown table: one row per sequence, per loop (headed ``column(name)``) the trials that met
+    the requirements out of k, then ``flips`` on a cell whose verdict flips and ``paths differ`` on
+    one that met them every time by other paths. Words, not the verdict glyphs: those say how a cell
+    stopped (:mod:`bench.report.labels`), not how many trials met the requirements."""
     head = ["sequence", *(f"{column(n)} pass^{k}" for n in names)]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for i, first in enumerate(rows[names[0]]):
         cells = []
         for n in names:
             t = rows[n][i]
-            mark = "✓" if t.all_passed else ("⇄" if t.flips else "✗")
+            mark = " flips" if t.flips else ""
             if t.all_passed and len(set(t.paths(label))) > 1:
-                mark += " ~"
-            cells.append(f"{t.passed}/{k} {mark}")
+                mark += " paths differ"
+            cells.append(f"{t.passed}/{k}{mark}")
         lines.append("| " + " | ".join([first.sequence, *cells]) + " |")
     return "\n".join(lines) + "\n"
 
 
-def flip_lines(name: str, rows: Sequence[Trials], label: Any) -> list[str]:
-    """For each cell whose trials differ (verdict or path), its trials in words."""
-    from bench.check.report import column
-
+def flip_lines(name: str, rows: Sequence[Trials], label: Any, column: Callable[[str], str]) -> list[str]:
+    """For each cell whose trials differ (verdict or path), its trials in words, the loop named as
+    ``column(name)``."""
     out = []
     for r in rows:
         paths = r.paths(label)

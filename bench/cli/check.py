@@ -367,8 +367,8 @@ def _print_trials(names: list[str], every: dict[str, list[list[Any]]], k: int, s
     from bench.check.trials import by_sequence, flip_lines, pass_k, table
 
     rows = {n: by_sequence(every[n]) for n in names}
-    click.echo(table(names, rows, k, live_label), nl=False)
-    flips = [line for n in names for line in flip_lines(n, rows[n], live_label)]
+    click.echo(table(names, rows, k, live_label, column), nl=False)
+    flips = [line for n in names for line in flip_lines(n, rows[n], live_label, column)]
     if flips:
         click.echo("\ncells that differ between trials:")
         for line in flips:

@@ -91,8 +91,8 @@ def test_five_trials_of_a_loop_with_a_coin_show_pass5_and_the_flipping_cell(sequ
               sys.executable, str(PROGRAMS / "coin_loop.py"))
     assert r.exit_code == 1, r.output
     # the coin (random.Random(run number)) is naive on runs 0, 2, 6 (long-answer's trials 1, 2, 4)
-    assert "| long-answer | 2/5 ⇄ |" in r.stdout
-    assert "| short-answer | 5/5 ✓ |" in r.stdout
+    assert "| long-answer | 2/5 flips |" in r.stdout
+    assert "| short-answer | 5/5 |" in r.stdout
     assert "coin@live: pass^5 1 of 2 sequence(s) (50%); 1 flip between trials" in r.stdout
     assert "coin@live long-answer (verdict flips): trial 1: broken, " in r.stdout
     assert "fault seeds by trial: 0, 1, 2, 3, 4 (the recipe's seed + the trial's index)" in r.stdout
