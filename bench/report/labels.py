@@ -47,11 +47,20 @@ def verdict_table() -> dict[str, Any]:
     return {"order": list(VERDICTS), "glyphs": dict(GLYPHS), "words": dict(VERDICT_WORDS)}
 
 
+LIST_RUNS = 1000
+"""Runs of tool names a label writes; a cell of more (a long cycle at a high ``--safety-cap``) counts the rest."""
+
+
+def tool_runs(names: Sequence[str]) -> list[str]:
+    """A run of the same name written once with its count (``write_file x3``), at most :data:`LIST_RUNS`
+    runs and then ``… N more run(s)``."""
+    runs = [name if k == 1 else f"{name} x{k}" for name, k in ((n, sum(1 for _ in same)) for n, same in groupby(names))]
+    return runs if len(runs) <= LIST_RUNS else [*runs[:LIST_RUNS], f"… {len(runs) - LIST_RUNS} more run(s)"]
+
+
 def tool_list(names: Sequence[str]) -> str:
-    """Tool names in brackets, a run of the same name written once with its count:
-    ``[read_file,write_file x3]``."""
-    runs = ((name, len(list(same))) for name, same in groupby(names))
-    return "[" + ",".join(name if k == 1 else f"{name} x{k}" for name, k in runs) + "]"
+    """Tool names in brackets as :func:`tool_runs` writes them: ``[read_file,write_file x3]``."""
+    return "[" + ",".join(tool_runs(names)) + "]"
 
 
 def label(cell: Cell, tools: Callable[[Sequence[str]], str] = tool_list, after: str = "") -> str:

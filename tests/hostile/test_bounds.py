@@ -4,6 +4,7 @@ not grow with its steps. Each test measures the peak memory of what it runs (tra
 from __future__ import annotations
 
 import base64
+import dataclasses
 import gc
 import json
 import os
@@ -27,6 +28,7 @@ from bench.engine.predicate import Predicate
 from bench.engine.replay import replay
 from bench.golden.run import Result, run
 from bench.importers import import_capture
+from bench.report.labels import LIST_RUNS, label, tool_list
 from bench.report.page import build_page
 from bench.report.page.data import STEPS_DRAWN, TURNS_DRAWN
 from bench.report.write import write_reports
@@ -178,9 +180,14 @@ def test_a_long_cell_s_reports_do_not_grow_with_its_steps(tmp_path: Path) -> Non
     assert f'"elided":{60_000 - STEPS_DRAWN}' in pages[1]
 
 
+def cycle() -> tuple[Turn, Turn]:
+    """Two tool turns that answer each other for ever (the second's continue goes back to the first)."""
+    return tools("read_file"), dataclasses.replace(tools("write_file"), after=(("continue", 0),))
+
+
 def test_a_long_cycle_s_page_is_bounded_too(tmp_path: Path) -> None:
     """Two turns in turn (no run of identical steps to fold): the cap on steps drawn bounds it."""
-    results, sequences, loaded = long_results(20_000, tools("read_file"), tools("write_file"))
+    results, sequences, loaded = long_results(20_000, *cycle())
     write_reports(tmp_path, results, ["loop-forever"], ["finish_only"], catalogue=sequences, loaded=loaded)
     assert (tmp_path / "index.html").stat().st_size < 400_000
 
@@ -301,3 +308,15 @@ def test_a_long_cell_s_page_draws_its_elisions_in_a_browser(tmp_path: Path) -> N
         assert errors(drv) == []
     finally:
         drv.quit()
+
+
+def test_a_long_cycle_s_label_is_bounded(tmp_path: Path) -> None:
+    """Two tools in turn for 20,000 steps: no run to fold, so the label (the matrix cell's title, the
+    page's drill-down, decision-table.md) writes the first LIST_RUNS runs and counts the rest (before:
+    every name, 1 MB at 100,000 steps, twice on the page)."""
+    results, _, _ = long_results(20_000, *cycle())
+    assert results[0].cell.tools_run[:4] == ("read_file", "write_file", "read_file", "write_file")
+    text = label(results[0].cell)
+    assert len(text) < 30_000, len(text)
+    assert text.endswith(f",… {20_000 - LIST_RUNS} more run(s)]"), text[-80:]
+    assert tool_list(["a", "a", "b"]) == "[a x2,b]"  # a short list as before

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as Seq
-from itertools import groupby
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -19,7 +18,7 @@ from bench.engine.discovery import Broken, Loaded
 from bench.engine.model import Cell, Sequence, Turn
 from bench.golden.expected import Golden
 from bench.golden.run import Result
-from bench.report.labels import VERDICTS, label, verdict
+from bench.report.labels import VERDICTS, label, tool_runs, verdict
 from bench.report.page.citations import citation_links, provenance_links
 
 GROUP_ORDER = ("seed000", "constructed", "recorded", "found")
@@ -32,8 +31,8 @@ ARGS_EXCERPT = 300
 
 STEPS_DRAWN = 1000
 """Steps of one cell the page draws (its first ones); a longer cell (a high ``--safety-cap``) says how many
-it left out (``elided``), so the page stays the same size however long the loop ran. Its tool lists are
-written as runs (``read_file x60000``), and as many runs at most."""
+it left out (``elided``), so the page stays the same size however long the loop ran. A longer tool list
+is written as runs (``read_file x60000``), as labels write it."""
 
 TURNS_DRAWN = 1000
 """Turns of one sequence the page draws (its first ones, and any a drawn step uses); a longer sequence
@@ -41,12 +40,9 @@ says how many it left out (``turns_elided``) and how many it has (``n_turns``)."
 
 
 def _names(names: Seq[str]) -> list[str]:
-    """A cell's tool list as the page shows it: whole when short, else as runs, the runs past
-    :data:`STEPS_DRAWN` counted in one last entry."""
-    if len(names) <= STEPS_DRAWN:
-        return list(names)
-    runs = [name if k == 1 else f"{name} x{k}" for name, k in ((n, sum(1 for _ in same)) for n, same in groupby(names))]
-    return runs if len(runs) <= STEPS_DRAWN else [*runs[:STEPS_DRAWN], f"… {len(runs) - STEPS_DRAWN} more run(s)"]
+    """A cell's tool list as the page shows it: whole when short, else as the label's runs
+    (:func:`bench.report.labels.tool_runs`)."""
+    return list(names) if len(names) <= STEPS_DRAWN else tool_runs(names)
 
 
 def excerpt(text: str | None, limit: int = EXCERPT) -> str | None:
