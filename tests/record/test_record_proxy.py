@@ -4,12 +4,14 @@ streamed and not, becomes a sequence that replays to the same bytes, with the se
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from bench.catalogue.load import load_sequence
+from bench.faults import parse_recipe
 from bench.record import mask
 from bench.serve import BackgroundServer, Session
 from tests.record.recording import (
@@ -22,6 +24,9 @@ from tests.record.recording import (
     recording_proxy,
     replayed,
 )
+
+STALL = 1.0
+"""Seconds the upstream waits before a stream's last frame in the pass-through test."""
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
@@ -50,17 +55,29 @@ def test_a_conversation_through_the_proxy_becomes_a_sequence_that_replays_to_the
 
 
 def test_the_client_gets_the_upstreams_bytes_unchanged_chunk_for_chunk(tmp_path: Path) -> None:
+    # The bench's server writes a stream in one write unless a recipe paces it: here it waits
+    # STALL seconds before the stream's last frame, so the proxy passes chunks on as they come only
+    # if the client has the rest of the stream that long before the last frame.
     served = conversation_sequence("openai-chat")
     body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hi"}],
             "tools": [{"type": "function", "function": {"name": "read_file", "parameters": {}}}]}
     with BackgroundServer(Session(served)) as direct, httpx.Client() as http:
         expected = http.post(f"{direct.url}/v1/chat/completions", json=body)
-    with BackgroundServer(Session(served)) as upstream, recording_proxy(upstream.url, tmp_path) as (proxy, _), \
-            httpx.Client() as http, http.stream("POST", f"{proxy.url}/v1/chat/completions", json=body) as got:
-        chunks = list(got.iter_raw())
+    last = b"data: [DONE]\n\n"
+    frames = expected.content.count(b"\n\n")
+    assert expected.content.endswith(last) and frames > 3
+    stall = parse_recipe({"faults": [{"fault": "stall", "seconds": STALL, "before_frame": frames}]}, "test")
+    with BackgroundServer(Session(served, faults=stall)) as upstream, \
+            recording_proxy(upstream.url, tmp_path) as (proxy, _), httpx.Client() as http, \
+            http.stream("POST", f"{proxy.url}/v1/chat/completions", json=body) as got:
+        chunks, arrived = [], []
+        for chunk in got.iter_raw():
+            chunks.append(chunk)
+            arrived.append(time.monotonic())
         headers = got.headers
     assert b"".join(chunks) == expected.content
-    assert len(chunks) > 3  # streamed as it came, not gathered into one write
+    assert chunks[-1] == last  # the last frame on its own, as the upstream wrote it
+    assert arrived[-1] - arrived[0] > STALL * 0.8  # the first frames reached the client before the last was sent
     assert headers["content-type"] == expected.headers["content-type"]
     assert [i["response"]["status"]["code"] for i in cassette(tmp_path / "rec-1.cassette")] == [200]
 
