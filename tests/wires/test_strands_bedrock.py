@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from bench.catalogue.load import load_catalogue
+from bench.check.program import virtual_clock_env
 from bench.engine.model import Sequence
 from tests.serve.serving import serving
 
@@ -33,10 +34,12 @@ pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason=f"strands is not ins
 
 def run_strands(seq: Sequence) -> tuple[dict[str, object], int]:
     with serving(seq) as srv:
+        # on conform's virtual clock: strands' own back-off on a throttled model (4 s doubling, 6 attempts)
+        # takes no real time
+        env = virtual_clock_env({"PATH": os.environ.get("PATH", ""), "AWS_ACCESS_KEY_ID": "stopbench",
+                                 "AWS_SECRET_ACCESS_KEY": "stopbench", "AWS_EC2_METADATA_DISABLED": "true"})
         done = subprocess.run([str(PYTHON), str(RUN), srv.base_url.removesuffix("/v1")], capture_output=True,
-                              text=True, timeout=120, check=False,
-                              env={"PATH": os.environ.get("PATH", ""), "AWS_ACCESS_KEY_ID": "stopbench",
-                                   "AWS_SECRET_ACCESS_KEY": "stopbench", "AWS_EC2_METADATA_DISABLED": "true"})
+                              text=True, timeout=120, check=False, env=env)
         requests = sum(1 for r in srv.session.records() if r.kind != "side")
     assert done.returncode == 0, done.stderr[-2000:]
     return json.loads(done.stdout.strip().splitlines()[-1]), requests
