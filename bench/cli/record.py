@@ -50,8 +50,12 @@ def _patterns(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...
               help="Port to listen on; 0 picks a free one (printed).")
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to bind (keep it loopback).")
 @click.option("--force", is_flag=True, help="Write over a recording of the same name.")
+@click.option("--faults", "faults_spec", default=None, metavar="RECIPE",
+              help="Deliver the upstream's model answers to the client as a fault recipe says (a recipe file or a "
+                   "preset: cut-after-3, rate-limited, slow-stream, ...; docs/how-to/faults.md); the recording keeps "
+                   "the upstream's bytes and says what was injected.")
 def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, ...], no_default_redactions: bool,
-               port: int, host: str, force: bool) -> None:
+               port: int, host: str, force: bool, faults_spec: str | None) -> None:
     """Pass every request on to --upstream and its answer back unchanged, streams chunk by chunk, and
     write each conversation as a sequence (importers' rules applied) beside its redacted cassette.
 
@@ -63,6 +67,11 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     pattern are masked in requests, answers and the raw stream frames, also where a secret is split
     across chunks. The files are written again after each exchange; Ctrl-C or SIGTERM stops the proxy.
 
+    With --faults RECIPE each model answer is read whole from the upstream and sent on as the recipe
+    delivers it (cut, broken, garbled, stalled, paced, or an HTTP error in the provider's shape), its
+    requests counted from the proxy's start; the cassette and sequence keep the upstream's bytes, and
+    the sequence's provenance and the cassette say what the client got instead.
+
     Exit status: 0 after a clean stop; 2 when an option, the port or the output folder cannot be used.
     """
     import uvicorn
@@ -73,6 +82,14 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     from bench.record.redact import redactor
     from bench.serve.server import BackgroundUvicorn
 
+    recipe = None
+    if faults_spec is not None:
+        from bench.faults import RecipeError, load_recipe
+        try:
+            recipe = load_recipe(faults_spec)
+        except RecipeError as exc:
+            click.echo(f"cannot record: --faults: {exc}", err=True)
+            sys.exit(EXIT_BAD_INPUT)
     name = name or f"recorded-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     if not _NAME.match(name):
         click.echo(f"cannot record: --name {name!r}: use letters, digits, '.', '_' and '-'", err=True)
@@ -90,8 +107,8 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
         click.echo(f"cannot listen on {host}:{port}: {unbindable}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     recorder = Recorder(upstream, out, name, redactor(patterns, defaults=not no_default_redactions))
-    config = uvicorn.Config(create_proxy(recorder), host=host, port=port, log_level="warning", lifespan="off",
-                            access_log=False, timeout_graceful_shutdown=5)
+    config = uvicorn.Config(create_proxy(recorder, faults=recipe), host=host, port=port, log_level="warning",
+                            lifespan="off", access_log=False, timeout_graceful_shutdown=5)
     proxy = BackgroundUvicorn(config, "recording proxy", "stopbench-record")
     try:
         proxy.start()
@@ -101,7 +118,9 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     done = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
-    click.echo(f"recording {upstream} at {proxy.url} into {display_path(out)}/{name}-*; Ctrl-C to stop", err=True)
+    faulted = "" if recipe is None else f", answers delivered as the recipe {recipe.name} says"
+    click.echo(f"recording {upstream} at {proxy.url} into {display_path(out)}/{name}-*{faulted}; Ctrl-C to stop",
+               err=True)
     try:
         while not done.wait(0.5):
             pass

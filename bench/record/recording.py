@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from bench.catalogue.files import write_all_or_nothing
@@ -48,6 +48,9 @@ from bench.record.redact import MASK, Redactor, is_credential_header, redact_sse
 from bench.serve.threads import Refusal, follow
 from bench.wires.capture import CaptureError, ImportedTurn
 from bench.wires.registry import wire
+
+if TYPE_CHECKING:
+    from bench.faults import Injected
 
 EVENTSTREAM = "application/vnd.amazon.eventstream"
 _HOP = frozenset({"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection"})
@@ -77,6 +80,10 @@ class Exchange:
     """Each body chunk as it came from the upstream, with its arrival in seconds after the request."""
     ended: str | None = None
     """Why the body ended early (the upstream broke the connection), or None for a clean end."""
+    injected: tuple[int, str, Injected] | None = None
+    """What a fault recipe did to the answer on its way to the client (``record --faults``): the
+    proxy's model request number, the recipe's name and what was done; None when nothing. The body
+    above is the upstream's, untouched."""
 
     @property
     def body(self) -> bytes:
@@ -179,6 +186,9 @@ def interaction(ex: Exchange, upstream: str, rx: Redactor) -> dict[str, Any]:
     response["chunks"] = [[round(at, 4), len(chunk)] for at, chunk in ex.chunks]
     if ex.ended:
         response["ended"] = ex.ended
+    if ex.injected is not None:
+        number, recipe, done = ex.injected
+        response["injected"] = {"request": number, "recipe": recipe, **done.as_json()}
     return {
         "request": {"method": ex.method, "uri": upstream.rstrip("/") + redact_target(ex.target, rx),
                     "headers": _headers(ex.request_headers, rx), "body": rx.text(request_text)},
@@ -322,7 +332,8 @@ class Recorder:
                             f"{len(conv.interactions)} request(s))",
                     title=f"{conv.dialect} conversation {conv.number} recorded from {self.upstream}",
                     provenance={"upstream": self.upstream, "models asked": "; ".join(conv.models) or "(none named)",
-                                "recorded": first, "recorded by": f"stopbench record {version()}"},
+                                "recorded": first, "recorded by": f"stopbench record {version()}",
+                                **_injected(conv)},
                     tags=("recorded-by-proxy",), split_runs=False)
                 docs = build_sequences(result, self.sequence_id(conv), opts)
             except (CaptureError, SequenceError) as exc:
@@ -331,6 +342,18 @@ class Recorder:
         doc = docs[0][1]
         _redact_doc(doc, self.rx)
         return doc
+
+
+def _injected(conv: _Conversation) -> dict[str, str]:
+    """A provenance line for the faults a recipe injected into the conversation's answers on their
+    way to the client (the recorded bytes are the upstream's), or nothing."""
+    done = [(k, i["response"]["injected"]) for k, i in enumerate(conv.interactions, 1) if "injected" in i["response"]]
+    if not done:
+        return {}
+    recipes = sorted({d["recipe"] for _, d in done})
+    said = "; ".join(f"answer {k} (proxy request {d['request']}): {', '.join(d['done'])}" for k, d in done)
+    return {"faults injected": f"recipe {', '.join(recipes)}, on the way to the client only (the recorded "
+                               f"answers are the upstream's): {said}"}
 
 
 def _redact_doc(value: Any, rx: Redactor) -> None:

@@ -15,6 +15,7 @@ import uvicorn
 from bench.catalogue.load import load_sequence, parse_sequence
 from bench.catalogue.yaml_read import read_yaml
 from bench.engine.model import Sequence
+from bench.faults import Recipe
 from bench.record import Recorder, redactor, response_bytes
 from bench.record.proxy import create_proxy
 from bench.serve import BackgroundServer, Session
@@ -45,11 +46,11 @@ def conversation_sequence(dialect: str, sid: str = "upstream") -> Sequence:
 
 
 @contextmanager
-def recording_proxy(upstream: str, out: Path, name: str = "rec", patterns: tuple[str, ...] = ()) -> Iterator[
-        tuple[BackgroundUvicorn, Recorder]]:
+def recording_proxy(upstream: str, out: Path, name: str = "rec", patterns: tuple[str, ...] = (),
+                    faults: Recipe | None = None) -> Iterator[tuple[BackgroundUvicorn, Recorder]]:
     recorder = Recorder(upstream, out, name, redactor(patterns))
-    config = uvicorn.Config(create_proxy(recorder), host="127.0.0.1", port=0, log_level="warning", lifespan="off",
-                            access_log=False)
+    config = uvicorn.Config(create_proxy(recorder, faults=faults), host="127.0.0.1", port=0, log_level="warning",
+                            lifespan="off", access_log=False)
     with BackgroundUvicorn(config, "recording proxy", "stopbench-record") as proxy:
         yield proxy, recorder
 

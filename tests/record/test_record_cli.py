@@ -132,6 +132,8 @@ def test_record_refuses_what_it_cannot_use_in_one_line_with_exit_2(tmp_path: Pat
             "is a file": [*base, "--out", str(afile)],
             "already holds a recording named taken": [*base, "--out", str(tmp_path), "--name", "taken"],
             "use letters, digits": [*base, "--out", str(tmp_path), "--name", "a b"],
+            "--faults: cut-after-4: no such recipe file, nor a preset": [*base, "--out", str(tmp_path / "new"),
+                                                                         "--faults", "cut-after-4"],
             "cannot listen on 127.0.0.1:": ["record", "--upstream", "http://127.0.0.1:9", "--port", port,
                                            "--out", str(tmp_path / "new")],
         }
