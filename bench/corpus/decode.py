@@ -157,7 +157,7 @@ DECODER = msgspec.json.Decoder(SequenceLine)
 # ---------------------------------------------------------------- into the bench's model
 
 _PROVIDER: dict[str, str] = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic",
-                             "gemini": "google"}
+                             "gemini": "google", "bedrock-converse": "amazon-bedrock"}
 """The provider a dialect implies when a line does not name one."""
 
 _PLAIN: dict[str, dict[Any, str]] = {d: {raw: e.finish for raw, e in table.items() if e.finish != "error"}
