@@ -150,9 +150,14 @@ def run_record(fw: Framework, framework_dir: Path, project: Path, *, jobs: int =
         if status not in (0, 1) or not live_path.is_file():
             raise UnusableInput(f"stopbench check on {fw.name} gave no record (exit {status})")
         live = json.loads(live_path.read_text(encoding="utf-8"))
+    catalogue = catalogue_size(project)
     if old is not None:
-        live = {**live, "cells": updated_cells(old.get("cells") or [], live["cells"])}
+        kept = old.get("cells") or []
+        live = {**live, "cells": updated_cells(kept, live["cells"])}
         argv = check_argv(fw, framework_dir, project, jobs=jobs, timeout=timeout)  # the whole record's line
-    record = make_record(live, fw, argv, framework_dir, catalogue_size(project), project)
+        before = old.get("catalogue", {}).get("sequences") if isinstance(old.get("catalogue"), dict) else None
+        if isinstance(before, int):  # the catalogue the kept cells were run on, and the sequences added to it
+            catalogue = before + len({c["sequence"] for c in live["cells"]} - {c["sequence"] for c in kept})
+    record = make_record(live, fw, argv, framework_dir, catalogue, project)
     write_atomically(path, record_text(record))
     return path, status
