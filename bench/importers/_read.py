@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import replace
 
-from bench.engine.model import Dialect
+from bench.engine.model import Dialect, TurnError
 from bench.wires.base import Assembler
 from bench.wires.capture import (
     JSON,
@@ -22,6 +23,10 @@ from bench.wires.capture import (
     where_event,
 )
 from bench.wires.registry import wire, wires
+
+END_EVENT = "message_stop"
+"""Anthropic's event after a stream's finish (Chat Completions' ``[DONE]`` is the other end marker):
+https://docs.anthropic.com/en/docs/build-with-claude/streaming#event-types."""
 
 
 def detect(obj: JSON) -> Dialect | None:
@@ -56,7 +61,7 @@ def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str
            status: int | None = None) -> ImportedTurn:
     """A streamed body (SSE, or one JSON chunk per line) as one turn."""
     asm: Assembler | None = None
-    done = False
+    done = ended = False
     last: Event | None = None
     for ev in read_events(lines):
         last = ev
@@ -64,6 +69,8 @@ def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str
             done = True
             continue
         obj = loads(ev.data, file, where_event(prefix, ev))
+        if ev.name == END_EVENT or (isinstance(obj, dict) and obj.get("type") == END_EVENT):
+            ended = True
         if asm is None:
             dialect = dialect or detect(obj)
             if dialect is None:
@@ -80,6 +87,23 @@ def stream(lines: Iterable[str], dialect: Dialect | None, file: str, prefix: str
     if done:
         asm.feed_done()
     turn: ImportedTurn = asm.finish()
+    return turn if done or ended else cut(turn)
+
+
+def cut(turn: ImportedTurn) -> ImportedTurn:
+    """A stream that ended with no finish, no error and no end marker, as the cut it is: an error of
+    kind ``stream_cut`` (:data:`bench.engine.model.ErrorKind`: "the stream ended cleanly, but
+    without a finish and without an error event"), which the replay server serves the same way
+    (bench/wires/delivery.py: the output, then the end of the stream). A stream that carried its end
+    marker (Chat Completions' ``[DONE]``, Anthropic's ``message_stop``) but no finish is a provider
+    that sends none: its finish stays ``unknown``, and so does one whose finish is explained
+    (``finish_detail``, a Gemini prompt blocked before any candidate)."""
+    t = turn.turn
+    if t.finish != "unknown" or t.finish_raw is not None or t.error is not None or t.finish_detail is not None:
+        return turn
+    turn.turn = replace(t, finish="error", error=TurnError("stream_cut", "the stream ended without a finish"))
+    turn.notes.append("the stream ended without a finish, an error or an end marker: read as a cut stream "
+                      "(error stream_cut)")
     return turn
 
 

@@ -310,16 +310,31 @@ def read_events(lines: Iterable[str], first_line: int = 1) -> Iterator[Event]:
 
     Accepts both true SSE (``event:``/``data:`` fields, blank-line separated, ``:`` comments
     such as OpenRouter's keep-alives) and the one-JSON-object-per-line form some fixtures use
-    (a line starting with ``{`` is an event of its own).
+    (a line starting with ``{`` is an event of its own). A line that is only ``{`` or ``[`` opens
+    a JSON value written across lines, one event up to its closing ``}`` or ``]`` at the start of
+    a line (or a blank line, or the end): Gemini's error after a stream's events, as Google's
+    server writes it (indented JSON).
     """
     name: str | None = None
     data: list[str] = []
     start = 0
     number = 0
     lineno = first_line - 1
+    block: list[str] | None = None
     for raw in lines:
         lineno += 1
         line = raw.rstrip("\r\n")
+        if block is not None:
+            if line.strip():
+                block.append(line)
+            if not line.strip() or line.rstrip() == {"{": "}", "[": "]"}[block[0].strip()]:
+                number += 1
+                yield Event(start, number, None, "\n".join(block))
+                block = None
+            continue
+        if line.strip() in ("{", "[") and not data and name is None:
+            block, start = [line], lineno
+            continue
         if not line.strip():
             if data:
                 number += 1
@@ -341,6 +356,9 @@ def read_events(lines: Iterable[str], first_line: int = 1) -> Iterator[Event]:
         elif fieldname == "event":
             name = value
         # id:, retry: and unknown fields are ignored, as the SSE spec says
+    if block is not None:
+        number += 1
+        yield Event(start, number, None, "\n".join(block))
     if data:
         number += 1
         yield Event(start, number, name, "\n".join(data))

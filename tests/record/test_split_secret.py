@@ -120,7 +120,7 @@ RATE_LIMITED = {"finish": "error", "error": {"kind": "rate_limit", "status": 429
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
-@pytest.mark.parametrize("dialect", [d for d in WIRES if d != "gemini"])  # gemini: see docs/how-to/record.md, Limits
+@pytest.mark.parametrize("dialect", WIRES)
 def test_a_rate_limited_answer_is_recorded_and_replays_to_its_bytes(dialect: str, stream: bool,
                                                                     tmp_path: Path) -> None:
     from bench.catalogue.load import parse_sequence

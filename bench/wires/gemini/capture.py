@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from bench.engine.model import Dialect, ToolCall, Turn, TurnError, Usage
@@ -32,6 +32,7 @@ from bench.wires.capture import (
     provider_error,
     text_of,
 )
+from bench.wires.gemini.render import RPC_STATUS
 
 DIALECT: Final[Dialect] = "gemini"
 
@@ -45,11 +46,22 @@ def looks_like(obj: JSON) -> bool:
 
 
 def _error(obj: JSON, status: int | None, *, in_stream: bool = False) -> TurnError:
+    """Google's error body (``google.rpc.Status``) as a turn's error. The kind is read from the HTTP
+    status and the status name (``RESOURCE_EXHAUSTED``); the code kept is the ``ErrorInfo`` detail's
+    ``reason`` (https://cloud.google.com/apis/design/errors#error_info), the provider's own word for
+    the error, else the status name when it is not the one the HTTP status gives (the replay server
+    derives the name from the status and echoes the code as that detail: bench/wires/gemini/render.py)."""
     e = obj_of(obj_of(obj).get("error"))
     code = e.get("code")
     if status is None and isinstance(code, int) and 100 <= code < 600:
         status = code
-    return provider_error(status, text_of(e.get("status")), text_of(e.get("message")), in_stream=in_stream)
+    name = text_of(e.get("status"))
+    details = e.get("details")
+    reason = next((d["reason"] for d in details if isinstance(d, dict) and isinstance(d.get("reason"), str)
+                   and str(d.get("@type", "")).endswith("ErrorInfo")), None) if isinstance(details, list) else None
+    err = provider_error(status, name, text_of(e.get("message")), in_stream=in_stream)
+    usual = RPC_STATUS.get(status) if status is not None else None
+    return replace(err, code=reason or (name if name != usual else None))
 
 
 def parse_path(path: str) -> list[str | int]:
@@ -211,8 +223,6 @@ class StreamAssembler(NoDoneLine):
         self.unknown[f"gemini: partialArgs value '{','.join(sorted(piece))}'"] += 1
 
     def finish(self) -> ImportedTurn:
-        if self.error is not None:
-            return ImportedTurn(Turn("error", None, error=self.error), DIALECT, self.meta, notes=self.notes)
         calls = []
         for c in self.calls:
             if c.open:
@@ -223,6 +233,10 @@ class StreamAssembler(NoDoneLine):
         if not self.candidates_seen:
             detail = self.block or "no candidates"
         content = "".join(self.texts) if self.texts else None
+        if self.error is not None:  # what came before the error is kept, as the server sends it before one
+            return ImportedTurn(Turn("error", None, content=content, tool_calls=tuple(calls),
+                                     reasoning="".join(self.thoughts) if self.thoughts else None, usage=self.usage,
+                                     error=self.error), DIALECT, self.meta, notes=self.notes)
         turn = Turn(finish_of(DIALECT, self.finish_raw), self.finish_raw, content=content, tool_calls=tuple(calls),
                     reasoning="".join(self.thoughts) if self.thoughts else None, usage=self.usage,
                     finish_detail=detail)
