@@ -82,6 +82,8 @@ SLOW: dict[str, str] = {
     "tests/conform/test_reuse.py": "drives loops in subprocesses, a full drive then CI runs",
     "tests/serve/test_journal.py::test_memory_after_100000_requests_is_within_a_tenth_of_memory_after_1000":
         "serves 100,000 requests (the ASGI app without sockets, about 30 s)",
+    "tests/serve/test_perf_serve.py::test_the_server_section_runs_without_aimock_and_reports_both_targets":
+        "starts four server processes and loads each",
     "tests/install/test_wheel.py": "builds the wheel, installs it into a fresh environment and runs the commands "
                                    "from an empty folder (ci/wheel_smoke.py)",
 }

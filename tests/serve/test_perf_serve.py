@@ -1,0 +1,27 @@
+"""``make perf``'s server section runs offline: without aimock it measures the replay server and the
+floor of its stack, every answer checked, and writes its report (devtools/perf_serve.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from devtools import perf_serve
+
+
+def test_the_server_section_runs_without_aimock_and_reports_both_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("STOPBENCH_AIMOCK", raising=False)
+    rows = perf_serve.server_section(seconds=0.1, rounds=1)
+    assert [(r["case"], r["conns"]) for r in rows] == [("json", 1), ("json", 8), ("stream", 1), ("stream", 8)]
+    for r in rows:
+        assert "aimock" not in r and r["stopbench"]["rate"] > 0 and r["floor"]["rate"] > 0
+        assert r["stopbench"]["cpu_us"] > 0 and r["vs_floor"] > 0
+    page = perf_serve.markdown(rows, 0.1, "asyncio + h11", 1.0, aimock=False)
+    assert page.startswith("# The replay server's speed") and "| stream | 8 |" in page and "aimock was not" in page
+
+
+def test_the_stream_case_is_51_events_of_the_text() -> None:
+    from bench.serve.render import Context, render
+
+    seq = perf_serve.sequence("stream")
+    out = render("openai-chat", seq.turns[0], Context("id", "m", "stop"), True)
+    assert len(out.frames) == 51 and b"[DONE]" in out.frames[-1]
