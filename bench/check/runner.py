@@ -34,7 +34,7 @@ from bench.check.program import BadResult, ProgramResult, program_env, read_resu
 from bench.engine.model import Cell, Sequence
 from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.faults import Recipe
-from bench.serve.app import Session
+from bench.serve.app import DEFAULT_JOURNAL, Session
 from bench.serve.observe import Observed, observed_cell
 from bench.serve.server import BackgroundServer
 
@@ -108,15 +108,19 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
 
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(_session(sequence, ok_marker, error_marker,
-                                                                      faults)))
+                                                                      faults, safety_cap)))
         if mcp_url is None:
             mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                     mcp_url=mcp_url, cancel=cancel)
 
 
-def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None, faults: Recipe | None) -> Session:
-    return Session(sequence, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True, faults=faults)
+def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None, faults: Recipe | None,
+             safety_cap: int) -> Session:
+    """The server session of a check run: fresh call ids on repeats, the recipe, and a journal that
+    keeps every request up to the safety cap (the observation reads each step's request)."""
+    return Session(sequence, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True, faults=faults,
+                   journal=max(DEFAULT_JOURNAL, safety_cap + 1))
 
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
@@ -267,7 +271,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(_session(
-                        seq, ok_marker, error_marker, faults)))
+                        seq, ok_marker, error_marker, faults, safety_cap)))
                     local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel)

@@ -65,6 +65,18 @@ def test_a_loop_that_never_stops_is_killed_past_the_safety_cap_and_reported_capp
     assert "stops_within: 3" in r.stdout
 
 
+def test_a_safety_cap_past_the_servers_journal_still_observes_every_step(catalogue: Path) -> None:
+    """The server keeps its first DEFAULT_JOURNAL requests with their bodies; check's own sessions keep
+    up to the safety cap, so a loop capped past the journal is still seen step by step."""
+    from bench.serve.app import DEFAULT_JOURNAL
+
+    cap = DEFAULT_JOURNAL + 50
+    r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-repeat", "--safety-cap", str(cap),
+              "--timeout", "300", "--", *fake("forever"))
+    assert r.exit_code == 1, r.output
+    assert f"capped@{cap} [] resends={cap}" in r.stdout
+
+
 def test_a_program_that_hangs_is_killed_at_the_time_limit_and_its_cell_crashed(catalogue: Path) -> None:
     r = check("--sequences", str(catalogue), "--no-report", "-s", "answer-once", "--timeout", "2",
               "--", *fake("sleep"))
