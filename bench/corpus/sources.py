@@ -79,6 +79,8 @@ def _files(path: Path, skipped: list[str] | None, leave_out: Path | None = None)
         return [p for p in found if p.suffix.lower() in SUFFIXES]
     if path.is_file():
         return [path]
+    if path.exists():  # a FIFO (its read would wait for a writer) or a device
+        raise CorpusError(f"{display_path(path)}: not a regular file or a folder (a FIFO, a device)")
     raise CorpusError(f"{display_path(path)}: no such file or folder")
 
 

@@ -51,7 +51,8 @@ def import_capture(path: Path, fmt: Format = "auto", shown: str | None = None) -
     """
     name = shown or str(path)
     if not path.is_file():
-        raise CaptureError(name, "", "no such file")
+        raise CaptureError(name, "", "not a regular file (a FIFO, a device or a folder)" if path.exists()
+                           else "no such file")
     is_cassette = fmt == "cassette" or path.suffix.lower() in (".yaml", ".yml")
     result = ImportResult(file=name, format="cassette" if is_cassette else fmt, blob=git_blob_sha(path))
     dialect: Dialect | None = None if fmt in ("auto", "cassette") else fmt  # type: ignore[assignment]

@@ -321,3 +321,18 @@ def test_a_read_only_reports_folder_with_a_journal_left_is_one_line_and_keeps_th
     assert (res.exit_code, res.output.strip().splitlines()[-1]) == (
         2, "reports: cannot write into this folder: Permission denied"), res.output
     assert sorted(p.name for p in reports.iterdir()) == before
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (("import", "odd.json", "--out", "sequences/x.yaml"), "cannot import: odd.json: not a regular file (a FIFO, "
+                                                           "a device or a folder)"),
+    (("corpus", "--no-entry-points", "--predicates", "predicates", "odd.json", "--out", "rep"),
+     "odd.json: not a regular file or a folder (a FIFO, a device)"),
+])
+def test_a_capture_or_corpus_file_that_is_a_fifo_is_named_as_one(project: Path, args: tuple[str, ...],
+                                                                   said: str) -> None:
+    """Before: 'no such file', of a file that is there."""
+    os.mkfifo(project / "odd.json")
+    res = bench(*args)
+    assert res.exit_code == 2
+    assert res.output.strip().splitlines() == [said], res.output
