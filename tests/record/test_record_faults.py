@@ -7,13 +7,15 @@ import json
 from pathlib import Path
 
 import httpx
+import pytest
 
 from bench.catalogue.load import load_sequence
 from bench.catalogue.yaml_read import read_yaml
 from bench.faults import load_recipe, status_plan
 from bench.record import response_bytes
 from bench.serve import BackgroundServer, Session
-from tests.record.recording import cassette, conversation_sequence, recording_proxy, replayed
+from tests.record.recording import WIRES, cassette, conversation_sequence, recording_proxy, replayed
+from tests.record.test_split_secret import REQUESTS
 
 BODY = {"model": "m", "messages": [{"role": "user", "content": "hi"}],
         "tools": [{"type": "function", "function": {"name": "read_file", "parameters": {}}}]}
@@ -68,3 +70,24 @@ def test_a_status_fault_answers_the_client_a_429_and_the_recording_keeps_the_ups
     said = json.dumps(read_yaml(tmp_path / "rec-1.yaml"))
     assert "answer 1 (proxy request 1): HTTP 429, Retry-After: 1" in said
     assert "answer 2" not in said
+
+
+@pytest.mark.parametrize("preset", ["cut-after-3", "corrupt-frame", "duplicate-frame"])
+@pytest.mark.parametrize("dialect", WIRES)
+def test_the_proxy_delivers_a_stream_as_the_server_itself_would_under_the_recipe(
+        dialect: str, preset: str, tmp_path: Path) -> None:
+    # the bench's server with the recipe and the proxy with the recipe in front of the clean server
+    # cut the stream into the same frames and send the same bytes (the first request of a first run)
+    recipe = load_recipe(preset)
+    served = conversation_sequence(dialect)
+    path, body = REQUESTS[dialect]
+    with BackgroundServer(Session(served, faults=recipe)) as direct, httpx.Client(timeout=10) as http:
+        expected = http.post(direct.url + path, json=body).content
+    with BackgroundServer(Session(served)) as upstream, \
+            recording_proxy(upstream.url, tmp_path, faults=recipe) as (proxy, rec), httpx.Client(timeout=10) as http:
+        got = http.post(proxy.url + path, json=body).content
+    assert got == expected and rec.problems == []
+    [inter] = cassette(tmp_path / "rec-1.cassette")
+    # the recording holds the upstream's answer; it says so when the recipe changed what the client got
+    # (Gemini's first answer is one frame, which these recipes leave as it is)
+    assert (response_bytes(inter) != got) == ("injected" in inter["response"]) == (dialect != "gemini")
