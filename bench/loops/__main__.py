@@ -2,8 +2,11 @@
 
 It reads the STOPBENCH_* variables (bench/check/program.py), talks to the server through the
 official client for the sequence's API (Gemini sequences on Chat Completions: the loops are
-written over the ``openai`` and ``anthropic`` clients only), runs stub tools that only say they
-ran, and writes STOPBENCH_RESULT.
+written over the ``openai`` and ``anthropic`` clients, and Bedrock Converse over ``httpx``), runs
+stub tools that only say they ran, and writes STOPBENCH_RESULT. Bedrock's endpoint is
+``AWS_ENDPOINT_URL_BEDROCK_RUNTIME`` (boto3's variable), else ``AWS_ENDPOINT_URL``, else the replay
+server's root (``ANTHROPIC_BASE_URL``, which serves every wire); an ``AWS_BEARER_TOKEN_BEDROCK``
+goes out as the bearer token.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ LOOPS = ("reference", "naive")
 
 
 def _api(dialect: str) -> Api:
-    if dialect in ("anthropic", "openai-responses"):
+    if dialect in ("anthropic", "openai-responses", "bedrock-converse"):
         return dialect  # type: ignore[return-value]
     return "openai-chat"
 
@@ -35,6 +38,14 @@ def main(argv: list[str]) -> int:
     if api == "anthropic":
         import anthropic
         client = anthropic.Anthropic(timeout=30.0)
+    elif api == "bedrock-converse":
+        import httpx
+        env = os.environ
+        endpoint = (env.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or env.get("AWS_ENDPOINT_URL")
+                    or env.get("ANTHROPIC_BASE_URL") or "")
+        token = env.get("AWS_BEARER_TOKEN_BEDROCK")
+        client = httpx.Client(base_url=endpoint, timeout=30.0,
+                              headers={"Authorization": f"Bearer {token}"} if token else None)
     else:
         import openai
         client = openai.OpenAI(timeout=30.0)

@@ -1,4 +1,5 @@
-"""The reference loop's conversation on a wire, over the official ``openai`` and ``anthropic`` clients.
+"""The reference loop's conversation on a wire, over the official ``openai`` and ``anthropic`` clients
+(Bedrock Converse over an ``httpx.Client``).
 
 Each wire with a client keeps it in ``bench/wires/<wire>/client.py`` (what a request and its reply
 are, and how errors are caught, is :mod:`bench.wires.client`); :func:`conversation` opens one on
@@ -17,7 +18,7 @@ from bench.wires.registry import wire, wires
 __all__ = ["APIS", "MAX_TOKENS", "Api", "Call", "Conversation", "Reply", "ReplyError", "Result", "conversation",
            "reply_error"]
 
-Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses"]
+Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "bedrock-converse"]
 """The wires the reference loop has a client for (a type; :data:`APIS` is read from the wires)."""
 APIS: tuple[Api, ...] = tuple(w.name for w in wires()  # type: ignore[misc]
                               if type(w).open_conversation is not Wire.open_conversation)
@@ -25,5 +26,6 @@ APIS: tuple[Api, ...] = tuple(w.name for w in wires()  # type: ignore[misc]
 
 def conversation(api: Api, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                  system: str | None = None) -> Conversation:
-    """A conversation on `api` with a client of the matching package (openai for both OpenAI APIs)."""
+    """A conversation on `api` with a client of the matching package (openai for both OpenAI APIs, an
+    ``httpx.Client`` on the bedrock-runtime endpoint for Bedrock Converse)."""
     return wire(api).open_conversation(client, model, prompt, tools, system)

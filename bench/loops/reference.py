@@ -18,7 +18,11 @@ Use it as it is, or copy it with the budgets and reminders it reads from ``predi
 It reads both the finish reason and the message body, and gives every odd reply a bounded remedy
 with an enumerated stop reason. The rules, in the order they are checked, are those of
 ``predicates/reference.py`` (each cited there): an error in place of a reply is resent when
-transient (at most 3 in a row), else ``model_error``; a filtered reply stops ``content_filter``;
+transient (at most 3 in a row), else ``model_error``; before a resend the loop waits what the
+provider asked (``Retry-After`` and the like, :func:`bench.wires.client.retry_after`; more than
+:data:`MAX_WAIT` is ``model_error``), else an exponential back-off (:func:`backoff`), since the
+clients' own retries are off; a stream cut before its finish and a frame that does not parse are
+such errors; a filtered reply stops ``content_filter``;
 a truncated reply's calls are failed, never run (2 times, then ``length``), and a truncated text is
 ``length``; calls are run whatever the finish says, except calls whose arguments are not JSON,
 which are failed; a loop guard fails with a reminder the calls that start a cycle of 1 to 5 rounds
@@ -36,7 +40,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -82,6 +88,24 @@ TRUNCATED: str = _PORT.TRUNCATED
 REPEATED: str = _PORT.REPEATED
 NOT_RUN = "Error: not run. "
 
+MAX_WAIT = 60.0
+"""The longest wait before a resend the loop accepts, in seconds: a provider asking for more is
+``model_error`` (the official ``openai`` and ``anthropic`` clients honour a Retry-After of at most
+60 s, ``_calculate_retry_timeout`` in their ``_base_client.py``)."""
+BACKOFF_FIRST = 0.5
+BACKOFF_MAX = 8.0
+"""The back-off when the provider gave no hint: 0.5 s doubled at each resend in a row, at most 8 s,
+less up to a quarter at random (the official clients' INITIAL_RETRY_DELAY, MAX_RETRY_DELAY and
+jitter)."""
+
+
+def backoff(resend: int, rng: random.Random | None = None) -> float:
+    """Seconds to wait before resend number `resend` (from 1) when the provider gave no hint."""
+    base = min(BACKOFF_MAX, BACKOFF_FIRST * 2.0 ** (resend - 1))
+    draw = rng.random() if rng is not None else random.random()
+    return base * (1 - 0.25 * draw)
+
+
 _TRANSIENT_KINDS: tuple[str, ...] = _PORT._TRANSIENT_KINDS
 """Errors worth a resend when no HTTP status says otherwise: the provider's or the network's passing
 trouble, never the request's fault nor an exhausted quota. A Responses failure is judged the same
@@ -105,6 +129,8 @@ class Step:
     message: str | None = None
     reason: str | None = None
     ok: bool | None = None
+    wait: float = 0.0
+    """Seconds to wait before a resend."""
 
 
 @dataclass(slots=True)
@@ -156,8 +182,9 @@ class Policy:
         # 1. an error in place of a reply
         if reply.error is not None or reply.finish == "error":
             self.resends += 1
-            if self.transient(reply) and self.resends <= MAX_RESENDS:
-                return Step("resend", "error-resend")
+            hint = reply.error.retry_after if reply.error is not None else None
+            if self.transient(reply) and self.resends <= MAX_RESENDS and (hint is None or hint <= MAX_WAIT):
+                return Step("resend", "error-resend", wait=backoff(self.resends) if hint is None else hint)
             return Step("stop", "error-stop", failed=every, reason="model_error", ok=False)
         self.resends = 0
         # 2. filtered or refused
@@ -241,8 +268,10 @@ def _results(calls: Sequence[Call], step: Step, execute: Execute, why: str) -> l
 
 
 def run_loop(conv: Conversation, execute: Execute, *, max_steps: int = MAX_STEPS, steer: Steer | None = None,
-             on_step: Callable[[Reply, Step], None] | None = None) -> LoopResult:
-    """Drive `conv` until the policy stops or `max_steps` requests were made (then ``max_steps``)."""
+             on_step: Callable[[Reply, Step], None] | None = None,
+             sleep: Callable[[float], None] = time.sleep) -> LoopResult:
+    """Drive `conv` until the policy stops or `max_steps` requests were made (then ``max_steps``);
+    `sleep` waits before a resend."""
     policy = Policy()
     steps: list[Step] = []
     for n in range(max_steps):
@@ -256,6 +285,7 @@ def run_loop(conv: Conversation, execute: Execute, *, max_steps: int = MAX_STEPS
         if step.action == "stop":
             return LoopResult(bool(step.ok), step.reason or "", reply.content or "", steps)
         if step.action == "resend":
+            sleep(step.wait)
             continue
         conv.add_reply(reply)
         why = "the arguments were cut off or are not valid JSON." if step.failed else ""
@@ -267,9 +297,10 @@ def run_loop(conv: Conversation, execute: Execute, *, max_steps: int = MAX_STEPS
 
 
 def run(client: Any, *, api: Api, model: str, prompt: str, tools: Sequence[dict[str, Any]], execute: Execute,
-        system: str | None = None, max_steps: int = MAX_STEPS, steer: Steer | None = None) -> LoopResult:
+        system: str | None = None, max_steps: int = MAX_STEPS, steer: Steer | None = None,
+        sleep: Callable[[float], None] = time.sleep) -> LoopResult:
     """Run the reference loop on `api` with an ``openai.OpenAI`` (Chat, Responses) or
     ``anthropic.Anthropic`` client. `tools` are ``{"name", "description", "parameters"}`` (a JSON
     schema), `execute` runs one."""
     return run_loop(conversation(api, client, model, prompt, tools, system), execute, max_steps=max_steps,
-                    steer=steer)
+                    steer=steer, sleep=sleep)

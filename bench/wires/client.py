@@ -13,13 +13,23 @@ are switched off (``max_retries=0``): the loop decides what to resend, and count
 
 Errors are caught, never raised: a reply with ``error`` set is what the loop decides on. Its
 ``status`` is the HTTP status when the server answered with an error status; an error event inside
-a stream, and a connection that broke, have none.
+a stream, and a connection that broke, have none. Its ``retry_after`` is how long the provider asked
+the client to wait before it asks again (:func:`retry_after`), when it said.
+
+Two broken answers are errors too, not replies: a stream that ended without its terminal event (no
+finish and no end marker: Chat's ``[DONE]``, Anthropic's ``message_stop``, a Responses
+``response.completed``/``incomplete``/``failed``, Bedrock's ``messageStop``) is a transport cut
+(:func:`cut_error`, kind ``stream_cut``), and a frame that does not parse is a broken stream
+(:func:`broken_frame`, kind ``stream_error``); both are transient, so the loop resends them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from email.utils import parsedate_to_datetime
 from typing import Any, Protocol
 
 import httpx
@@ -54,6 +64,72 @@ class ReplyError:
     status: int | None
     code: str
     message: str
+    retry_after: float | None = None
+    """Seconds the provider asked the client to wait before asking again (None: it did not say)."""
+
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+def _seconds(text: str) -> float | None:
+    """A duration as OpenAI's ``x-ratelimit-reset-*`` (``1s``, ``6m0s``, ``20ms``) and Google's
+    ``retryDelay`` (``1s``, ``0.5s``) write it, else a bare number of seconds; None if neither."""
+    text = text.strip()
+    try:
+        return max(0.0, float(text))
+    except ValueError:
+        pass
+    parts = _DURATION.findall(text)
+    if not parts or "".join(n + u for n, u in parts) != text:
+        return None
+    scale = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0}
+    return sum(float(n) * scale[u] for n, u in parts)
+
+
+def retry_after(headers: Mapping[str, str] | None, body: Any = None, *, now: float | None = None) -> float | None:
+    """How long the provider asked to wait, in seconds, or None when it did not say. In this order:
+    ``retry-after-ms`` (OpenAI), ``Retry-After`` in seconds or as an HTTP date (RFC 9110 10.2.3;
+    OpenAI, Anthropic), OpenAI's ``x-ratelimit-reset-requests``/``-tokens`` (the later of the two),
+    and a Google ``RetryInfo`` detail's ``retryDelay`` in the error body (Gemini sends no header).
+    Bedrock documents no hint: None, and the loop backs off on its own."""
+    h = {k.lower(): v for k, v in (headers or {}).items()}
+    if (ms := h.get("retry-after-ms")) is not None:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    if (ra := h.get("retry-after")) is not None:
+        seconds = _seconds(ra)
+        if seconds is not None:
+            return seconds
+        try:
+            when = parsedate_to_datetime(ra).timestamp()
+        except (TypeError, ValueError):
+            pass
+        else:
+            return max(0.0, when - (time.time() if now is None else now))
+    resets = [s for k in ("x-ratelimit-reset-requests", "x-ratelimit-reset-tokens")
+              if k in h and (s := _seconds(h[k])) is not None]
+    if resets:
+        return max(resets)
+    details = body.get("details") if isinstance(body, dict) else None
+    for d in details if isinstance(details, list) else ():
+        if isinstance(d, dict) and str(d.get("@type", "")).endswith("google.rpc.RetryInfo"):
+            delay = _seconds(str(d.get("retryDelay", "")))
+            if delay is not None:
+                return delay
+    return None
+
+
+def cut_error(marker: str) -> ReplyError:
+    """A stream that ended without its finish and without `marker` (its terminal event): cut in
+    transport, not a finish (kind ``stream_cut``, as the catalogue's cut streams)."""
+    return ReplyError("stream_cut", None, "stream_cut", f"the stream ended without a finish or {marker}")
+
+
+def broken_frame(exc: Exception) -> ReplyError:
+    """A frame of the stream that does not parse (kind ``stream_error``): a broken answer to resend."""
+    return ReplyError("stream_error", None, type(exc).__name__, f"a frame that does not parse: {exc}")
 
 
 def reply_error(status: int | None, code: str, message: str, *, in_stream: bool = False) -> ReplyError:
@@ -119,13 +195,17 @@ def status_error(exc: Any) -> ReplyError:
     if in_stream:
         # inside a stream: an OpenAI error event may carry the status as its code (OpenRouter does)
         status = code if isinstance(code, int) and not isinstance(code, bool) and code >= 400 else None
-    return reply_error(status, kind or type(exc).__name__, message, in_stream=in_stream)
+    out = reply_error(status, kind or type(exc).__name__, message, in_stream=in_stream)
+    response = getattr(exc, "response", None)
+    wait = retry_after(getattr(response, "headers", None), err)
+    return out if wait is None else replace(out, retry_after=wait)
 
 
 def transport_error(exc: BaseException) -> ReplyError:
     """A transport failure: a timeout by its class (the clients' APITimeoutError, httpx's
     TimeoutException), else a connection that failed or broke."""
-    timeout = isinstance(exc, httpx.TimeoutException) or type(exc).__name__ == "APITimeoutError"
+    timeout = isinstance(exc, httpx.TimeoutException) or any(
+        c.__name__ in ("TimeoutException", "APITimeoutError") for c in type(exc).__mro__)
     kind: ErrorKind = "timeout" if timeout else "connection_reset"
     return ReplyError(kind, None, type(exc).__name__, f"{type(exc).__name__}: {exc}")
 

@@ -1,7 +1,8 @@
 """The reference loop as client code (bench/loops/reference.py) against predicates/reference.py, step
 by step, on every sequence of the catalogue it can speak; the naive loop beside it breaks them.
 
-The library runs in this process over the official openai and anthropic clients, against the same
+The library runs in this process over the official openai and anthropic clients (Bedrock Converse over
+an httpx client), against the same
 replay server and inference as ``stopbench check`` and ``stopbench conform``; its observed cell is
 compared with the predicate's replayed cell by the conformance comparison (turn, action, tools run
 and failed per step; outcome, reason and ok).
@@ -14,6 +15,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 import pytest
 
@@ -58,6 +60,8 @@ def api_of(sequence: Sequence) -> Api:
 def client(s: Served, api: str) -> Any:
     if api == "anthropic":
         return anthropic.Anthropic(base_url=s.anthropic_base_url, api_key=s.api_key, timeout=10)
+    if api == "bedrock-converse":
+        return httpx.Client(base_url=s.url, timeout=10)
     return openai.OpenAI(base_url=s.openai_base_url, api_key=s.api_key, timeout=10)
 
 
@@ -78,7 +82,8 @@ def server() -> Iterator[Served]:
 
 
 def test_every_dialect_is_compared_and_only_the_listed_sequences_are_left_out() -> None:
-    assert {s.dialect for s in SPOKEN} == {"openai-chat", "anthropic", "openai-responses", "gemini"}
+    assert {s.dialect for s in SPOKEN} == {"openai-chat", "anthropic", "openai-responses", "gemini",
+                                           "bedrock-converse"}
     assert set(CANNOT) <= {s.id for s in CATALOGUE.sequences}
 
 
@@ -121,9 +126,10 @@ def test_the_naive_loop_breaks_requirements_the_reference_meets(server: Served) 
     assert broken == ["chat-length-text-cut", "chat-content-filter", "chat-empty-stop", "chat-dropped-calls-x3"]
 
 
-@pytest.mark.parametrize("api", ["openai-chat", "anthropic", "openai-responses"])
+@pytest.mark.parametrize("api", ["openai-chat", "anthropic", "openai-responses", "bedrock-converse"])
 def test_a_failing_tool_is_an_error_result_and_the_loop_goes_on(api: Api) -> None:
-    seq = small_sequence("tool-fails", [CALL, ANSWER], dialect="openai-chat" if api != "anthropic" else api)
+    seq = small_sequence("tool-fails", [CALL, ANSWER], dialect=api if api in ("anthropic", "bedrock-converse")
+                         else "openai-chat")
     with served(seq) as s:
         def broken(name: str, arguments: Any) -> str:
             raise OSError("disk on fire")

@@ -10,7 +10,7 @@ import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
-from bench.wires.client import Call, Reply, ReplyError, Result, caught, client_errors
+from bench.wires.client import Call, Reply, ReplyError, Result, broken_frame, caught, client_errors, cut_error
 
 
 class Messages:
@@ -35,6 +35,7 @@ class Messages:
         stop: str | None = None
         used = 0
         err: ReplyError | None = None
+        ended = False
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
             if self.system:
@@ -74,8 +75,14 @@ class Messages:
                 elif kind == "message_delta":
                     stop = event.delta.stop_reason or stop
                     used = event.usage.output_tokens if event.usage is not None else used
+                elif kind == "message_stop":
+                    ended = True
+        except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
+            err = broken_frame(exc)
         except (*self.errors, httpx.HTTPError) as exc:
             err = caught(exc, self.errors)
+        if err is None and stop is None and not ended:
+            err = cut_error("message_stop")
         ordered = [b for _, b in sorted(blocks.items())]
         texts = [b["text"] for b in ordered if b["type"] == "text"]
         made = tuple(Call(b["id"], b["name"], b["json"] or b["start"]) for b in ordered if b["type"] == "tool_use")

@@ -16,14 +16,17 @@ read from its name, and where the name leaves a choice the entry says so.
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from bench.engine.model import TurnError
 from bench.wires.base import Entry, Route, Shape, Wire
 from bench.wires.bedrock_converse import capture, eventstream, read, render
+
+if TYPE_CHECKING:
+    from bench.wires.client import Conversation as ClientConversation
 
 _SRC = "botocore 1.44.8 botocore/data/bedrock-runtime/2023-09-30/service-2.json, StopReason enum (MessageStopEvent.stopReason; https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_MessageStopEvent.html)"
 _STREAM = "/converse-stream"
@@ -88,6 +91,12 @@ class BedrockConverse(Wire):
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         return len(obj) == 1 and next(iter(obj)) in capture.STREAM_EVENTS | capture.STREAM_EXCEPTIONS
+
+    def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
+                          system: str | None = None) -> ClientConversation:
+        from bench.wires.bedrock_converse.client import Converse  # ConverseStream over an httpx.Client
+
+        return Converse(client, model, prompt, tools, system)
 
 
 WIRE = BedrockConverse()

@@ -1,15 +1,35 @@
-"""The reference loop's Chat Completions client: ``openai.OpenAI``, streamed, its retries off."""
+"""The reference loop's Chat Completions client: ``openai.OpenAI``, streamed (its raw events: only they
+show whether ``[DONE]`` came), its retries off."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+import sys
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
-from bench.wires.client import MAX_TOKENS, Call, Reply, ReplyError, Result, caught, client_errors
+from bench.wires.client import (
+    MAX_TOKENS,
+    Call,
+    Reply,
+    ReplyError,
+    Result,
+    broken_frame,
+    caught,
+    client_errors,
+    cut_error,
+)
+
+
+def _transport_errors() -> tuple[type[BaseException], ...]:
+    """httpx's transport errors, and those of the httpx fork recent ``openai`` releases read the raw
+    stream with (loaded by then)."""
+    fork = sys.modules.get("httpx2")
+    return (httpx.HTTPError,) if fork is None else (httpx.HTTPError, fork.HTTPError)
 
 
 class Chat:
@@ -22,6 +42,7 @@ class Chat:
         import openai
         self.client = client.with_options(max_retries=0)
         self.errors = client_errors(openai)
+        self.transport = _transport_errors()
         self.model = model
         self.messages: list[dict[str, Any]] = ([{"role": "system", "content": system}] if system else [])
         self.messages.append({"role": "user", "content": prompt})
@@ -36,32 +57,51 @@ class Chat:
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
         used = 0
+        done = False
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
-            stream = self.client.chat.completions.create(model=self.model, messages=self.messages, stream=True,
-                                                         max_tokens=self.max_tokens,
-                                                         stream_options={"include_usage": True}, **kwargs)
-            for chunk in stream:
-                if chunk.usage is not None:
-                    used = chunk.usage.completion_tokens
-                for choice in chunk.choices or []:
-                    delta = choice.delta
-                    if delta is not None and getattr(delta, "refusal", None):
-                        refusal.append(delta.refusal or "")
-                    if delta is not None and delta.content is not None:
-                        got_content = True
-                        content.append(delta.content)
-                    for tc in (delta.tool_calls if delta is not None else None) or []:
-                        slot = calls.setdefault(tc.index, {"id": "", "name": "", "arguments": ""})
-                        if tc.id:
-                            slot["id"] = tc.id
-                        if tc.function is not None:
-                            slot["name"] += tc.function.name or ""
-                            slot["arguments"] += tc.function.arguments or ""
-                    if choice.finish_reason is not None:
-                        finish = choice.finish_reason
-        except (*self.errors, httpx.HTTPError) as exc:
+            # the raw events, not the client's parsed chunks: only they show whether [DONE] came (a
+            # stream without it nor a finish was cut), and a frame that does not parse is ours to judge
+            with self.client.chat.completions.with_streaming_response.create(
+                    model=self.model, messages=self.messages, stream=True, max_tokens=self.max_tokens,
+                    stream_options={"include_usage": True}, **kwargs) as response:
+                for data in _sse_data(response.iter_lines()):
+                    if data.startswith("[DONE]"):
+                        done = True
+                        break
+                    chunk = json.loads(data)
+                    if not isinstance(chunk, dict):
+                        raise ValueError(f"a chunk that is not an object: {data[:60]!r}")
+                    if isinstance(chunk.get("error"), dict):
+                        err = chunk["error"]
+                        api_error: Any = self.errors[0]  # as the client raises an error event
+                        raise api_error(str(err.get("message") or "An error occurred during streaming"),
+                                        request=response.http_request, body=err)
+                    usage = chunk.get("usage")
+                    if isinstance(usage, dict):
+                        used = int(usage.get("completion_tokens") or 0)
+                    for choice in chunk.get("choices") or []:
+                        delta = choice.get("delta") or {}
+                        if delta.get("refusal"):
+                            refusal.append(delta["refusal"])
+                        if delta.get("content") is not None:
+                            got_content = True
+                            content.append(delta["content"])
+                        for tc in delta.get("tool_calls") or []:
+                            slot = calls.setdefault(tc.get("index", 0), {"id": "", "name": "", "arguments": ""})
+                            if tc.get("id"):
+                                slot["id"] = tc["id"]
+                            function = tc.get("function") or {}
+                            slot["name"] += function.get("name") or ""
+                            slot["arguments"] += function.get("arguments") or ""
+                        if choice.get("finish_reason") is not None:
+                            finish = choice["finish_reason"]
+        except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
+            return self._failed(broken_frame(exc), content, got_content, calls)
+        except (*self.errors, *self.transport) as exc:
             return self._failed(caught(exc, self.errors), content, got_content, calls)
+        if finish is None and not done:
+            return self._failed(cut_error("[DONE]"), content, got_content, calls)
         text = "".join(content) if got_content else None
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
         return Reply(finish, dialects.canonical("openai-chat", finish), text, made, raw=(text, made),
@@ -85,3 +125,17 @@ class Chat:
             self.messages.append({"role": "tool", "tool_call_id": r.call.id, "content": r.text})
         if message:
             self.messages.append({"role": "user", "content": message})
+
+
+def _sse_data(lines: Iterable[str]) -> Iterator[str]:
+    """The data of each server-sent event (its ``data:`` lines joined), in order."""
+    data: list[str] = []
+    for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+            data = []
+        elif line.startswith("data:"):
+            data.append(line[5:].removeprefix(" "))
+    if data:
+        yield "\n".join(data)

@@ -16,8 +16,10 @@ from bench.wires.client import (
     Reply,
     ReplyError,
     Result,
+    broken_frame,
     caught,
     client_errors,
+    cut_error,
     reply_error,
 )
 
@@ -57,8 +59,12 @@ class Responses:
                     final = event.response.model_dump()
                 elif kind == "error":
                     err = reply_error(None, str(event.code or "error"), str(event.message), in_stream=True)
+        except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
+            err = broken_frame(exc)
         except (*self.errors, httpx.HTTPError) as exc:
             err = caught(exc, self.errors)
+        if err is None and final is None:
+            err = cut_error("response.completed")
         ordered = [i for _, i in sorted(items.items())]
         texts = ["".join(p.get("text", "") for p in i.get("content") or []) for i in ordered if i["type"] == "message"]
         made = tuple(Call(i.get("call_id", ""), i.get("name", ""), i.get("arguments", ""))

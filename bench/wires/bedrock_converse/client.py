@@ -1,0 +1,183 @@
+"""The reference loop's Bedrock Converse client: ConverseStream over plain HTTP (``httpx``, a base
+dependency; boto3 is not needed), its events read with the wire's event-stream decoder (:mod:`.eventstream`).
+
+`client` is an ``httpx.Client`` whose ``base_url`` is the bedrock-runtime endpoint
+(``https://bedrock-runtime.<region>.amazonaws.com``, or the replay server's root) and whose headers
+carry the credentials: a Bedrock API key as ``Authorization: Bearer <AWS_BEARER_TOKEN_BEDROCK>``
+(SigV4 signing is boto3's, and out of scope here). Requests are
+``POST /model/{modelId}/converse-stream`` with the Converse request body (botocore 1.44.8
+``service-2.json``, ``ConverseStreamRequest``).
+
+Errors: an HTTP error status names its exception in ``x-amzn-ErrorType`` (body ``{"message"}``); an
+exception inside the stream is a ``:message-type: exception`` message. Bedrock documents no retry
+hint, so the loop backs off on its own (a ``Retry-After`` sent anyway is honoured). A stream that
+ends without ``messageStop`` or ``metadata`` was cut; a message whose payload does not parse is a
+broken frame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from bench.engine.model import Dialect
+from bench.wires import dialects
+from bench.wires.bedrock_converse.eventstream import decode
+from bench.wires.client import (
+    MAX_TOKENS,
+    Call,
+    Reply,
+    ReplyError,
+    Result,
+    broken_frame,
+    cut_error,
+    reply_error,
+    retry_after,
+    transport_error,
+)
+
+
+class Converse:
+    """Bedrock ConverseStream over an ``httpx.Client`` (stateless: the whole conversation every time)."""
+
+    api: Dialect = "bedrock-converse"
+
+    def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
+                 system: str | None = None) -> None:
+        self.client: httpx.Client = client
+        self.path = f"/model/{quote(model, safe='')}/converse-stream"
+        self.system = system
+        self.messages: list[dict[str, Any]] = [{"role": "user", "content": [{"text": prompt}]}]
+        self.tools = [{"toolSpec": {"name": t["name"], "description": t.get("description", "") or t["name"],
+                                    "inputSchema": {"json": t["parameters"]}}} for t in tools]
+        self.max_tokens = MAX_TOKENS
+
+    def _body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"messages": self.messages, "inferenceConfig": {"maxTokens": self.max_tokens}}
+        if self.tools:
+            body["toolConfig"] = {"tools": self.tools}
+        if self.system:
+            body["system"] = [{"text": self.system}]
+        return body
+
+    def ask(self) -> Reply:
+        blocks: dict[int, dict[str, Any]] = {}
+        stop: str | None = None
+        used = 0
+        ended = False
+        err: ReplyError | None = None
+        try:
+            with self.client.stream("POST", self.path, json=self._body()) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    err = _status_error(response)
+                else:
+                    left = b""
+                    for chunk in response.iter_bytes():
+                        messages, left = decode(left + chunk)
+                        for m in messages:
+                            if m.headers.get(":message-type") == "exception":
+                                err = _stream_exception(m.headers.get(":exception-type", ""), m.payload)
+                                break
+                            event = m.as_event()
+                            if event is None:
+                                raise ValueError(f"an event whose payload is not a JSON object: {m.payload[:60]!r}")
+                            ((kind, data),) = event.items()
+                            if kind == "contentBlockStart":
+                                use = (data.get("start") or {}).get("toolUse") or {}
+                                blocks[data.get("contentBlockIndex", 0)] = {
+                                    "type": "toolUse", "id": use.get("toolUseId", ""), "name": use.get("name", ""),
+                                    "json": ""}
+                            elif kind == "contentBlockDelta":
+                                _delta(blocks, data.get("contentBlockIndex", 0), data.get("delta") or {})
+                            elif kind == "messageStop":
+                                stop, ended = data.get("stopReason"), True
+                            elif kind == "metadata":
+                                ended = True
+                                used = int((data.get("usage") or {}).get("outputTokens") or 0)
+                        if err is not None:
+                            break
+        except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
+            err = broken_frame(exc)
+        except httpx.HTTPError as exc:
+            err = transport_error(exc)
+        if err is None and not ended:
+            err = cut_error("messageStop")
+        ordered = [b for _, b in sorted(blocks.items())]
+        texts = [b["text"] for b in ordered if b["type"] == "text"]
+        made = tuple(Call(b["id"], b["name"], b["json"]) for b in ordered if b["type"] == "toolUse")
+        text = "".join(texts) if texts else None
+        if err is not None:
+            return Reply(None, "error", text, made, error=err, raw=ordered)
+        return Reply(stop, dialects.canonical("bedrock-converse", stop), text, made, raw=ordered,
+                     at_limit=used >= self.max_tokens)
+
+    def add_reply(self, reply: Reply) -> None:
+        content: list[dict[str, Any]] = []
+        for b in reply.raw:
+            if b["type"] == "text":
+                content.append({"text": b["text"]})
+            elif b["type"] == "reasoning":
+                content.append({"reasoningContent": {"reasoningText": {"text": b["text"]}}})
+            else:
+                content.append({"toolUse": {"toolUseId": b["id"], "name": b["name"], "input": _object(b["json"])}})
+        if content:  # an empty reply has nothing to echo
+            self.messages.append({"role": "assistant", "content": content})
+
+    def add_results(self, results: Sequence[Result], message: str | None = None) -> None:
+        content: list[dict[str, Any]] = [
+            {"toolResult": {"toolUseId": r.call.id, "content": [{"text": r.text}],
+                            "status": "error" if r.is_error else "success"}} for r in results]
+        if message:
+            content.append({"text": message})
+        if content:
+            self.messages.append({"role": "user", "content": content})
+
+
+def _delta(blocks: dict[int, dict[str, Any]], index: int, delta: dict[str, Any]) -> None:
+    """One ``contentBlockDelta``: text, a tool use's input piece (kept verbatim), or reasoning."""
+    if "text" in delta:
+        slot = blocks.setdefault(index, {"type": "text", "text": ""})
+        slot["text"] = slot.get("text", "") + str(delta["text"])
+    elif "toolUse" in delta:
+        slot = blocks.setdefault(index, {"type": "toolUse", "id": "", "name": "", "json": ""})
+        slot["json"] += str((delta["toolUse"] or {}).get("input") or "")
+    elif "reasoningContent" in delta:
+        slot = blocks.setdefault(index, {"type": "reasoning", "text": ""})
+        slot["text"] += str((delta["reasoningContent"] or {}).get("text") or "")
+
+
+def _message(payload: bytes) -> str:
+    try:
+        body = json.loads(payload or b"{}")
+    except ValueError:
+        return payload[:200].decode("utf-8", "replace")
+    return str(body.get("message") or body.get("Message") or "") if isinstance(body, dict) else ""
+
+
+def _status_error(response: httpx.Response) -> ReplyError:
+    """An HTTP error answer: the status, the exception named in ``x-amzn-ErrorType`` (its part before
+    a ``:``), and a ``Retry-After`` if one was sent."""
+    code = response.headers.get("x-amzn-errortype", "").split(":")[0]
+    out = reply_error(response.status_code, code, _message(response.content))
+    wait = retry_after(response.headers)
+    if wait is None:
+        return out
+    return ReplyError(out.kind, out.status, out.code, out.message, wait)
+
+
+def _stream_exception(kind: str, payload: bytes) -> ReplyError:
+    """An exception message inside the stream (``throttlingException`` and the like)."""
+    return reply_error(None, kind, _message(payload), in_stream=True)
+
+
+def _object(arguments: str) -> dict[str, Any]:
+    try:
+        value = json.loads(arguments) if arguments.strip() else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
