@@ -202,11 +202,6 @@ MUTATION_NOTES = (
         "INITIAL_DELAY_MS = 2000",
         "the retry back-off's first delay, said for the record: no rule reads it (the replay has no clock)",
     ),
-    MutationNote(
-        'return "tool-calls" if has_calls else "other"',
-        "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence has one",
-        equivalent=False,
-    ),
 )
 """Why mutants of this file survive the mutation check (python -m devtools.mutate): equivalent, or a
 coverage gap said out loud."""

@@ -292,11 +292,6 @@ COMPACTED = RequestChanges(compact=True)
 
 MUTATION_NOTES = (
     MutationNote(
-        'return "tool-calls" if has_calls else "other"',
-        "a Responses incomplete reason other than max_output_tokens and content_filter; no sequence has one",
-        equivalent=False,
-    ),
-    MutationNote(
         'return status == 413 or kind == "context_overflow"',
         "no sequence answers HTTP 413",
         equivalent=False,
