@@ -463,10 +463,10 @@ def _model(name: str) -> dict[str, Any]:
 def create_app(session: Session) -> Starlette:
     """The Starlette app serving `session`."""
 
-    def side(request: Request, status: int, body: Any) -> JSONResponse:
+    def side(request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
         session._record(Record(0, "side", request.method, request.url.path, status,
                                headers=_headers(request), at=time.time()))
-        return JSONResponse(body, status_code=status)
+        return JSONResponse(body, status_code=status, headers=headers)
 
     def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         served = registry.wire(wire)
@@ -576,7 +576,8 @@ def create_app(session: Session) -> Starlette:
                 try:
                     raw = await _read_body(request, session.max_body, session.read_timeout)
                 except _BodyError as exc:
-                    return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)))
+                    return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)),
+                                dict(served.error_headers(exc.status)))
                 return side(request, 200, served.count_tokens(len(raw)))
             return await not_found(request)
 

@@ -282,3 +282,14 @@ def test_boto3_count_tokens_is_answered_on_the_side_without_consuming_a_turn() -
     assert type(counted["inputTokens"]) is int and counted["inputTokens"] >= 1
     assert first["stopReason"] == "tool_use"  # the count took no turn
     assert (records[0].kind, records[0].path) == ("side", "/model/us.anthropic.claude-sonnet-4:0/count-tokens")
+
+
+def test_a_token_count_the_server_refuses_names_its_exception_for_boto3() -> None:
+    """A count-tokens body past the server's limit is refused as Bedrock refuses: the exception is
+    named in the x-amzn-ErrorType header, so botocore raises it by name, not a bare ClientError."""
+    with serving(make_sequence(TOOL_THEN_END, "bedrock-converse"), max_body=64) as srv:
+        client = _client(srv)
+        with pytest.raises(client.exceptions.ClientError) as refused:
+            client.count_tokens(modelId="m", input={"converse": {"messages": [
+                {"role": "user", "content": [{"text": "x" * 200}]}]}})
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
