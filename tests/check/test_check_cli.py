@@ -112,6 +112,31 @@ def test_the_program_gets_the_servers_urls_dummy_keys_the_task_and_the_tool_sche
                        "required": ["limit", "path"]}}]
 
 
+BOTO3_LOOP = """
+import json, os
+import boto3
+reply = boto3.client("bedrock-runtime").converse(
+    modelId=os.environ["STOPBENCH_MODEL"],
+    messages=[{"role": "user", "content": [{"text": os.environ["STOPBENCH_PROMPT"]}]}])
+text = "".join(block.get("text", "") for block in reply["output"]["message"]["content"])
+json.dump({"ok": reply["stopReason"] == "end_turn", "final": text}, open(os.environ["STOPBENCH_RESULT"], "w"))
+"""
+
+
+def test_an_aws_sdk_with_no_settings_reaches_the_server_with_dummy_credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """boto3's bedrock-runtime client built with no arguments reads AWS_ENDPOINT_URL_BEDROCK_RUNTIME, the
+    dummy keys and the region from the run's environment; an inherited profile or session token (a real
+    credential, or a profile that does not exist here) is removed."""
+    pytest.importorskip("boto3")
+    monkeypatch.setenv("AWS_PROFILE", "a-profile-this-machine-does-not-have")
+    monkeypatch.setenv("AWS_SESSION_TOKEN", "a-real-token")
+    seq = small_sequence("bedrock-answer", [{"content": "done", "finish": "stop"}], dialect="bedrock-converse")
+    run = run_program(seq, [sys.executable, "-c", BOTO3_LOOP], name="boto3@live")
+    assert run.result is not None, run.stderr
+    assert (run.result.ok, run.result.final) == (True, "done")
+    assert run.cell.outcome == "stopped" and not run.failed
+
+
 def test_the_program_gets_what_real_clients_read_and_the_tool_servers(monkeypatch: pytest.MonkeyPatch) -> None:
     """google-genai and the Gemini CLI read GOOGLE_GEMINI_BASE_URL (the root: they append /v1beta/...),
     LlamaIndex reads OPENAI_API_BASE; an inherited GOOGLE_GENAI_USE_VERTEXAI would send google-genai to
