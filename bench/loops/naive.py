@@ -4,8 +4,9 @@ It asks, runs the tool calls if there are any, and returns the text as the answe
 reply carries none. It never looks at the finish reason or at the body, so a truncated, filtered,
 empty or dropped-call reply is reported as success, and it has no cap. An error reply ends it
 (the client raised), but a stream cut before its finish: the official clients' stream iterators
-just end there, so the tutorial loop takes what arrived as the reply. ``stopbench check -c naive="python -m bench.loops naive"`` shows where it
-breaks the catalogue's requirements.
+just end there, so the tutorial loop takes what arrived as the reply.
+``stopbench check -c naive="python -m bench.loops naive"`` shows where it breaks the catalogue's
+requirements.
 """
 
 from __future__ import annotations

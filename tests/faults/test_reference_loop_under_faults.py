@@ -7,14 +7,17 @@ from __future__ import annotations
 
 import sys
 from email.utils import formatdate
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from bench.catalogue.document import dump_sequence
 from bench.cli import cli
 from bench.loops.clients import Reply, ReplyError
 from bench.loops.reference import BACKOFF_MAX, MAX_RESENDS, MAX_WAIT, Policy, backoff
 from bench.wires.client import retry_after
+from tests.check.conftest import small_sequence
 from tests.helpers import ROOT
 
 # a sequence that requires ok: true on each wire the library loop has a client for
@@ -22,9 +25,9 @@ ONE_PER_WIRE = ("chat-stop-with-tool-calls", "anthropic-tool-use-rounds", "respo
                 "bedrock-tool-use-rounds")
 
 
-def check_reference(preset: str) -> str:
+def check_reference(preset: str, sequences: tuple[str, ...] = ONE_PER_WIRE) -> str:
     args = ["check", "--sequences", str(ROOT / "sequences"), "--faults", preset, "--no-report", "-j", "2"]
-    for sid in ONE_PER_WIRE:
+    for sid in sequences:
         args += ["-s", sid]
     r = CliRunner().invoke(cli, [*args, "--name", "reference", "--", sys.executable, "-m", "bench.loops", "reference"],
                            catch_exceptions=False)
@@ -46,6 +49,26 @@ def test_a_stream_cut_before_its_finish_is_resent_not_taken_as_an_unknown_finish
     out = check_reference("cut-after-3")
     assert f"reference@live: {len(ONE_PER_WIRE)} of {len(ONE_PER_WIRE)} sequence(s) meet their requirements" in out
     assert "unknown_finish" not in out
+
+
+@pytest.mark.slow  # two runs of the program
+@pytest.mark.parametrize(("dialect", "frames"), [("openai-chat", 3), ("bedrock-converse", 4)])
+def test_a_stream_cut_after_its_finish_but_before_its_usage_is_resent_not_taken_as_the_answer(
+        tmp_path: Path, dialect: str, frames: int) -> None:
+    # a short answer whose first `frames` frames carry the text and the finish: what is lost is the usage
+    # (Chat's usage chunk and [DONE]; Bedrock's metadata event), which the loop reads for a truncation the
+    # finish hides; a stream without it ended early
+    seq = small_sequence("short-answer", [{"finish": "stop", "content": "Done."}], require={"ok": True},
+                         dialect=dialect)
+    dump_sequence(seq, tmp_path / "sequences" / "short-answer.yaml")
+    recipe = tmp_path / "cut.yaml"
+    recipe.write_text(f"faults:\n  - {{fault: truncate, after_frames: {frames}, requests: [1]}}\n")
+    r = CliRunner().invoke(cli, ["check", "--sequences", str(tmp_path / "sequences"), "--faults", str(recipe),
+                                 "--no-report", "--name", "reference", "--", sys.executable, "-m", "bench.loops",
+                                 "reference"], catch_exceptions=False)
+    assert r.exit_code == 0, r.output
+    assert "only the end marker was lost" not in r.stdout  # the fault broke the answer, and the loop resent it
+    assert "stop:no_tool_calls@2 ok [] resends=1" in r.stdout
 
 
 @pytest.mark.slow  # four runs of the program

@@ -11,8 +11,9 @@ carry the credentials: a Bedrock API key as ``Authorization: Bearer <AWS_BEARER_
 Errors: an HTTP error status names its exception in ``x-amzn-ErrorType`` (body ``{"message"}``); an
 exception inside the stream is a ``:message-type: exception`` message. Bedrock documents no retry
 hint, so the loop backs off on its own (a ``Retry-After`` sent anyway is honoured). A stream that
-ends without ``messageStop`` or ``metadata`` was cut; a message whose payload does not parse is a
-broken frame.
+ends before ``metadata`` (its last event, after ``messageStop``, carrying the usage; a turn without
+a stop reason has no ``messageStop``) was cut; a message whose payload does not parse is a broken
+frame.
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ class Converse:
                             elif kind == "contentBlockDelta":
                                 _delta(blocks, data.get("contentBlockIndex", 0), data.get("delta") or {})
                             elif kind == "messageStop":
-                                stop, ended = data.get("stopReason"), True
+                                stop = data.get("stopReason")
                             elif kind == "metadata":
                                 ended = True
                                 used = int((data.get("usage") or {}).get("outputTokens") or 0)
@@ -106,7 +107,7 @@ class Converse:
         except httpx.HTTPError as exc:
             err = transport_error(exc)
         if err is None and not ended:
-            err = cut_error("messageStop")
+            err = cut_error("metadata")
         ordered = [b for _, b in sorted(blocks.items())]
         texts = [b["text"] for b in ordered if b["type"] == "text"]
         made = tuple(Call(b["id"], b["name"], b["json"]) for b in ordered if b["type"] == "toolUse")

@@ -56,7 +56,7 @@ class Chat:
         got_content = False
         calls: dict[int, dict[str, str]] = {}
         finish: str | None = None
-        used = 0
+        used: int | None = None
         done = False
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
@@ -100,12 +100,14 @@ class Chat:
             return self._failed(broken_frame(exc), content, got_content, calls)
         except (*self.errors, *self.transport) as exc:
             return self._failed(caught(exc, self.errors), content, got_content, calls)
-        if finish is None and not done:
+        if not done and (finish is None or used is None):
+            # no [DONE], and no finish or no usage chunk after it (asked for with include_usage, and read
+            # for rule 3's hidden truncation): the stream ended early; only a lost [DONE] leaves it whole
             return self._failed(cut_error("[DONE]"), content, got_content, calls)
         text = "".join(content) if got_content else None
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
         return Reply(finish, dialects.canonical("openai-chat", finish), text, made, raw=(text, made),
-                     refusal="".join(refusal) if refusal else None, at_limit=used >= self.max_tokens)
+                     refusal="".join(refusal) if refusal else None, at_limit=(used or 0) >= self.max_tokens)
 
     def _failed(self, err: ReplyError, content: list[str], got: bool, calls: dict[int, dict[str, str]]) -> Reply:
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
