@@ -26,6 +26,7 @@ finish and no end marker: Chat's ``[DONE]``, Anthropic's ``message_stop``, a Res
 from __future__ import annotations
 
 import re
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -217,6 +218,14 @@ def caught(exc: BaseException, errors: tuple[type[BaseException], type[BaseExcep
     if isinstance(exc, api_error) and not isinstance(exc, connection_error):
         return status_error(exc)
     return transport_error(exc)
+
+
+def transport_errors() -> tuple[type[BaseException], ...]:
+    """httpx's transport errors, and those of the httpx fork (``httpx2``) recent ``openai`` and
+    ``anthropic`` releases stream with, which they do not wrap while a stream is read (a connection
+    broken mid-stream raises ``httpx2.RemoteProtocolError``); call it after the client is loaded."""
+    fork = sys.modules.get("httpx2")
+    return (httpx.HTTPError,) if fork is None else (httpx.HTTPError, fork.HTTPError)
 
 
 def client_errors(mod: Any) -> tuple[type[BaseException], type[BaseException]]:

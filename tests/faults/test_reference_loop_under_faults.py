@@ -78,6 +78,14 @@ def test_a_garbled_frame_is_resent_and_never_crashes_the_loop() -> None:
     assert "crashed" not in out.replace("0 crashed", "")
 
 
+@pytest.mark.slow  # four runs of the program
+def test_a_connection_broken_mid_stream_is_resent_and_never_crashes_the_loop() -> None:
+    # the official clients' recent releases stream on httpx2 and let its RemoteProtocolError through
+    out = check_reference("disconnect-after-3")
+    assert f"reference@live: {len(ONE_PER_WIRE)} of {len(ONE_PER_WIRE)} sequence(s) meet their requirements" in out
+    assert "exit 1" not in out
+
+
 @pytest.mark.parametrize(("headers", "body", "seconds"), [
     ({"retry-after-ms": "1500", "retry-after": "9"}, None, 1.5),     # OpenAI's millisecond hint comes first
     ({"Retry-After": "2"}, None, 2.0),                                 # seconds (OpenAI, Anthropic)

@@ -6,11 +6,19 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
 from bench.engine.model import Dialect
 from bench.wires import dialects
-from bench.wires.client import Call, Reply, ReplyError, Result, broken_frame, caught, client_errors, cut_error
+from bench.wires.client import (
+    Call,
+    Reply,
+    ReplyError,
+    Result,
+    broken_frame,
+    caught,
+    client_errors,
+    cut_error,
+    transport_errors,
+)
 
 
 class Messages:
@@ -22,6 +30,7 @@ class Messages:
                  system: str | None = None, max_tokens: int = 4096) -> None:
         import anthropic
         self.client = client.with_options(max_retries=0)
+        self.transport = transport_errors()
         self.errors = client_errors(anthropic)
         self.model = model
         self.system = system
@@ -79,7 +88,7 @@ class Messages:
                     ended = True
         except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
             err = broken_frame(exc)
-        except (*self.errors, httpx.HTTPError) as exc:
+        except (*self.errors, *self.transport) as exc:
             err = caught(exc, self.errors)
         if err is None and stop is None and not ended:
             err = cut_error("message_stop")

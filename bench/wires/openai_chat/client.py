@@ -4,11 +4,8 @@ show whether ``[DONE]`` came), its retries off."""
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
-
-import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
@@ -22,14 +19,8 @@ from bench.wires.client import (
     caught,
     client_errors,
     cut_error,
+    transport_errors,
 )
-
-
-def _transport_errors() -> tuple[type[BaseException], ...]:
-    """httpx's transport errors, and those of the httpx fork recent ``openai`` releases read the raw
-    stream with (loaded by then)."""
-    fork = sys.modules.get("httpx2")
-    return (httpx.HTTPError,) if fork is None else (httpx.HTTPError, fork.HTTPError)
 
 
 class Chat:
@@ -42,7 +33,7 @@ class Chat:
         import openai
         self.client = client.with_options(max_retries=0)
         self.errors = client_errors(openai)
-        self.transport = _transport_errors()
+        self.transport = transport_errors()
         self.model = model
         self.messages: list[dict[str, Any]] = ([{"role": "system", "content": system}] if system else [])
         self.messages.append({"role": "user", "content": prompt})

@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import httpx
-
 from bench.engine.model import Dialect
 from bench.wires import dialects
 from bench.wires.client import (
@@ -21,6 +19,7 @@ from bench.wires.client import (
     client_errors,
     cut_error,
     reply_error,
+    transport_errors,
 )
 
 
@@ -33,6 +32,7 @@ class Responses:
                  system: str | None = None) -> None:
         import openai
         self.client = client.with_options(max_retries=0)
+        self.transport = transport_errors()
         self.errors = client_errors(openai)
         self.model = model
         self.system = system
@@ -61,7 +61,7 @@ class Responses:
                     err = reply_error(None, str(event.code or "error"), str(event.message), in_stream=True)
         except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
             err = broken_frame(exc)
-        except (*self.errors, httpx.HTTPError) as exc:
+        except (*self.errors, *self.transport) as exc:
             err = caught(exc, self.errors)
         if err is None and final is None:
             err = cut_error("response.completed")
