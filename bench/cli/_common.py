@@ -24,7 +24,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TypeVar
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import click
 from click.core import ParameterSource
@@ -38,6 +38,9 @@ from bench.engine.discovery import SHARED_PREFIX, Broken, Loaded, discover, load
 from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.errors import UnusableInput
 from bench.golden.expected import Golden, load_golden
+
+if TYPE_CHECKING:
+    from bench.faults import Recipe
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -378,3 +381,19 @@ class Progress:
         if self._bar is not None:
             self._bar.__exit__(None, None, None)
             self._bar = None
+
+
+def fault_recipe(spec: str | None, seed: int | None = None, prefix: str = "") -> Recipe | None:
+    """The recipe ``--faults SPEC`` names (a preset or a YAML file; :func:`bench.faults.load_recipe`),
+    with `seed` in place of its own when given; None without one. A recipe that cannot be used ends
+    the command with one line (`prefix`, then the file and the field) and exit 2."""
+    if spec is None:
+        return None
+    from bench.faults import RecipeError, load_recipe
+
+    try:
+        recipe = load_recipe(spec)
+    except RecipeError as exc:
+        click.echo(f"{prefix}--faults: {exc}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
+    return recipe if seed is None else recipe.with_seed(seed)

@@ -19,6 +19,7 @@ from bench.cli._common import (
     EXIT_INTERRUPTED,
     EXIT_MISMATCH,
     EXIT_OK,
+    fault_recipe,
     jobs_option,
     junit_option,
     load_sequences,
@@ -200,16 +201,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     from bench.check.runner import LiveRun, run_all, scripts_tool_results
 
     loops = _loops(command, name, named)
-    recipe = None
-    if faults_spec is not None:
-        from bench.faults import RecipeError, load_recipe
-        try:
-            recipe = load_recipe(faults_spec)
-        except RecipeError as exc:
-            click.echo(f"--faults: {exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
-        if seed is not None:
-            recipe = recipe.with_seed(seed)
+    recipe = fault_recipe(faults_spec, seed)
     if fuzz_n is not None:
         if recipe is not None or trials > 1:
             raise click.UsageError("--fuzz runs each generated sequence once, without --faults or --trials")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, not_empty_path
+from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, not_empty_path
 from bench.record.redact import DEFAULT_PATTERNS
 from bench.serve.server import DEFAULT_HOST, bind_problem
 
@@ -82,14 +82,7 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     from bench.record.redact import redactor
     from bench.serve.server import BackgroundUvicorn
 
-    recipe = None
-    if faults_spec is not None:
-        from bench.faults import RecipeError, load_recipe
-        try:
-            recipe = load_recipe(faults_spec)
-        except RecipeError as exc:
-            click.echo(f"cannot record: --faults: {exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
+    recipe = fault_recipe(faults_spec, prefix="cannot record: ")
     name = name or f"recorded-{datetime.now(UTC):%Y%m%d-%H%M%S}"
     if not _NAME.match(name):
         click.echo(f"cannot record: --name {name!r}: use letters, digits, '.', '_' and '-'", err=True)

@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from bench.catalogue.files import write_atomically
-from bench.cli._common import EXIT_BAD_INPUT, load_sequences, only_mine_option, sequences_option
+from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, load_sequences, only_mine_option, sequences_option
 from bench.errors import UnusableInput
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
@@ -64,16 +64,7 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     if observed_file is not None and not observed_file.parent.is_dir():
         click.echo(f"cannot write {observed_file}: no folder {observed_file.parent}", err=True)
         sys.exit(EXIT_BAD_INPUT)
-    recipe = None
-    if faults_spec is not None:
-        from bench.faults import RecipeError, load_recipe
-        try:
-            recipe = load_recipe(faults_spec)
-        except RecipeError as exc:
-            click.echo(f"--faults: {exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
-        if seed is not None:
-            recipe = recipe.with_seed(seed)
+    recipe = fault_recipe(faults_spec, seed)
     cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
