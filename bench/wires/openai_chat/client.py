@@ -4,6 +4,7 @@ show whether ``[DONE]`` came), its retries off."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -56,7 +57,7 @@ class Chat:
             with self.client.chat.completions.with_streaming_response.create(
                     model=self.model, messages=self.messages, stream=True, max_tokens=self.max_tokens,
                     stream_options={"include_usage": True}, **kwargs) as response:
-                for data in _sse_data(response.iter_lines()):
+                for data in _sse_data(sse_lines(response.iter_bytes())):
                     if data.startswith("[DONE]"):
                         done = True
                         break
@@ -118,6 +119,27 @@ class Chat:
             self.messages.append({"role": "tool", "tool_call_id": r.call.id, "content": r.text})
         if message:
             self.messages.append({"role": "user", "content": message})
+
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+
+
+def sse_lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The lines of a server-sent event stream, split only where the SSE format ends a line (CR LF,
+    CR or LF: html.spec.whatwg.org, server-sent events, "Parsing an event stream"). Not
+    ``str.splitlines``, which also splits inside a JSON string at U+0085, U+2028 and the other
+    Unicode line breaks a model may write into its arguments. Raises UnicodeDecodeError (a
+    ValueError: a broken frame) on bytes that are not UTF-8."""
+    buf = b""
+    for chunk in chunks:
+        buf += chunk
+        while (m := _EOL.search(buf)) is not None:
+            if m.group() == b"\r" and m.end() == len(buf):
+                break  # a CR at the end of a chunk may be the first half of a CR LF
+            yield buf[:m.start()].decode("utf-8")
+            buf = buf[m.end():]
+    for line in _EOL.split(buf) if buf else ():
+        yield line.decode("utf-8")
 
 
 def _sse_data(lines: Iterable[str]) -> Iterator[str]:
