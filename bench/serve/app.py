@@ -125,6 +125,10 @@ class Run:
     """Requests of the run, kept or not."""
     recent: deque[Record] = field(default_factory=lambda: deque(maxlen=_RECENT))
     """The last requests past the kept ones."""
+    tools_listed: bool = False
+    """The program listed the bench's tools (``GET /_stopbench/tools``, which the MCP servers ask at
+    every ``tools/list``): it runs them, so a result no execution answers is a call that never reached
+    a tool (:class:`bench.serve.results.ResultJudge`'s ``bench_tools``), known, not guessed from words."""
     beyond: Record | None = None
     """The first model request past the kept ones: what the last kept step is observed against."""
     last_answer: Record | None = None
@@ -215,6 +219,7 @@ class Session:
             every = list(run.records)
             beyond = run.beyond
             executions = list(run.executions)
+            listed = run.tools_listed
         records = [r for r in every if r.kind in ("model", "past_end")]
         if beyond is not None:  # the last kept step is observed against the request after it
             records.append(beyond)
@@ -234,14 +239,14 @@ class Session:
             note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
             try:
                 out.append(replace(self._step(rec, records[k + 1] if k + 1 < len(records) else None, step,
-                                              turns[rec.turn], executions), note=note))
+                                              turns[rec.turn], executions, listed), note=note))
             except Exception as exc:  # a request no reader expected: the step is unknown, the run goes on
                 out.append(Observed(step, rec.turn, "unknown", note=note,
                                     detail=f"the next request could not be read ({type(exc).__name__}: {exc})"))
         return out
 
     def _step(self, rec: Record, nxt: Record | None, step: int, turn: Turn,
-              executions: list[Execution]) -> Observed:
+              executions: list[Execution], listed: bool = False) -> Observed:
         """What the client did after `rec` was answered with `turn`, read from its next request `nxt`."""
         index = rec.turn if rec.turn is not None else 0
         if nxt is None:
@@ -257,7 +262,7 @@ class Session:
             return Observed(step, index, "unknown", detail="next request is of another API")
         served = _as_served(turn, rec)
         got = infer(conversation(wire, before), served, rec.response_id or "", conversation(wire, after),
-                    ok_marker=self.ok_marker, judge=self._judge(served, step, executions))
+                    ok_marker=self.ok_marker, judge=self._judge(served, step, executions, listed))
         run, failed, known, detail = got.run, got.failed, got.known, got.detail
         if got.action == "unknown" and not run and not failed:
             # the history cannot be followed, but the tool endpoint saw what ran in this round
@@ -274,9 +279,9 @@ class Session:
         with self.lock:
             return [f"request {r.n + 1}: {r.note}" for r in (run or self.run).records if r.kind == "refused" and r.note]
 
-    def _judge(self, turn: Turn, step: int, executions: list[Execution]) -> ResultJudge:
+    def _judge(self, turn: Turn, step: int, executions: list[Execution], listed: bool = False) -> ResultJudge:
         return ResultJudge(turn, step=step, executions=executions, ok_marker=self.ok_marker,
-                           error_marker=self.error_marker)
+                           error_marker=self.error_marker, bench_tools=listed)
 
     def execute(self, name: str, arguments: Any) -> tuple[int, Execution]:
         """Run tool `name` of the current run with `arguments` (a JSON object) and record the
@@ -399,10 +404,11 @@ class Session:
         if turn.after and prev.wire == wire and isinstance(before, dict):
             with self.lock:
                 executions = list(run.executions)
+                listed = run.tools_listed
             # the previous request was number - 1: executions recorded after it ran in its round
             try:
                 got = infer(conversation(wire, before), turn, prev.response_id or "", conversation(wire, body),
-                            ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions))
+                            ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions, listed))
             except Exception:  # a request no reader expected: answered as one the server cannot tell
                 got = None
             if got is not None and got.action in ("continue", "resend", "remind"):
@@ -609,8 +615,10 @@ def create_app(session: Session) -> Starlette:
         return JSONResponse({"run": run.number, "sequence": seq.id})
 
     async def tools(request: Request) -> Response:
-
-        return JSONResponse({"tools": tool_schemas(session.run.sequence)})
+        with session.lock:
+            session.run.tools_listed = True
+            sequence = session.run.sequence
+        return JSONResponse({"tools": tool_schemas(sequence)})
 
     async def run_tool(request: Request) -> Response:
         name = request.path_params["name"]

@@ -142,3 +142,21 @@ def test_the_report_lists_each_run_executions() -> None:
         report = srv.session.report()
     assert report[0]["executions"] == [{"n": 1, "name": "grep", "arguments": {"pattern": "def"}, "answered": 1,
                                         "content": "STOPBENCH-OK grep #1", "is_error": False}]
+
+
+def test_a_program_that_listed_the_tools_and_ran_none_has_its_refused_calls_known_failed() -> None:
+    """A run that asked GET /_stopbench/tools takes the bench's tools: a result no execution answers
+    is a call that never reached a tool, known, even when nothing ran in the whole run (Mastra's
+    'Tool "" not found' on blank-named calls). Without the listing it is still read by wording."""
+    blank = {"finish": "tool_calls", "content": None,
+             "tool_calls": [{"id": "call_a", "name": "", "arguments": "{}"}]}
+    seq = make_sequence([blank, ANSWER])
+    steps = {}
+    for listed in (True, False):
+        with serving(seq) as srv:
+            if listed:
+                httpx.get(srv.url + "/_stopbench/tools", timeout=10)
+            round_trip(srv.url, ['Tool "" not found'])
+            steps[listed] = srv.session.observed()[0]
+    assert (steps[True].failed, steps[True].known) == ((0,), ((0, "executed"),))
+    assert steps[False].failed == () and steps[False].known == ((0, "wording"),)
