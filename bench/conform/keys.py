@@ -63,6 +63,8 @@ UNKEYED_IMPORTS: Mapping[str, str] = {
                     "moves the ports' cells, which are keyed",
     "bench.errors": "the error base classes (a capture the importers cannot read is an UnusableInput): no byte "
                     "served or decision inferred depends on them",
+    "bench.faults": "fault recipes, applied only to a session given one (serve, check and record --faults); "
+                    "conformance drives every loop with none, so no byte it is served depends on them",
     "bench.check.program": "the tool endpoint's schemas (GET /_stopbench/tools), which no conformance driver "
                            "reads: a driver registers the stub tools of its spec, which is keyed",
 }
