@@ -76,6 +76,12 @@ LCC_REUSED = ("learn-claude-code is not in a registry: driven once from checkout
               "(conformance/drivers/learn_claude_code_driver.py); CI reuses this committed record, "
               "it does not re-drive it")
 
+_NO_BEDROCK = {"bedrock-converse": (
+    "the port reads Bedrock Converse through its loop's own Bedrock client (the Bedrock path its file cites); "
+    "the driver installs none (its pin carries no AWS client), and a Bedrock sequence served on another wire "
+    "is read by that wire's client, which would compare the port's Bedrock rules with another client's")}
+"""Dialects not driven for the loops whose port has a Bedrock path: skipped, with why, not compared."""
+
 DRIVERS: Mapping[str, Driver] = {
     "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
                         PINS["corecoder"].install_line()),
@@ -86,18 +92,18 @@ DRIVERS: Mapping[str, Driver] = {
     # api_mode follows the dialect (predicates/hermes.py); Gemini on its native Gemini client
     # (provider "gemini", Google's base URL, sent to the server by the driver)
     "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
-                     PINS["hermes"].install_line(),
+                     PINS["hermes"].install_line(), skip=_NO_BEDROCK,
                      wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}),
     # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish),
     # its google-generative-ai provider on the server's Gemini endpoint for Gemini sequences
     "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
-                 PINS["pi"].install_line(),
+                 PINS["pi"].install_line(), skip=_NO_BEDROCK,
                  wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                  interpreter="node"),
     # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API (@ai-sdk/google
     # on the server's Gemini endpoint for Gemini sequences)
     "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
-                       PINS["opencode"].install_line(),
+                       PINS["opencode"].install_line(), skip=_NO_BEDROCK,
                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
                        interpreter="node"),
     # `codex app-server` with dynamic tools; Responses only: every sequence is served as Responses
@@ -106,16 +112,16 @@ DRIVERS: Mapping[str, Driver] = {
                     PINS["codex"].install_line(), interpreter="node"),
     # create_agent on ChatOpenAI (Chat; use_responses_api for Responses) or ChatAnthropic; Gemini on Chat
     "langchain": Driver("langchain", "langchain", "conformance/drivers/langchain_driver.py", "openai-chat",
-                        PINS["langchain"].install_line(),
+                        PINS["langchain"].install_line(), skip=_NO_BEDROCK,
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
     # Agent.run on OpenAIChatModel (Chat), OpenAIResponsesModel (Responses) or AnthropicModel; Gemini on Chat
     "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
-                          PINS["pydantic_ai"].install_line(),
+                          PINS["pydantic_ai"].install_line(), skip=_NO_BEDROCK,
                           wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
     # ToolCallingAgent on OpenAIServerModel: Chat Completions only, every dialect served on Chat
     # (predicates/smolagents.py)
     "smolagents": Driver("smolagents", "smolagents", "conformance/drivers/smolagents_driver.py", "openai-chat",
-                         PINS["smolagents"].install_line()),
+                         PINS["smolagents"].install_line(), skip=_NO_BEDROCK),
     # `gemini -p` (non-interactive) on the Gemini API; every sequence is served as Gemini (a tool-call
     # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
     "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
@@ -127,11 +133,11 @@ DRIVERS: Mapping[str, Driver] = {
     # generateText with tools (default stopWhen; _steps: isStepCount(5)), @ai-sdk/openai .chat (Chat; Gemini
     # on Chat) or .responses, @ai-sdk/anthropic by dialect (predicates/_vercel_ai.py)
     "vercel_ai": Driver("vercel_ai", "vercel_ai", "conformance/drivers/vercel_ai_driver.mjs", "openai-chat",
-                        PINS["vercel_ai"].install_line(),
+                        PINS["vercel_ai"].install_line(), skip=_NO_BEDROCK,
                         wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
     "vercel_ai_steps": Driver("vercel_ai_steps", "vercel_ai_steps", "conformance/drivers/vercel_ai_steps_driver.mjs",
                               "openai-chat",
-                              PINS["vercel_ai_steps"].install_line(),
+                              PINS["vercel_ai_steps"].install_line(), skip=_NO_BEDROCK,
                               wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
                               interpreter="node"),
     # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
