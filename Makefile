@@ -205,3 +205,15 @@ scorecard-ci: scorecard-ci-installs
 scorecard-verify-%: $(STAMP)
 	$(BIN)/stopbench scorecard verify $* $(SAMPLE_$*:%=-s %) --framework-dir $(FRAMEWORK_DIR) \
 	  -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT)
+
+## make strands-bedrock-ci: strands-agents' default model (BedrockModel: ConverseStream through boto3) against the
+## replay server on every Bedrock sequence (tests/wires/test_strands_bedrock.py), with the scorecard's strands venv
+## installed first (network bound: .ci/run starts `make strands-install` beside the tests); a missing strands
+## fails here instead of skipping.
+.PHONY: strands-install strands-bedrock-ci
+strands-install: $(STAMP)
+	$(BIN)/stopbench scorecard install strands_agents --framework-dir $(FRAMEWORK_DIR)
+
+strands-bedrock-ci: strands-install
+	STOPBENCH_REQUIRE_STRANDS=1 FRAMEWORK_DIR=$(FRAMEWORK_DIR) $(BIN)/python -m pytest -q -p no:cacheprovider \
+	  tests/wires/test_strands_bedrock.py

@@ -1,6 +1,7 @@
 """strands-agents' default model provider, ``BedrockModel`` (ConverseStream through boto3), run against
 the server on every Bedrock sequence, when the scorecard's strands venv is installed
-(``make framework-install FRAMEWORK=strands_agents``; FRAMEWORK_DIR, default /tmp/stopbench-frameworks).
+(``make framework-install FRAMEWORK=strands_agents``; FRAMEWORK_DIR, default /tmp/stopbench-frameworks). CI runs
+it with strands installed (``make strands-bedrock-ci``).
 
 What strands does on each sequence is its own business; what this pins is that it reads the wire as
 Bedrock: no run ends on a parse error of the event stream, the normal sequence ends with its answer
@@ -29,6 +30,10 @@ BEDROCK = sorted((s for s in load_catalogue(ROOT / "sequences").sequences if s.d
 UNREADABLE = {"ChecksumMismatch", "InvalidHeadersLength", "InvalidPayloadLength", "ResponseParserError",
               "JSONDecodeError", "KeyError", "TypeError", "AttributeError", "EndpointConnectionError"}
 
+# `make strands-bedrock-ci` (what .ci/run runs once strands is installed) sets STOPBENCH_REQUIRE_STRANDS: there a
+# missing strands is a failure, not a skip
+if os.environ.get("STOPBENCH_REQUIRE_STRANDS") and not PYTHON.exists():
+    raise RuntimeError(f"STOPBENCH_REQUIRE_STRANDS is set but strands is not installed ({PYTHON})")
 pytestmark = pytest.mark.skipif(not PYTHON.exists(), reason=f"strands is not installed ({PYTHON})")
 
 
