@@ -53,6 +53,16 @@ Per model response (every sequence is served on the Anthropic Messages API):
 * ``refusal``: the first one is withheld and the loop sends "Your response above was stopped by a
   safety classifier ..." (``Cpo``, claude@307871696) once; a second refusal in a row ends the run as
   an API error, ``model_refusal_no_fallback`` (claude@325804429; both observed, anthropic-refusal).
+  Unless the refusal's ``stop_details`` names the category ``cyber`` or ``frontier_llm`` (``vR``, the
+  categories the silent refusal fallback takes, ``Gdi`` at claude@312485945-312486302; armed per refusal
+  by ``refusalFallbackSilentRearm``, claude@320289627 and claude@328784198; the ``fallback_request`` it
+  yields, claude@320289802): then the second refusal is sent again, the same messages, on the fallback
+  model ``claude-opus-4-8`` with max_tokens 64000, once; refused there too, the run ends as an API error
+  naming that model's safeguards (observed, anthropic-refusal-mid-stream on 2.1.328: "Opus 4.8's
+  safeguards flagged this message ... real-time-cyber-safeguards"). AMBIGUOUS: the gates around the
+  fallback (``bor``/``pZe``: ``convolute_arcades``, ``tender_quilt``) were not read to their sources; the
+  driven defaults switched, and the port follows them. Why the switch waits for the same-model retry
+  (``eia``, claude@325802615) to be refused was not read line by line: observed.
 * ``pause_turn``: the run ends with ``success`` and the paused text (observed,
   anthropic-pause-turn: one request).
 
@@ -140,6 +150,22 @@ OUTPUT_LIMIT = ("Output token limit hit. Resume directly \u2014 no apology, no r
 REFUSED = ("Your response above was stopped by a safety classifier \u2014 this is not a tool or API error. "
            "The rest of it was withheld, and tool calls in it that had not finished did not run. Do not "
            "produce that content again, even reworded.")  # Cpo, claude@307871696
+SWITCH_CATEGORIES = ("cyber", "frontier_llm")  # vR, claude@312485945 (Gdi's refusal categories)
+SWITCHED = RequestChanges(max_tokens=64000, model="claude-opus-4-8")
+"""The refused request sent again on the fallback model (observed: anthropic-refusal-mid-stream on 2.1.328,
+the third request of the turn; the model name and max_tokens as the server received them)."""
+
+
+def refusal_category(turn: Turn) -> str | None:
+    """The category of the ``stop_details`` the Anthropic wire serves with a refusal (the turn's
+    ``finish_detail`` when it is the refusal object, bench/wires/anthropic/render.py), else None."""
+    try:
+        details = json.loads(turn.finish_detail or "")
+    except ValueError:
+        return None
+    if isinstance(details, dict) and details.get("type") == "refusal" and isinstance(details.get("category"), str):
+        return str(details["category"])
+    return None
 
 
 def served_stop_reason(turn: Turn, dialect: str) -> str | None:
@@ -383,6 +409,9 @@ CONFORMANCE_EXPLAINED = {
     "anthropic-refusal": _REFUSAL_RESEND,
     "gemini-safety": _REFUSAL_RESEND,
     "rec-gemini-safety-no-parts": _REFUSAL_RESEND,
+    "bedrock-content-filtered": _REFUSAL_RESEND,
+    "gemini-prohibited-content": _REFUSAL_RESEND,
+    "gemini-spii": _REFUSAL_RESEND,
     "chat-error-400-request-too-large": _TOOL_SEARCH,
     "seed001-never-stops-context-overflow": _LONG_COMPACTION,
 }
@@ -592,6 +621,7 @@ coverage gap said out loud."""
         "output-limit": Cited(Note(f"{BIN}@307872281 (Rpo) + {BIN}@328694000-328694700 + @328692797 (cs=3)"), text="max_tokens with text: resume nudge, 3 attempts"),
         "output-limit-stop": Cited(Note(f"{BIN}@328693000-328693400 (up: exhausted)"), text="the 4th cut reply ends the run"),
         "refusal-nudge": Cited(Note(f"{BIN}@307871696 (Cpo) + observed"), text="the first refusal: withheld, nudge once"),
+        "refusal-switch": Cited(Note(f"{BIN}@312485945-312486302 (vR, Gdi) + @320289802 (fallback_request) + observed (anthropic-refusal-mid-stream)"), text="a second refusal of category cyber or frontier_llm: sent again once on claude-opus-4-8"),
         "refusal-stop": Cited(Note(f"{BIN}@325804429 (model_refusal_no_fallback) + observed"), text="a second refusal ends the run"),
         "http-retry": Cited(Note(f"{BIN}@320103811-320104200 (zPs) + @320138000 (nKr, 10)"), text="408/409/429/5xx retried"),
         "overloaded-retry": Cited(Note(f"{BIN}@320105517 (uAt) + @320110838 (maxOverloaded 3)"), text="529 retried"),
@@ -634,6 +664,9 @@ def decide(turn: Turn, state: State) -> Decision:
 
     if stop == "refusal":
         if memo.get("refused"):
+            if refusal_category(turn) in SWITCH_CATEGORIES and not memo.get("switched"):
+                memo["switched"] = True
+                return Resend("refusal-switch", changes=SWITCHED)
             return Stop("api_error", ok=False, rule="refusal-stop")
         memo["refused"] = True
         return Remind("refusal-nudge", message=REFUSED)

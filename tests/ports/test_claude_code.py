@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from bench.engine.discovery import load_file
-from bench.engine.model import Cell, ErrorKind, ToolCall, Turn, TurnError
+from bench.engine.model import Cell, ErrorKind, RequestChanges, ToolCall, Turn, TurnError
 from bench.engine.predicate import Predicate
 from bench.engine.replay import replay
 from tests.helpers import ROOT, seq
@@ -90,6 +90,31 @@ def test_the_first_refusal_is_nudged_once_and_a_second_in_a_row_ends_the_run(cc:
     cell = run(cc, a("refusal", "", refusal="no"), a("refusal", "", refusal="no"), a("end_turn", "x"))
     assert path(cell) == [("remind", "refusal-nudge"), ("stop", "refusal-stop")]
     assert (cell.reason, cell.ok) == ("api_error", False)
+
+
+def cyber(content: str = "") -> Turn:
+    detail = '{"type":"refusal","category":"cyber","explanation":"declined"}'
+    return Turn(finish="content_filter", finish_raw="refusal", finish_detail=detail, content=content)
+
+
+def test_a_second_cyber_refusal_switches_to_the_fallback_model_once_then_ends_the_run(cc: Predicate) -> None:
+    # observed (anthropic-refusal-mid-stream on 2.1.328): nudge on the session model, the refusal again is sent
+    # once more on claude-opus-4-8 with max_tokens 64000 (categories cyber/frontier_llm, vR claude@312485945),
+    # refused there too: "Opus 4.8's safeguards flagged this message" (api_error)
+    cell = run(cc, a("tool_use", None, tu()), cyber("partial"), then="repeat")
+    assert path(cell) == [("continue", "calls"), ("remind", "refusal-nudge"), ("resend", "refusal-switch"),
+                          ("stop", "refusal-stop")]
+    assert cell.steps[2].decision.changes == RequestChanges(max_tokens=64000, model="claude-opus-4-8")
+    assert (cell.reason, cell.ok) == ("api_error", False)
+
+
+@pytest.mark.parametrize("detail", [None, "refusal/cyber", '{"type":"refusal","category":"bio"}'])
+def test_a_refusal_without_a_switching_category_ends_at_the_second(cc: Predicate, detail: str | None) -> None:
+    # no stop_details (or a category outside cyber/frontier_llm): model_refusal_no_fallback (observed:
+    # anthropic-refusal, bedrock-content-filtered)
+    turn = Turn(finish="content_filter", finish_raw="refusal", finish_detail=detail, content="")
+    cell = run(cc, turn, then="repeat")
+    assert path(cell) == [("remind", "refusal-nudge"), ("stop", "refusal-stop")]
 
 
 def test_pause_turn_ends_the_run_as_a_success(cc: Predicate) -> None:
