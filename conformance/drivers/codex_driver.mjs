@@ -18,8 +18,8 @@
 // tool name of the sequence, its JSON schema requiring the keys in `required`), turn/start with the
 // prompt, and answers every `item/tool/call` request with "<ok_marker> <name>" (success true),
 // touching nothing. A turn's `steer` is sent with turn/steer as soon as the server has answered that
-// turn (polled on /_stopbench/state); if Codex has already ended the turn, the steer starts a new turn
-// (turn/start), which reaches the model as the same new user message.
+// turn (polled on /_stopbench/state); if Codex has already completed the turn, the steer starts a new turn
+// (turn/start), which reaches the model as the same new user message; if the turn failed, the run ends there.
 //
 // Codex has no step cap: after `safety_cap` + 1 requests the driver kills it (reason "capped").
 // RESULT: {"ok", "reason": "turn_complete" | "stream_error" | "error" | "capped", "final", "error"}:
@@ -121,10 +121,15 @@ child.stdout.on("data", (chunk) => {
 child.stderr.on("data", (chunk) => { stderr += chunk.toString("utf-8"); });
 const exited = new Promise((resolve) => child.on("close", (c, sig) => resolve(c ?? sig)));
 
-// a turn completed: a steer whose turn the server has answered starts a new turn; otherwise the run is over
+// a turn completed: a steer whose turn the server has answered starts a new turn; otherwise the run is over.
+// A turn that failed is Codex's own stop (e.g. "Incomplete response returned, reason: steered"): the run ends
+// with it and a steer still undelivered is dropped, since a new turn would be the driver's decision, not
+// Codex's (responses-incomplete-steered: driven so, the new turn read as a remind where Codex had stopped)
 async function settle(turn) {
   let state = null;
-  try { state = await (await fetch(admin)).json(); } catch { /* the server is gone: the run is over */ }
+  if (turn?.status !== "failed") {
+    try { state = await (await fetch(admin)).json(); } catch { /* the server is gone: the run is over */ }
+  }
   if (state && steers.length && state.answered > steers[0][0]) {
     const [, text] = steers.shift();
     await request("turn/start", { threadId, input: [{ type: "text", text, text_elements: [] }] }).catch(() => {});
