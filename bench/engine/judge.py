@@ -94,7 +94,10 @@ def first_plain_repeat(sequence: Sequence, cell: Cell, rounds: int) -> tuple[int
     :func:`round_signature`; a round with other calls or other results starts it again (results
     that change are progress: a build still running, a poll that moves), and so does anything the
     loop does about it: a reminder, a stop, or a continue that changes the next request
-    (`Decision.changes`). A resend runs nothing and leaves the streak as it is.
+    (`Decision.changes`). A resend runs nothing and leaves the streak as it is. A stop that runs
+    the calls of its turn (a loop that executes a step's calls, then ends at its step cap without
+    sending the results: Mastra's maxSteps, the AI SDK's stopWhen) ran the round once more: after
+    the streak it breaks the requirement as a plain round would.
     """
     streak = 0
     previous: tuple[tuple[str, str, str | None], ...] | None = None
@@ -103,7 +106,7 @@ def first_plain_repeat(sequence: Sequence, cell: Cell, rounds: int) -> tuple[int
         if d.action == "resend":
             continue
         turn = served_turn(sequence, s)
-        plain_round = d.action == "continue" and d.changes is None and bool(s.tools_run)
+        plain_round = d.action in ("continue", "stop") and d.changes is None and bool(s.tools_run)
         if not plain_round:
             streak, previous = 0, None
             continue
