@@ -214,6 +214,20 @@ CONFORMANCE_NOT_DRIVEN = {
 """Sequences of more than 30 turns: the original's own loop-check requests (not modelled) make them
 take tens of minutes; reported 'not driven' (never 'explained')."""
 
+CONFORMANCE_EXPLAINED = {
+    "anthropic-turn-limit-mid-work": (
+        "A real difference, not modelled (said so, not guessed): the model-based loop check (LoopDetectionService."
+        "turnStarted, chunk-JDPZ4CE3.js L342390-342416: from the 30th turn of one prompt, every 10 turns, "
+        "LLM_CHECK_AFTER_TURNS 30, DEFAULT_LLM_CHECK_INTERVAL 10). Driven on 0.61.0 on the virtual clock "
+        "(stopbench conform gemini_cli --virtual-clock, 14 s): at step 29 the check request (the last 20 "
+        "contents, read as remind +compact), 9 retries of it (resend: the scripted answer is a function call, "
+        "not the JSON the check asks for), then the main loop's request with its whole history ('unknown'), and "
+        "the same every 10 turns after (steps 39, 49, ... 99). The check requests take scripted turns, so the "
+        "main loop runs fewer of the 100 reads; the port runs them all. Both end at request 101 on the scripted "
+        "answer: the stop, its reason (no_tool_calls) and ok agree."),
+}
+"""Differences between this port and driving 0.61.0, each with the evidence."""
+
 
 _SURVIVES_KIND_CODE = (
     "the code of a status-less in-stream error is only tested by _retryable, and each change keeps it in its "
@@ -323,6 +337,7 @@ coverage gap said out loud."""
         "loop-recover": Cited(CORE.at("L342418-342447, L346676-346710, L346954-346962"), text="a 5-fold repeated call cycle: feedback message, the call not run"),
         "loop-stop": Cited(CORE.at("L346676-346680"), CLI.at("L12231-12245"), text="the second detection ends the run (status success)"),
     },
+    explained=CONFORMANCE_EXPLAINED,
     not_driven=CONFORMANCE_NOT_DRIVEN,
     mutation_notes=MUTATION_NOTES,
 )
