@@ -43,6 +43,9 @@ class Framework:
     notes: str
     folder: Path
     env: tuple[tuple[str, str], ...] = field(default=())
+    virtual_clock: bool = False
+    """check's ``--virtual-clock``: the framework backs off on the real clock for longer than a run
+    may take (smolagents waits 120 to 240 s after a 429), so without it such a run has no verdict."""
 
     @property
     def install(self) -> list[str] | dict[str, str]:
@@ -59,7 +62,8 @@ class Framework:
         return {"name": self.name, "title": self.title, "language": self.language, "version": self.version,
                 "install": self.install,
                 "command": list(self.command), "dialects": list(self.dialects), "docs": self.docs,
-                "notes": self.notes, "env": dict(self.env)}
+                "notes": self.notes, "env": dict(self.env),
+                **({"virtual_clock": True} if self.virtual_clock else {})}
 
 
 def _str(data: dict[str, Any], key: str, where: Path) -> str:
@@ -111,12 +115,16 @@ def load_framework(folder: Path) -> Framework:
     env = data.get("env", {})
     if not isinstance(env, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
         raise UnusableInput(f"{path}: env: expected {{NAME: value}} of strings, got {env!r}")
+    virtual_clock = data.get("virtual_clock", False)
+    if not isinstance(virtual_clock, bool):
+        raise UnusableInput(f"{path}: virtual_clock: expected true or false, got {virtual_clock!r}")
     command = _str_list(data, "command", path)
     if len(command) > 1 and not (folder / command[-1]).is_file():
         raise UnusableInput(f"{path}: command: {command[-1]} is not a file of {folder}")
     return Framework(name=name, title=_str(data, "title", path), language=language, version=_str(data, "version", path),
                      pip=pip, npm=npm, command=command, dialects=dialects, docs=_str(data, "docs", path),
-                     notes=str(data.get("notes", "")), folder=folder, env=tuple(sorted(env.items())))
+                     notes=str(data.get("notes", "")), folder=folder, env=tuple(sorted(env.items())),
+                     virtual_clock=virtual_clock)
 
 
 def load_frameworks(root: Path = FRAMEWORKS) -> list[Framework]:

@@ -53,6 +53,8 @@ def check_argv(fw: Framework, framework_dir: Path, project: Path, *, jobs: int, 
         argv += ["--dialect", d]
     for i in ids:
         argv += ["-s", i]
+    if fw.virtual_clock:
+        argv.append("--virtual-clock")
     argv += ["--bench-tools", "-j", str(jobs), "--timeout", f"{timeout:g}", "--",
              *program_argv(fw, framework_dir, python)]
     return argv

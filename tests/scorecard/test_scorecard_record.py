@@ -137,3 +137,24 @@ def test_update_needs_sequences_and_a_record(fake_framework: tuple[Path, Path], 
     assert result.exit_code == 2 and "--update re-records the sequences given with -s" in result.output
     result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--update", "-s", "truncated", *where])
     assert result.exit_code == 2 and "no record to update" in result.output
+
+
+def test_a_framework_that_asks_for_the_virtual_clock_is_checked_on_it(fake_framework: tuple[Path, Path],
+                                                                      tmp_path: Path) -> None:
+    """smolagents backs off 120 to 240 s on the real clock after a 429 (Retrying, wait 60 x 2 x (1 +
+    jitter)): within --timeout 120 its chat-transient-errors-after-tools run had no verdict. Its
+    framework.json asks for check's --virtual-clock, and the record's reproduce line says so."""
+    from bench.scorecard.record import check_argv
+    folder = fake_framework[0] / "fake"
+    data = json.loads((folder / "framework.json").read_text(encoding="utf-8"))
+    assert "--virtual-clock" not in check_argv(load_framework(folder), fake_framework[1], tmp_path, jobs=2, timeout=60)
+    data["virtual_clock"] = True
+    (folder / "framework.json").write_text(json.dumps(data), encoding="utf-8")
+    fw = load_framework(folder)
+    argv = check_argv(fw, fake_framework[1], tmp_path, jobs=2, timeout=60)
+    assert argv[argv.index("--bench-tools") - 1] == "--virtual-clock"
+    assert fw.metadata()["virtual_clock"] is True
+    data["virtual_clock"] = "yes"
+    (folder / "framework.json").write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(UnusableInput, match="virtual_clock"):
+        load_framework(folder)
