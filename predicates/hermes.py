@@ -43,8 +43,9 @@ adapter, a chat_completions-shaped client (``_map_gemini_finish_reason``: tool_c
 candidate has function calls, else STOP/MAX_TOKENS/SAFETY/RECITATION/OTHER, unknown -> "stop";
 Hermes uses it only for provider "gemini" on Google's host, agent_runtime_helpers.py L1876-1898, so
 that is the configuration ported for Gemini: its profile sets no max_tokens, see GEMINI_WIRE_MAX_TOKENS);
-Responses raws -> ``codex_responses`` (status incomplete + max_output_tokens -> "incomplete",
-incomplete + content_filter -> "content_filter", else "stop"; failed/cancelled -> invalid
+Responses raws -> ``codex_responses`` (status incomplete with any reason but content_filter ->
+"incomplete", codex_responses_adapter.py L1175, L1439-1440; incomplete + content_filter ->
+"content_filter"; else "stop"; failed/cancelled -> invalid
 response); anything else, or no finish at all -> ``chat_completions`` (the raw string verbatim,
 None -> "stop"). Bedrock -> ``bedrock_converse`` (by dialect only: four of its strings are
 Anthropic's): ``agent/bedrock_adapter.py`` streams with ``converse_stream`` (chat_completion_helpers.py
@@ -170,6 +171,23 @@ LABELS = ("stop", "tool_calls", "function_call", "tool_call", "other", "end")
 
 REASON_MAX = f"max_iterations_reached({MAX_ITERATIONS}/{MAX_ITERATIONS})"
 
+_REPEATED_IDS = (
+    "The server cannot see the repeated calls run, as on chat-repeat-same-call: the sequence repeats its "
+    "rounds (then: repeat) with their call ids as written (conformance serves ids so, bench/serve/repeats.py), "
+    "and Hermes' pre-call sanitizer drops a tool call id already seen in an earlier assistant message and the "
+    "later result with it (agent/agent_runtime_helpers.py L2804-2848), so once every id of the cycle was "
+    "seen the requests add the assistant echo only (driven: 'assistant echo only, nothing added', the "
+    "assistant message sent with tool_calls []). The request count (91), the summary request and the stop "
+    "(max_iterations_reached(90/90)) agree with the port.")
+_RESPONSES_PREFILL = (
+    "The server cannot see the thinking prefills, as on responses-reasoning-only: a completed Responses reply "
+    "with reasoning and no text is finish 'stop' for a custom backend (codex_responses_adapter.py "
+    "L1441-1462), kept as a thinking prefill (conversation_loop.py L5293-5325), and only reasoning items "
+    "with encrypted_content are replayed as input (codex_responses_adapter.py L393-404); the server sends "
+    "none, so the prefill requests are the request before again: 'resend' on the wire where the port says "
+    "'continue thinking-prefill'. Driven: 8 requests, the post-tool nudge, the empty retries and the stop "
+    "(empty_response_exhausted) agree.")
+
 CONFORMANCE_EXPLAINED = {
     "chat-repeat-same-call": (
         "The server cannot see the repeated call run. Every turn repeats call_1; Hermes runs it and "
@@ -232,6 +250,11 @@ CONFORMANCE_EXPLAINED = {
         "for a summary in a request of its own (context_compressor.py), which the port does not model (its "
         "context-compress rule says so); the server reads it as 'unknown +compact', then the compacted "
         "retry. The compressions counted, the stop (context_length_exceeded) and ok agree."),
+    "guard-ab-cycle": _REPEATED_IDS,
+    "guard-cycle-of-five": _REPEATED_IDS,
+    "guard-poll-flips": _REPEATED_IDS,
+    "guard-poll-never-moves": _REPEATED_IDS,
+    "responses-completed-hides-truncation": _RESPONSES_PREFILL,
     "responses-reasoning-only": (
         "The server cannot see the thinking prefill. Hermes appends the reasoning-only reply (for a "
         "custom Responses backend, reasoning with status completed is finish 'stop', "
@@ -304,7 +327,10 @@ def hermes_finish(turn: Turn, mode: str) -> str:
             return "content_filter"
         if turn.tool_calls:
             return "tool_calls"
-        if raw in ("incomplete/max_output_tokens", "incomplete/length"):
+        if raw is not None and raw.startswith("incomplete"):
+            # codex_responses_adapter.py L1175 + L1439-1440: status incomplete makes has_incomplete_items,
+            # so finish "incomplete" without a final_answer phase, whatever the reason (content_filter aside,
+            # L1133-1134, L1433); driven: responses-incomplete-max-messages, -steered
             return "incomplete"
         if raw == "incomplete/content_filter":
             return "content_filter"

@@ -140,6 +140,18 @@ def test_a_codex_incomplete_reply_with_the_same_text_replaces_the_interim_in_pla
                              "stop codex-incomplete-stop"]
 
 
+@pytest.mark.parametrize("reason", ["steered", "max_messages"])
+def test_a_responses_reply_incomplete_for_any_reason_but_content_filter_is_a_codex_incomplete(
+        hermes: Predicate, reason: str) -> None:
+    # codex_responses_adapter.py L1175 (status incomplete: has_incomplete_items) and L1439-1440 (finish
+    # "incomplete" without a final_answer phase), whatever incomplete_details.reason says but content_filter
+    # (L1133-1134, L1433); driven on responses-incomplete-max-messages: continue, resend, stop exhausted
+    cut = Turn(finish="unknown", finish_raw=f"incomplete/{reason}", content="The repository has three")
+    cell = run(hermes, cut, then="repeat", dialect="openai-responses")
+    assert actions(cell) == ["continue codex-incomplete-continue", "resend codex-incomplete-duplicate",
+                             "stop codex-incomplete-stop"]
+
+
 def test_inner_loop_resends_do_not_count_toward_max_iterations(hermes: Predicate) -> None:
     # the truncated-tool-call resend is a `continue` of the inner retry loop (L2128): api_call_count
     # is not incremented, so 90 tool rounds still fit after it
