@@ -252,7 +252,8 @@ _STEER = ("`opencode run` takes one prompt, and the driver has no way to add a u
           "is going (that needs `opencode serve` and its HTTP API, not tried), so the steer would never reach "
           "OpenCode: the port's newer-user rule (a user message that arrived while the response streamed) is "
           "read from the source only.")
-CONFORMANCE_NOT_DRIVEN = {"chat-steer-mid-run": _STEER, "chat-steer-with-tool-calls": _STEER}
+CONFORMANCE_NOT_DRIVEN = {"chat-steer-mid-run": _STEER, "chat-steer-with-tool-calls": _STEER,
+                          "responses-incomplete-steered": _STEER}
 """Sequences the driver cannot produce for OpenCode: not run, reported 'not driven' (never 'explained')."""
 _SUMMARY_REQUEST = (
     "The server cannot see the summary request as a reminder. After an overflow OpenCode's summary request is "
