@@ -1,11 +1,13 @@
-"""Fresh call ids for a turn served again under ``then: repeat`` (``Session(fresh_repeat_ids=True)``).
+"""Fresh call ids for a turn served again (``Session(fresh_repeat_ids=True)``).
 
-A real provider gives every response new call ids. A sequence that repeats its last turn stands for
-a model that keeps answering the same way, not for one that reuses ids: served the same id on every
-repeat, a client that keys its history by call id (Mastra) merges the rounds into one. With fresh
-ids on, the k-th repeat of the last turn (k = 1, 2, ...) serves each non-blank id with the suffix
+A real provider gives every response new call ids. A turn served more than once (the last turn of a
+``then: repeat`` sequence, or a turn an ``after:`` route goes back to: guard-ab-cycle's two rounds in
+a cycle) stands for a model that answers the same way again, not for one that reuses ids: served the
+same id again, a client that keys its history by call id merges the rounds into one (Mastra) or
+suppresses the call as one it completed (the OpenAI Agents SDK for JavaScript). With fresh ids on,
+the k-th serve of a turn after its first (k = 1, 2, ...) serves each non-blank id with the suffix
 ``-r<k>``. A sequence tagged :data:`ID_TAG` is about call ids (ids reused across rounds, ids
-numbered per round): its ids are served as written on every repeat.
+numbered per round): its ids are served as written every time.
 
 Off by default: a port's replay sees the sequence's ids as written, repeats included, and some
 ports model what their loop does with an id seen before (Claude Code's duplicate-id, the OpenAI
@@ -24,10 +26,9 @@ ID_TAG = "tool-call-id"
 
 
 def repeat_number(sequence: Sequence, index: int, served_before: int) -> int:
-    """Which repeat of turn `index` a request is answered with: 0 for the turn's first serve, for a
-    turn that is not the repeated last turn of a ``then: repeat`` sequence, or for a sequence about
-    call ids; else `served_before` (how often this run served the turn already)."""
-    if sequence.then != "repeat" or index != len(sequence.turns) - 1 or ID_TAG in sequence.tags:
+    """Which repeat of turn `index` a request is answered with: 0 for the turn's first serve or for
+    a sequence about call ids; else `served_before` (how often this run served the turn already)."""
+    if ID_TAG in sequence.tags:
         return 0
     return served_before
 
