@@ -251,6 +251,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     ids.update({f"#{n}": n for n in range(len(turn.tool_calls))})
     renamed = _renamed_calls(tail, turn, ids)
     ids.update({k: v for k, v in renamed.items() if k not in ids})
+    blank = [n for n, c in enumerate(turn.tool_calls) if not c.id]
     run: list[int] = []
     failed: list[int] = []
     messages: list[str] = []
@@ -264,6 +265,12 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             echoed = True
         elif item.kind == "tool":
             n = ids.get(item.call_id)
+            if n is None and item.call_id not in renamed:
+                # a call served without an id can only be answered under one the client made up
+                # (Semantic Kernel's "unknown"): the first such call still open, in order
+                n = next((k for k in blank if k not in run and k not in failed), None)
+                if n is not None:
+                    notes.append(f"result under the client's id {item.call_id!r} for a call served without an id")
             if n is None:
                 notes.append(f"result for unknown call id {item.call_id!r}")
                 continue
