@@ -27,9 +27,11 @@ from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.datastructures import QueryParams
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
@@ -519,20 +521,29 @@ class _BodyError(Exception):
         self.message = message
 
 
-async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
-    declared = request.headers.get("content-length")
+async def _read_body(scope: Scope, receive: Receive, limit: int, timeout: float) -> bytes:
+    """The request's body, read off the ASGI messages as Starlette's ``Request.stream`` reads them: 413
+    past `limit` bytes (declared or sent), 408 when it does not arrive within `timeout` seconds."""
+    declared = _header(scope, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _BodyError(413, f"request body of {declared} bytes is over the limit of {limit}")
 
     async def read() -> bytes:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _BodyError(413, f"request body is over the limit of {limit} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        while True:
+            message = await receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise _BodyError(413, f"request body is over the limit of {limit} bytes")
+                if chunk:
+                    chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            elif message["type"] == "http.disconnect":
+                raise ClientDisconnect()
 
     try:
         async with asyncio.timeout(timeout):
@@ -541,10 +552,18 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
 
 
-def _headers(request: Request) -> dict[str, str]:
+def _header(scope: Scope, name: bytes) -> str | None:
+    """The first value of header `name` (lower case), as Starlette's ``Headers.get`` reads it."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
     """The headers of :data:`_HEADERS` the request sent (the first of each), read off the raw list once."""
     out: dict[str, str] = {}
-    for name, value in request.scope["headers"]:
+    for name, value in scope["headers"]:
         if name in _HEADER_NAMES:
             out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
     return {h: out[h] for h in _HEADERS if h in out}
@@ -562,33 +581,59 @@ def _model(name: str) -> dict[str, Any]:
             "owned_by": "stopbench", "display_name": name}
 
 
-def create_app(session: Session) -> Starlette:
-    """The Starlette app serving `session`."""
+class ModelCallsFirst:
+    """The ASGI app: a model call to a path without parameters goes straight to its handler, as Starlette's
+    route would take it there, without the router's matching and request objects (the requests a run is
+    made of, and most of a request's cost on the floor of the stack: docs/reference/performance.md);
+    every other request goes through the Starlette app."""
+
+    def __init__(self, app: Starlette, direct: Mapping[str, Callable[[Scope, Receive], Awaitable[Response]]]) -> None:
+        self.app = app
+        self.direct = dict(direct)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
+            handle = self.direct.get(scope["path"])
+            if handle is not None:
+                try:
+                    response = await handle(scope, receive)
+                except Exception:  # as Starlette's ServerErrorMiddleware answers it, then the server logs it
+                    await PlainTextResponse("Internal Server Error", status_code=500)(scope, receive, send)
+                    raise
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(session: Session) -> ModelCallsFirst:
+    """The ASGI app serving `session` (Starlette's, model calls first: :class:`ModelCallsFirst`)."""
 
     def side(request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
         session._record(Record(0, "side", request.method, request.url.path, status,
-                               headers=_headers(request), at=time.time()))
+                               headers=_headers(request.scope), at=time.time()))
         return JSONResponse(body, status_code=status, headers=headers)
 
-    def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+    def model_endpoint(wire: Wire) -> Callable[[Scope, Receive], Awaitable[Response]]:
         served = registry.wire(wire)
 
         def answer(body: Any, status: int) -> Response:
             """An error answer with the wire's error headers (Bedrock names its exception in one)."""
             return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
 
-        async def handle(request: Request) -> Response:
-            path = request.scope["path"]
+        async def handle(scope: Scope, receive: Receive) -> Response:
+            path = scope["path"]
+            method = scope["method"]
+            headers = _headers(scope)
             try:
-                raw = await _read_body(request, session.max_body, session.read_timeout)
+                raw = await _read_body(scope, receive, session.max_body, session.read_timeout)
             except _BodyError as exc:
-                session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
-                                       headers=_headers(request), at=time.time()))
+                session._record(Record(0, "refused", method, path, exc.status, wire=wire,
+                                       headers=headers, at=time.time()))
                 return answer(served.error_body(_err("invalid_request_error", exc.message)), exc.status)
             def refuse(message: str, body: Any = None) -> Response:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
-                session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time(), note=f"refused: {message}",
+                session._record(Record(0, "refused", method, path, 400, wire=wire, body=body,
+                                       headers=headers, at=time.time(), note=f"refused: {message}",
                                        size=0 if body is None else len(raw)))
                 return answer(served.error_body(_err("invalid_request_error", message)), 400)
 
@@ -601,25 +646,26 @@ def create_app(session: Session) -> Starlette:
             if (why := bad_requests.problem(wire, body, served.conversation)) is not None:
                 return refuse(why, body)
             if session.dialect is not None and wire != session.dialect:
-                session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time(), size=len(raw)))
+                session._record(Record(0, "refused", method, path, 404, wire=wire, body=body,
+                                       headers=headers, at=time.time(), size=len(raw)))
                 return answer(served.error_body(_err("not_found_error", f"this server serves only the "
                                                      f"{session.dialect} API")), 404)
             followed = session.follow(wire, body)
             if isinstance(followed, Refusal):
-                session._record(Record(0, "refused", request.method, path, followed.status, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time(), size=len(raw)))
+                session._record(Record(0, "refused", method, path, followed.status, wire=wire, body=body,
+                                       headers=headers, at=time.time(), size=len(raw)))
                 return answer(followed.body, followed.status)
             seen = None if followed is body else followed
-            shape = served.shape(path, request.query_params.get("alt") if request.scope["query_string"] else None)
+            query = scope["query_string"]
+            shape = served.shape(path, QueryParams(query).get("alt") if query else None)
             stream = shape.stream if shape is not None else body.get("stream") is True
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:
                 detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
                           "and then: end")
-                session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
-                                       stream=stream, body=body, headers=_headers(request), at=time.time(),
+                session._record(Record(0, "past_end", method, path, SCRIPT_ENDED_STATUS, wire=wire,
+                                       stream=stream, body=body, headers=headers, at=time.time(),
                                        seen=seen, size=len(raw)))
                 return answer(served.script_ended(detail), SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
@@ -647,8 +693,8 @@ def create_app(session: Session) -> Starlette:
             if session.faults is not None:
                 from bench.faults import inject
                 out, injected = inject(session.faults, out, wire=wire, request_index=number, key=seq.id)
-            session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
-                                   turn=index, response_id=rid, body=body, headers=_headers(request),
+            session._record(Record(0, "model", method, path, out.status, wire=wire, stream=stream,
+                                   turn=index, response_id=rid, body=body, headers=headers,
                                    at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
                                    size=len(raw)))
             return PlanResponse(out, session.write_timeout)
@@ -670,15 +716,16 @@ def create_app(session: Session) -> Starlette:
     def wire_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         """A wire's routes: its model calls, and the token counts it answers on the side."""
         served = registry.wire(wire)
-        model = model_endpoint(wire)
+        model = direct[wire]
 
         async def handle(request: Request) -> Response:
             kind = served.route(request.scope["path"])
             if kind == "model":
-                return await model(request)
+                return await model(request.scope, request.receive)
             if kind == "count":
                 try:
-                    raw = await _read_body(request, session.max_body, session.read_timeout)
+                    raw = await _read_body(request.scope, request.receive, session.max_body,
+                                           session.read_timeout)
                 except _BodyError as exc:
                     return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)),
                                 dict(served.error_headers(exc.status)))
@@ -702,7 +749,7 @@ def create_app(session: Session) -> Starlette:
 
     async def start(request: Request) -> Response:
         try:
-            body = json.loads(await _read_body(request, 4096, session.read_timeout))
+            body = json.loads(await _read_body(request.scope, request.receive, 4096, session.read_timeout))
         except (ValueError, _BodyError):
             return JSONResponse({"error": "expected a JSON object {\"sequence\": ID}"}, status_code=400)
         name = body.get("sequence") if isinstance(body, dict) else None
@@ -721,7 +768,8 @@ def create_app(session: Session) -> Starlette:
     async def run_tool(request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            args = bad_requests.parse(await _read_body(request, session.max_body, session.read_timeout) or b"{}")
+            args = bad_requests.parse(await _read_body(request.scope, request.receive, session.max_body,
+                                                      session.read_timeout) or b"{}")
         except _BodyError as exc:
             return JSONResponse({"content": exc.message, "is_error": True}, status_code=exc.status)
         except bad_requests.BadRequest as exc:
@@ -732,6 +780,7 @@ def create_app(session: Session) -> Starlette:
         status, done = session.execute(name, args)
         return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
 
+    direct = {wire: model_endpoint(wire) for wire in WIRES}
     routes: list[Route] = []
     for wire in WIRES:  # first: the model calls are the requests a run is made of (no path overlaps below)
         handle = wire_endpoint(wire)
@@ -748,7 +797,9 @@ def create_app(session: Session) -> Starlette:
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
     routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
-    return Starlette(routes=routes)
+    return ModelCallsFirst(Starlette(routes=routes), {
+        path: direct[wire] for wire in WIRES for path in registry.wire(wire).paths
+        if "{" not in path and registry.wire(wire).route(path) == "model"})
 
 
 def _as_served(turn: Turn, rec: Record) -> Turn:
