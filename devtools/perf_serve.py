@@ -7,9 +7,10 @@ Cases: a JSON answer (one tool call) and a streamed one (a text of 51 Chat Compl
 
 * ``stopbench``: the replay server (``BackgroundServer``) serving a one-turn ``then: repeat``
   sequence: every request is read, parsed, checked, journaled and answered from the turn;
-* ``floor``: the same stack (uvicorn with the server's configuration, loop and parser, Starlette,
-  the same response writer) reading the request's body and answering the same pre-rendered bytes,
-  without parsing, checking or journaling anything: what no replay server on this stack can beat;
+* ``floor``: the same stack (uvicorn with the server's configuration, loop and parser, an ASGI
+  callable as the replay server's model calls get, the same response writer) reading the request's
+  body and answering the same pre-rendered bytes, without parsing, checking or journaling anything:
+  what no replay server on this stack can beat;
 * ``aimock``: CopilotKit's aimock (Node) with fixtures for the same two answers (same text, chunked
   at the same 24 characters), when ``--aimock DIR`` or ``STOPBENCH_AIMOCK`` names a folder where
   ``npm install @copilotkit/aimock`` was run; left out otherwise (the section works offline).
@@ -79,10 +80,6 @@ def _serve_stopbench(kind: str) -> Any:
 
 
 def _serve_floor(kind: str) -> Any:
-    from starlette.applications import Starlette
-    from starlette.requests import Request
-    from starlette.routing import Route
-
     from bench.serve.render import Context, render
     from bench.serve.respond import PlanResponse, plan
     from bench.serve.server import BackgroundUvicorn, uvicorn_config
@@ -94,11 +91,13 @@ def _serve_floor(kind: str) -> Any:
     ready = plan(render("openai-chat", turn, Context("chatcmpl-stopbench-1-1", "gpt-4o",
                                                      served.finish_for(seq.dialect, turn)), kind == "stream"))
 
-    async def answer(request: Request) -> PlanResponse:
-        await request.body()  # a server reads what it is sent
-        return PlanResponse(ready, 30.0)
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        """Straight to the answer, as the replay server's model calls go (bench.serve.app.ModelCallsFirst)."""
+        more = True
+        while more:  # a server reads what it is sent
+            more = (await receive()).get("more_body", False)
+        await PlanResponse(ready, 30.0)(scope, receive, send)
 
-    app = Starlette(routes=[Route("/v1/chat/completions", answer, methods=["POST"])])
     return BackgroundUvicorn(uvicorn_config(app), "floor server", "perf-floor").start()
 
 
@@ -345,7 +344,9 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
            "the median of the interleaved rounds in requests per second, latencies in milliseconds over every round;",
            "compare the ratios, taken in one run, rather than rates across runs. CPU µs is the server process's CPU",
            "time per request (median round), and the CPU ratio the other server's CPU per request over stopbench's:",
-           "what each could answer on a core of its own, steadier than the wall-clock rates on a shared machine.", "",
+           "what each could answer on a core of its own, steadier than the wall-clock rates on a shared machine.",
+           "The floor is the same uvicorn configuration and response writer behind a bare ASGI callable that reads",
+           "the body and answers pre-rendered bytes (the replay server's model calls skip Starlette's router too).", "",
            "| case | connections | " + " | ".join(f"{t} req/s | p50 | p99 | CPU µs" for t in targets)
            + " | stopbench / floor (rate, CPU)" + (" | stopbench / aimock (rate, CPU) |" if aimock else " |"),
            "| --- | ---: | " + " | ".join("---: | ---: | ---: | ---:" for _ in targets) + " | ---:"

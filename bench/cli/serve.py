@@ -42,11 +42,14 @@ from bench.wires.registry import names
                    "rate-limited, slow-stream, ...; docs/how-to/faults.md). What was injected is in the records "
                    "and the observed steps.")
 @click.option("--seed", type=int, default=None, help="With --faults: the recipe's seed instead of its own.")
+@click.option("--keep-bodies", is_flag=True, default=False,
+              help="Keep every request body of a run's journal for /_stopbench/records (debugging). By default "
+                   "past 16 MiB of bodies a run keeps each step's observation and releases the bodies it read.")
 @click.option("--observed", "observed_file", type=click.Path(path_type=Path), default=None,
               help="On exit, write every run's observed steps here as JSON (default: print to stdout).")
 def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequences_dir: Path, max_body: int,
               read_timeout: float, write_timeout: float, ok_marker: str | None, error_marker: str | None,
-              observed_file: Path | None, faults_spec: str | None, seed: int | None) -> None:
+              observed_file: Path | None, faults_spec: str | None, seed: int | None, keep_bodies: bool) -> None:
     """Serve SEQUENCE (its id) as an OpenAI Chat Completions, Anthropic Messages and OpenAI Responses
     endpoint, JSON or SSE as each request asks. Request i is answered by turn i. Every request is
     recorded; on exit (Ctrl-C or SIGTERM) the client's observed decisions are written as JSON.
@@ -76,7 +79,7 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
         click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use it", err=True)
     session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
                       ok_marker=ok_marker, error_marker=error_marker, max_body=max_body, read_timeout=read_timeout,
-                      write_timeout=write_timeout, faults=recipe)
+                      write_timeout=write_timeout, faults=recipe, keep_bodies=keep_bodies)
     unbindable = bind_problem(host, port)
     if unbindable is not None:
         click.echo(f"cannot serve on {host}:{port}: {unbindable}", err=True)

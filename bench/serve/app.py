@@ -9,8 +9,9 @@ answered without consuming a turn. Every request is recorded.
 
 Limits: request bodies over `max_body` bytes get 413; a body that does not arrive within
 `read_timeout` seconds gets 408; a stream whose client stops reading for `write_timeout` seconds
-is cut off. Admin endpoints under ``/_stopbench/`` show the state, the records and the observed
-steps, and switch sequences.
+is cut off. A run keeps its requests' bodies up to `body_budget` bytes; past it the steps they
+show are observed at once and the bodies released (``keep_bodies`` keeps them). Admin endpoints
+under ``/_stopbench/`` show the state, the records and the observed steps, and switch sequences.
 """
 
 from __future__ import annotations
@@ -22,12 +23,15 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.datastructures import QueryParams
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
@@ -60,12 +64,32 @@ _MODEL_NAMES = 64
 """Model names the model list shows besides ``stopbench`` (the first ones a run's requests used)."""
 _RENDERED_CAP = 1024
 """Renderings kept per run: past it the cache starts again (a model name or a limit per request)."""
+DEFAULT_BODY_BUDGET = 16 * 1024 * 1024
+"""Request bytes a run keeps as bodies (Session(body_budget=...)). Past it each step whose next request
+has arrived is observed at once and the bodies it read are released (:meth:`Session._release`)."""
 
 RecordKind = Literal["model", "past_end", "side", "refused"]
+_ANSWERS = ("model", "past_end")
+"""The kinds of request a run's steps are read from."""
 
 _HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
             "x-goog-api-client")
 _HEADER_NAMES = frozenset(h.encode() for h in _HEADERS)
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """A step observed when its bodies were released: as judged then, and, when the program had not
+    yet listed or run the bench's tools, as judged once it has (the judge reads that at observation
+    time: :class:`bench.serve.results.ResultJudge`'s ``bench_tools``)."""
+
+    then: Observed
+    tools_then: bool
+    with_tools: Observed | None = None
+
+    def now(self, tools: bool) -> Observed:
+        """The step as :meth:`Session.observed` reads it when the program takes the bench's tools (`tools`) or not."""
+        return self.with_tools if tools and not self.tools_then and self.with_tools is not None else self.then
 
 
 @dataclass(slots=True)
@@ -94,6 +118,12 @@ class Record:
     a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
     injected: Injected | None = None
     """What the session's fault recipe did to the answer (bench.faults), None when nothing."""
+    size: int = 0
+    """The request body's length in bytes (what it counts against the run's body budget)."""
+    step: _Step | None = None
+    """The step this request was answered for, observed before its body was released."""
+    rebuilt: bool = False
+    """The request followed a reply by reference (`seen` was set): kept when the body is released."""
 
     @property
     def conversation_body(self) -> Any:
@@ -103,7 +133,8 @@ class Record:
     def as_json(self) -> dict[str, Any]:
         return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
                 "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
-                "headers": self.headers, "body": self.body, "note": self.note, "rebuilt": self.seen is not None,
+                "headers": self.headers, "body": self.body, "note": self.note,
+                "rebuilt": self.rebuilt or self.seen is not None,
                 "repeat": self.repeat, "injected": self.injected.as_json() if self.injected else None}
 
 
@@ -146,6 +177,12 @@ class Run:
     """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
     rendered: dict[Any, Template] = field(default_factory=dict)
     """Answers rendered in this run, kept for the requests that get the same answer but for the id."""
+    body_bytes: int = 0
+    """Request bytes of the journal's records whose bodies are still held."""
+    released: int = 0
+    """Journal records (from the first) whose bodies are released or were never needed."""
+    released_answers: int = 0
+    """Model and past-end requests among them (the step number of the next one to release, less one)."""
 
     def model_records(self) -> list[Record]:
         return [r for r in self.records if r.kind == "model"]
@@ -162,7 +199,8 @@ class Session:
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
-                 faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL) -> None:
+                 faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL,
+                 keep_bodies: bool = False, body_budget: int = DEFAULT_BODY_BUDGET) -> None:
         self.dialect = dialect
         self.faults = faults
         """The fault recipe applied to every model answer (bench.faults), or None."""
@@ -177,6 +215,9 @@ class Session:
         self.journal = journal
         """Requests kept with their bodies per run (the observation reads them); None keeps every
         request's body for as long as the session lives (debugging)."""
+        self.body_budget = None if keep_bodies or journal is None else body_budget
+        """Request bytes a run holds as bodies before its complete steps are observed and their bodies
+        released (:meth:`_release`); None keeps every body of the journal (``keep_bodies``, debugging)."""
         self.lock = threading.Lock()
         self.runs: list[Run] = [Run(1, sequence)]
 
@@ -196,6 +237,7 @@ class Session:
             with self.lock:
                 ended.frozen = frozen
                 for rec in ended.records:
+                    rec.rebuilt = rec.rebuilt or rec.seen is not None
                     rec.body = rec.seen = None
                 ended.recent.clear()
                 ended.beyond = ended.last_answer = ended.last_model = None
@@ -220,13 +262,13 @@ class Session:
             beyond = run.beyond
             executions = list(run.executions)
             listed = run.tools_listed
-        records = [r for r in every if r.kind in ("model", "past_end")]
+        records = [r for r in every if r.kind in _ANSWERS]
         if beyond is not None:  # the last kept step is observed against the request after it
             records.append(beyond)
         refused: dict[int, list[str]] = {}
         seen = 0
         for r in every:
-            if r.kind in ("model", "past_end"):
+            if r.kind in _ANSWERS:
                 seen += 1
             elif r.kind == "refused" and r.note:
                 refused.setdefault(max(seen, 1), []).append(f"a request was {r.note}")
@@ -237,13 +279,65 @@ class Session:
                 break
             step = k + 1
             note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
-            try:
-                out.append(replace(self._step(rec, records[k + 1] if k + 1 < len(records) else None, step,
-                                              turns[rec.turn], executions, listed), note=note))
-            except Exception as exc:  # a request no reader expected: the step is unknown, the run goes on
-                out.append(Observed(step, rec.turn, "unknown", note=note,
-                                    detail=f"the next request could not be read ({type(exc).__name__}: {exc})"))
+            if rec.step is not None:  # observed when its bodies were released
+                got = rec.step.now(listed or bool(executions))
+            else:
+                got = self._observe(rec, records[k + 1] if k + 1 < len(records) else None, step, turns[rec.turn],
+                                    executions, listed)
+            out.append(replace(got, note=note))
         return out
+
+    def _observe(self, rec: Record, nxt: Record | None, step: int, turn: Turn, executions: list[Execution],
+                 listed: bool) -> Observed:
+        """:meth:`_step`, a step whose next request no reader expected being unknown (the run goes on)."""
+        try:
+            return self._step(rec, nxt, step, turn, executions, listed)
+        except Exception as exc:
+            return Observed(step, rec.turn or 0, "unknown",
+                            detail=f"the next request could not be read ({type(exc).__name__}: {exc})")
+
+    def _release(self, run: Run) -> None:
+        """Observe every step of `run`'s journal whose next request has arrived, keep it on its record,
+        and release the bodies read so far: what keeps a run of large bodies within the body budget.
+
+        The last model request keeps its body (the next turn and a reply followed by reference read
+        it); so a reference to an older reply of the run is refused as one the server never gave
+        (the client sends its whole history again, as against the provider). A step is observed as
+        :meth:`observed` would, with the executions at hand: those of its round are all in (the next
+        request has arrived); whether the program takes the bench's tools may still change, so a
+        step observed before it did is also observed as if it did, and :meth:`observed` picks."""
+        with self.lock:
+            records = run.records
+            first, end, beyond = run.released, len(records), run.beyond
+            answers = [j for j in range(first, end) if records[j].kind in _ANSWERS]
+            executions = list(run.executions)
+            listed = run.tools_listed
+            number = run.released_answers
+        pairs = [(records[a], records[b]) for a, b in pairwise(answers)]
+        if beyond is not None and answers:
+            pairs.append((records[answers[-1]], beyond))
+        tools = listed or bool(executions)
+        steps: list[_Step | None] = []
+        for k, (rec, nxt) in enumerate(pairs):
+            if rec.kind != "model" or rec.turn is None:
+                steps.append(None)
+                continue
+            turn = run.sequence.turns[rec.turn]
+            then = self._observe(rec, nxt, number + k + 1, turn, executions, listed)
+            steps.append(_Step(then, tools, None if tools else self._observe(rec, nxt, number + k + 1, turn,
+                                                                               executions, True)))
+        # up to the last request still to be followed; everything when the journal is full
+        upto = end if beyond is not None and answers else (answers[len(pairs)] if answers else end)
+        with self.lock:
+            for (rec, _), got in zip(pairs, steps, strict=True):
+                rec.step = got
+            for rec in records[first:upto]:
+                rec.rebuilt = rec.rebuilt or rec.seen is not None
+                rec.body = rec.seen = None
+                run.body_bytes -= rec.size
+                rec.size = 0
+            run.released = upto
+            run.released_answers = number + len(pairs)
 
     def _step(self, rec: Record, nxt: Record | None, step: int, turn: Turn,
               executions: list[Execution], listed: bool = False) -> Observed:
@@ -363,6 +457,7 @@ class Session:
             answer = rec.kind in ("model", "past_end")
             if self.journal is None or len(run.records) < self.journal:
                 run.records.append(rec)
+                run.body_bytes += rec.size
             else:
                 run.recent.append(rec)
                 if answer and run.beyond is None:
@@ -376,6 +471,9 @@ class Session:
             model = rec.body.get("model") if isinstance(rec.body, dict) else None
             if isinstance(model, str) and model not in run.models and len(run.models) < _MODEL_NAMES:
                 run.models.append(model)
+            over = self.body_budget is not None and run.body_bytes > self.body_budget
+        if over:
+            self._release(run)
 
     def _take_turn(self, wire: Wire, body: dict[str, Any]) -> tuple[Run, int, int | None]:
         """The current run, this request's number in it (from 1) and the turn answering it
@@ -423,20 +521,29 @@ class _BodyError(Exception):
         self.message = message
 
 
-async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
-    declared = request.headers.get("content-length")
+async def _read_body(scope: Scope, receive: Receive, limit: int, timeout: float) -> bytes:
+    """The request's body, read off the ASGI messages as Starlette's ``Request.stream`` reads them: 413
+    past `limit` bytes (declared or sent), 408 when it does not arrive within `timeout` seconds."""
+    declared = _header(scope, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _BodyError(413, f"request body of {declared} bytes is over the limit of {limit}")
 
     async def read() -> bytes:
         chunks: list[bytes] = []
         size = 0
-        async for chunk in request.stream():
-            size += len(chunk)
-            if size > limit:
-                raise _BodyError(413, f"request body is over the limit of {limit} bytes")
-            chunks.append(chunk)
-        return b"".join(chunks)
+        while True:
+            message = await receive()
+            if message["type"] == "http.request":
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                if size > limit:
+                    raise _BodyError(413, f"request body is over the limit of {limit} bytes")
+                if chunk:
+                    chunks.append(chunk)
+                if not message.get("more_body", False):
+                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+            elif message["type"] == "http.disconnect":
+                raise ClientDisconnect()
 
     try:
         async with asyncio.timeout(timeout):
@@ -445,10 +552,18 @@ async def _read_body(request: Request, limit: int, timeout: float) -> bytes:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
 
 
-def _headers(request: Request) -> dict[str, str]:
+def _header(scope: Scope, name: bytes) -> str | None:
+    """The first value of header `name` (lower case), as Starlette's ``Headers.get`` reads it."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
+def _headers(scope: Scope) -> dict[str, str]:
     """The headers of :data:`_HEADERS` the request sent (the first of each), read off the raw list once."""
     out: dict[str, str] = {}
-    for name, value in request.scope["headers"]:
+    for name, value in scope["headers"]:
         if name in _HEADER_NAMES:
             out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
     return {h: out[h] for h in _HEADERS if h in out}
@@ -466,33 +581,60 @@ def _model(name: str) -> dict[str, Any]:
             "owned_by": "stopbench", "display_name": name}
 
 
-def create_app(session: Session) -> Starlette:
-    """The Starlette app serving `session`."""
+class ModelCallsFirst:
+    """The ASGI app: a model call to a path without parameters goes straight to its handler, as Starlette's
+    route would take it there, without the router's matching and request objects (the requests a run is
+    made of, and most of a request's cost on the floor of the stack: docs/reference/performance.md);
+    every other request goes through the Starlette app."""
+
+    def __init__(self, app: Starlette, direct: Mapping[str, Callable[[Scope, Receive], Awaitable[Response]]]) -> None:
+        self.app = app
+        self.direct = dict(direct)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path"):
+            handle = self.direct.get(scope["path"])
+            if handle is not None:
+                try:
+                    response = await handle(scope, receive)
+                except Exception:  # as Starlette's ServerErrorMiddleware answers it, then the server logs it
+                    await PlainTextResponse("Internal Server Error", status_code=500)(scope, receive, send)
+                    raise
+                await response(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def create_app(session: Session) -> ModelCallsFirst:
+    """The ASGI app serving `session` (Starlette's, model calls first: :class:`ModelCallsFirst`)."""
 
     def side(request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
         session._record(Record(0, "side", request.method, request.url.path, status,
-                               headers=_headers(request), at=time.time()))
+                               headers=_headers(request.scope), at=time.time()))
         return JSONResponse(body, status_code=status, headers=headers)
 
-    def model_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+    def model_endpoint(wire: Wire) -> Callable[[Scope, Receive], Awaitable[Response]]:
         served = registry.wire(wire)
 
         def answer(body: Any, status: int) -> Response:
             """An error answer with the wire's error headers (Bedrock names its exception in one)."""
             return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
 
-        async def handle(request: Request) -> Response:
-            path = request.scope["path"]
+        async def handle(scope: Scope, receive: Receive) -> Response:
+            path = scope["path"]
+            method = scope["method"]
+            headers = _headers(scope)
             try:
-                raw = await _read_body(request, session.max_body, session.read_timeout)
+                raw = await _read_body(scope, receive, session.max_body, session.read_timeout)
             except _BodyError as exc:
-                session._record(Record(0, "refused", request.method, path, exc.status, wire=wire,
-                                       headers=_headers(request), at=time.time()))
+                session._record(Record(0, "refused", method, path, exc.status, wire=wire,
+                                       headers=headers, at=time.time()))
                 return answer(served.error_body(_err("invalid_request_error", exc.message)), exc.status)
             def refuse(message: str, body: Any = None) -> Response:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
-                session._record(Record(0, "refused", request.method, path, 400, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time(), note=f"refused: {message}"))
+                session._record(Record(0, "refused", method, path, 400, wire=wire, body=body,
+                                       headers=headers, at=time.time(), note=f"refused: {message}",
+                                       size=0 if body is None else len(raw)))
                 return answer(served.error_body(_err("invalid_request_error", message)), 400)
 
             try:
@@ -504,26 +646,27 @@ def create_app(session: Session) -> Starlette:
             if (why := bad_requests.problem(wire, body, served.conversation)) is not None:
                 return refuse(why, body)
             if session.dialect is not None and wire != session.dialect:
-                session._record(Record(0, "refused", request.method, path, 404, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time()))
+                session._record(Record(0, "refused", method, path, 404, wire=wire, body=body,
+                                       headers=headers, at=time.time(), size=len(raw)))
                 return answer(served.error_body(_err("not_found_error", f"this server serves only the "
                                                      f"{session.dialect} API")), 404)
             followed = session.follow(wire, body)
             if isinstance(followed, Refusal):
-                session._record(Record(0, "refused", request.method, path, followed.status, wire=wire, body=body,
-                                       headers=_headers(request), at=time.time()))
+                session._record(Record(0, "refused", method, path, followed.status, wire=wire, body=body,
+                                       headers=headers, at=time.time(), size=len(raw)))
                 return answer(followed.body, followed.status)
             seen = None if followed is body else followed
-            shape = served.shape(path, request.query_params.get("alt") if request.scope["query_string"] else None)
+            query = scope["query_string"]
+            shape = served.shape(path, QueryParams(query).get("alt") if query else None)
             stream = shape.stream if shape is not None else body.get("stream") is True
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:
                 detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
                           "and then: end")
-                session._record(Record(0, "past_end", request.method, path, SCRIPT_ENDED_STATUS, wire=wire,
-                                       stream=stream, body=body, headers=_headers(request), at=time.time(),
-                                       seen=seen))
+                session._record(Record(0, "past_end", method, path, SCRIPT_ENDED_STATUS, wire=wire,
+                                       stream=stream, body=body, headers=headers, at=time.time(),
+                                       seen=seen, size=len(raw)))
                 return answer(served.script_ended(detail), SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
             turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
@@ -550,9 +693,10 @@ def create_app(session: Session) -> Starlette:
             if session.faults is not None:
                 from bench.faults import inject
                 out, injected = inject(session.faults, out, wire=wire, request_index=number, key=seq.id)
-            session._record(Record(0, "model", request.method, path, out.status, wire=wire, stream=stream,
-                                   turn=index, response_id=rid, body=body, headers=_headers(request),
-                                   at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None))
+            session._record(Record(0, "model", method, path, out.status, wire=wire, stream=stream,
+                                   turn=index, response_id=rid, body=body, headers=headers,
+                                   at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
+                                   size=len(raw)))
             return PlanResponse(out, session.write_timeout)
 
         return handle
@@ -572,15 +716,16 @@ def create_app(session: Session) -> Starlette:
     def wire_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
         """A wire's routes: its model calls, and the token counts it answers on the side."""
         served = registry.wire(wire)
-        model = model_endpoint(wire)
+        model = direct[wire]
 
         async def handle(request: Request) -> Response:
             kind = served.route(request.scope["path"])
             if kind == "model":
-                return await model(request)
+                return await model(request.scope, request.receive)
             if kind == "count":
                 try:
-                    raw = await _read_body(request, session.max_body, session.read_timeout)
+                    raw = await _read_body(request.scope, request.receive, session.max_body,
+                                           session.read_timeout)
                 except _BodyError as exc:
                     return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)),
                                 dict(served.error_headers(exc.status)))
@@ -604,7 +749,7 @@ def create_app(session: Session) -> Starlette:
 
     async def start(request: Request) -> Response:
         try:
-            body = json.loads(await _read_body(request, 4096, session.read_timeout))
+            body = json.loads(await _read_body(request.scope, request.receive, 4096, session.read_timeout))
         except (ValueError, _BodyError):
             return JSONResponse({"error": "expected a JSON object {\"sequence\": ID}"}, status_code=400)
         name = body.get("sequence") if isinstance(body, dict) else None
@@ -623,7 +768,8 @@ def create_app(session: Session) -> Starlette:
     async def run_tool(request: Request) -> Response:
         name = request.path_params["name"]
         try:
-            args = bad_requests.parse(await _read_body(request, session.max_body, session.read_timeout) or b"{}")
+            args = bad_requests.parse(await _read_body(request.scope, request.receive, session.max_body,
+                                                      session.read_timeout) or b"{}")
         except _BodyError as exc:
             return JSONResponse({"content": exc.message, "is_error": True}, status_code=exc.status)
         except bad_requests.BadRequest as exc:
@@ -634,6 +780,7 @@ def create_app(session: Session) -> Starlette:
         status, done = session.execute(name, args)
         return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
 
+    direct = {wire: model_endpoint(wire) for wire in WIRES}
     routes: list[Route] = []
     for wire in WIRES:  # first: the model calls are the requests a run is made of (no path overlaps below)
         handle = wire_endpoint(wire)
@@ -650,7 +797,9 @@ def create_app(session: Session) -> Starlette:
         routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
         routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
     routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
-    return Starlette(routes=routes)
+    return ModelCallsFirst(Starlette(routes=routes), {
+        path: direct[wire] for wire in WIRES for path in registry.wire(wire).paths
+        if "{" not in path and registry.wire(wire).route(path) == "model"})
 
 
 def _as_served(turn: Turn, rec: Record) -> Turn:

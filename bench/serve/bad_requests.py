@@ -30,11 +30,16 @@ def _no_constant(name: str) -> Any:
     raise BadRequest(f"the body is not valid JSON: {name} is not a JSON value")
 
 
+_DECODER = json.JSONDecoder(parse_constant=_no_constant)
+"""One decoder for every body: ``json.loads(raw, parse_constant=...)`` builds a new one per call."""
+
+
 def parse(raw: bytes) -> Any:
     """The JSON value of a request body. Raises :class:`BadRequest` for invalid JSON (``NaN`` and
     ``Infinity`` included) and for a body nested deeper than :data:`MAX_DEPTH`."""
     try:
-        value = json.loads(raw, parse_constant=_no_constant)
+        # what json.loads does with bytes (any of the encodings JSON allows), with the decoder kept
+        value = _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
     except RecursionError:
         raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels") from None
     except UnicodeDecodeError:
