@@ -38,57 +38,6 @@ OK_MARKER = "STOPBENCH-OK"
 PROMPT = "stopbench conformance run: do the task with the tools you have."
 
 
-NOT_YET_DRIVEN: frozenset[str] = frozenset({
-    "anthropic-refusal-mid-stream",
-    "anthropic-turn-limit-mid-work",
-    "bedrock-content-filtered",
-    "bedrock-context-window-exceeded",
-    "bedrock-end-turn-with-tool-use",
-    "bedrock-guardrail-intervened",
-    "bedrock-malformed-model-output",
-    "bedrock-malformed-tool-use",
-    "bedrock-max-tokens-text-cut",
-    "bedrock-model-timeout-then-success",
-    "bedrock-nova-tool-round",
-    "bedrock-server-errors-after-tools",
-    "bedrock-stop-sequence",
-    "bedrock-stream-cut-mid-tool-use",
-    "bedrock-throttling-then-success",
-    "bedrock-throttling-x5",
-    "bedrock-tool-use-no-blocks",
-    "bedrock-tool-use-rounds",
-    "bedrock-unknown-stop-reason",
-    "gemini-blocklist",
-    "gemini-prohibited-content",
-    "gemini-recitation-partial",
-    "gemini-spii",
-    "gemini-unexpected-tool-call",
-    "guard-ab-cycle",
-    "guard-cycle-of-five",
-    "guard-paging",
-    "guard-poll-flips",
-    "guard-poll-moves",
-    "guard-poll-never-moves",
-    "guard-retry-third-try",
-    "guard-same-call-new-results",
-    "guard-same-tool-other-args",
-    "responses-completed-hides-truncation",
-    "responses-incomplete-max-messages",
-    "responses-incomplete-steered",
-    "rec-bedrock-max-tokens-nova",
-})
-"""Sequences whose cells in the ports rest on the ports' cited sources alone, not yet compared with the
-original loops: every loop skips them, with :data:`NOT_YET_DRIVEN_WHY`. A first drive of part of them
-differed from the port on some pairs (claude_code on anthropic-refusal-mid-stream and
-bedrock-content-filtered, codex on responses-incomplete-steered, gemini_cli on
-anthropic-turn-limit-mid-work, hermes on bedrock-malformed-model-output): those are to be reconciled,
-port or explanation, before a sequence leaves this set."""
-
-NOT_YET_DRIVEN_WHY = ("added with the stop reasons, the Bedrock wire and the loop guards; the port's cell rests on "
-                      "its cited source, not yet reconciled with a drive of the original (bench/conform/runner.py "
-                      "NOT_YET_DRIVEN)")
-
-
 @dataclass(frozen=True, slots=True)
 class Driver:
     """An original loop the bench can drive: its driver script, the API it speaks, its port.
@@ -117,8 +66,6 @@ class Driver:
 
     def not_run(self, sequence: Sequence) -> str | None:
         """Why this loop is not run on `sequence`, or None."""
-        if sequence.id in NOT_YET_DRIVEN:
-            return NOT_YET_DRIVEN_WHY
         return self.skip.get(sequence.dialect)
 
 
