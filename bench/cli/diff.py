@@ -61,7 +61,8 @@ def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns
     recorded = recorded_requests(cassette)
     argv = list(command)
     try:
-        with sigterm_as_interrupt(), BackgroundServer(Session(seq)) as srv:
+        with sigterm_as_interrupt(), BackgroundServer(Session(seq, journal=None, keep_bodies=True)) as srv:
+            # every body kept: the comparison reads them all, after the run
             live = run_program(seq, argv, name="loop@diff", timeout=timeout, cwd=Path.cwd(), server=srv)
             records = [r for r in srv.session.records() if r.kind in ("model", "past_end", "refused")]
     except OSError as exc:

@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import httpx
@@ -141,3 +142,38 @@ def test_record_refuses_what_it_cannot_use_in_one_line_with_exit_2(tmp_path: Pat
             result = CliRunner().invoke(cli, args)
             assert result.exit_code == 2 and words in result.output, (args, result.output)
     assert not (tmp_path / "new").exists()
+
+
+BIG_LOOP = '''\
+import os, sys
+import openai
+client = openai.OpenAI(base_url=os.environ["OPENAI_BASE_URL"], api_key="sk-none", max_retries=0)
+tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object", "properties": {}}}}]
+messages = [{"role": "user", "content": sys.argv[1] * 4_000_000}]
+while True:
+    msg = client.chat.completions.create(model="gpt-test", messages=messages, tools=tools).choices[0].message
+    messages.append(msg.model_dump(exclude_none=True))
+    if not msg.tool_calls:
+        break
+    for call in msg.tool_calls:
+        messages.append({"role": "tool", "tool_call_id": call.id, "content": "r" * 1_900_000})
+'''
+
+
+def test_diff_compares_every_request_of_a_run_past_the_servers_body_budget(tmp_path: Path) -> None:
+    """Three requests of 4, 5.9 and 7.8 MB pass the 16 MiB a served run keeps as bodies: diff still has
+    the first ones to compare with the recording."""
+    script = tmp_path / "loop.py"
+    script.write_text(BIG_LOOP)
+    out = tmp_path / "rec"
+    two_calls = conversation_sequence("openai-chat")
+    two_calls = replace(two_calls, turns=(two_calls.turns[0], *two_calls.turns))
+    with BackgroundServer(Session(two_calls)) as upstream, recording_proxy(upstream.url, out) as (proxy, _):
+        subprocess.run([sys.executable, str(script), "q"], timeout=120, check=True, capture_output=True,
+                       env={**os.environ, "OPENAI_BASE_URL": f"{proxy.url}/v1"})
+        deadline = time.monotonic() + 60  # the last exchange is written after its answer reached the loop
+        while "3 request(s)" not in (out / "rec-1.yaml").read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+    proc = CliRunner().invoke(cli, ["diff", str(out / "rec-1.yaml"), "--", sys.executable, str(script), "q"])
+    assert proc.exit_code == 0, proc.output[:2000]
+    assert "3 request(s) match the recording's" in proc.output
