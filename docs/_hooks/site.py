@@ -319,6 +319,10 @@ _LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
      "steps use)", "the rest are counted, not drawn"),
     ("bench.cli.serve", "DEFAULT_MAX_BODY", "bytes", "a request body the replay server reads (`--max-body`)",
      "HTTP 413"),
+    ("bench.serve.app", "DEFAULT_JOURNAL", "requests", "a run's requests the replay server keeps whole",
+     "counted and answered, not kept"),
+    ("bench.serve.app", "DEFAULT_BODY_BUDGET", "bytes", "request bodies a run holds (`--keep-bodies` lifts it)",
+     "the steps already answered are observed and their bodies released"),
 )
 
 
