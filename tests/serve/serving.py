@@ -99,3 +99,31 @@ def serve_command(tmp_path: Path) -> Iterator[ServedProcess]:
     finally:
         proc.send_signal(signal.SIGTERM)
         _, served.stderr = proc.communicate(timeout=20)
+
+
+async def asgi_request(app: Any, path: str, body: bytes, sent: list[Any], method: str = "POST") -> None:
+    """One request with `body` straight into an ASGI `app` (no sockets), every message it sends appended
+    to `sent` (what it sent before raising is kept: a plan that breaks the connection raises)."""
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
+             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
+             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
+    given = False
+
+    async def receive() -> Any:
+        nonlocal given
+        if given:
+            return {"type": "http.disconnect"}
+        given = True
+        return {"type": "http.request", "body": body, "more_body": False}
+
+    async def send(message: Any) -> None:
+        sent.append(message)
+
+    await app(scope, receive, send)
+
+
+def status_of(sent: list[Any]) -> int:
+    """The status an ASGI app's messages started its response with (0: none)."""
+    return next((m["status"] for m in sent if isinstance(m, dict) and m["type"] == "http.response.start"), 0)
+

@@ -16,7 +16,7 @@ import httpx
 
 from bench.serve import Session
 from bench.serve.app import _RECENT, create_app
-from tests.serve.serving import CHAT_TOOLS, RESPONSES_TOOLS, make_sequence, serving
+from tests.serve.serving import CHAT_TOOLS, RESPONSES_TOOLS, asgi_request, make_sequence, serving, status_of
 
 CALL = {"id": "call_1", "name": "read_file", "arguments": "{}"}
 LOOPING = [{"finish": "tool_calls", "content": None, "tool_calls": [CALL]}]
@@ -36,30 +36,11 @@ class Driver:
         self.app = create_app(session)
         self.body = json.dumps({"model": "m", "tools": CHAT_TOOLS,
                                 "messages": [{"role": "user", "content": "go " * 50}]}).encode()
-        self.scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-                      "scheme": "http", "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions",
-                      "query_string": b"", "root_path": "", "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
-                      "headers": [(b"content-type", b"application/json"),
-                                  (b"content-length", str(len(self.body)).encode())]}
 
     async def one(self) -> int:
-        sent = False
-        status = 0
-
-        async def receive() -> Any:
-            nonlocal sent
-            if sent:
-                return {"type": "http.disconnect"}
-            sent = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-
-        async def send(message: Any) -> None:
-            nonlocal status
-            if message["type"] == "http.response.start":
-                status = message["status"]
-
-        await self.app(dict(self.scope), receive, send)
-        return status
+        sent: list[Any] = []
+        await asgi_request(self.app, "/v1/chat/completions", self.body, sent)
+        return status_of(sent)
 
     async def many(self, n: int) -> None:
         for _ in range(n):

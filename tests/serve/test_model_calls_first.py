@@ -16,7 +16,7 @@ from bench.catalogue.load import load_catalogue
 from bench.serve import Session
 from bench.serve.app import ModelCallsFirst, create_app
 from bench.serve.respond import CutConnection
-from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS
+from tests.serve.serving import CHAT_TOOLS, CLAUDE_TOOLS, RESPONSES_TOOLS, asgi_request
 
 ROOT = Path(__file__).resolve().parents[2]
 USER = {"role": "user", "content": "go"}
@@ -30,25 +30,9 @@ BODIES: dict[str, tuple[str, dict[str, Any]]] = {
 
 async def exchange(app: Any, method: str, path: str, body: bytes) -> list[Any]:
     """Every ASGI message the app sends for one request."""
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
-             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
     sent: list[Any] = []
-    given = False
-
-    async def receive() -> Any:
-        nonlocal given
-        if given:
-            return {"type": "http.disconnect"}
-        given = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: Any) -> None:
-        sent.append(message)
-
     try:
-        await app(scope, receive, send)
+        await asgi_request(app, path, body, sent, method)
     except CutConnection:  # a plan that breaks the connection (a cut turn): both ways raise it
         sent.append("cut")
     return sent

@@ -12,7 +12,7 @@ from typing import Any
 
 from bench.serve import Session
 from bench.serve.app import create_app
-from tests.serve.serving import CHAT_TOOLS, make_sequence
+from tests.serve.serving import CHAT_TOOLS, asgi_request, make_sequence, status_of
 
 MiB = 1024 * 1024
 CALL = {"id": "call_1", "name": "read_file", "arguments": "{}"}
@@ -21,28 +21,10 @@ LOOPING = [{"finish": "tool_calls", "content": None, "tool_calls": [CALL]}]
 
 async def post(app: Any, body: bytes, path: str = "/v1/chat/completions") -> int:
     """One request straight into the ASGI app (no sockets): its status."""
-    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
-             "path": path, "raw_path": path.encode(), "query_string": b"", "root_path": "",
-             "client": ("127.0.0.1", 1), "server": ("127.0.0.1", 80),
-             "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]}
-    sent = False
-    status = 0
-
-    async def receive() -> Any:
-        nonlocal sent
-        if sent:
-            return {"type": "http.disconnect"}
-        sent = True
-        return {"type": "http.request", "body": body, "more_body": False}
-
-    async def send(message: Any) -> None:
-        nonlocal status
-        if message["type"] == "http.response.start":
-            status = message["status"]
-
-    await app(scope, receive, send)
+    sent: list[Any] = []
+    await asgi_request(app, path, body, sent)
     await asyncio.sleep(0)
-    return status
+    return status_of(sent)
 
 
 def chat(*messages: dict[str, Any], model: str = "m", **more: Any) -> bytes:
