@@ -114,6 +114,8 @@ class Server:
     name: str
     proc: subprocess.Popen[str]
     port: int
+    folder: Path | None = None
+    """A temporary folder the server reads (aimock's fixtures), removed when it stops."""
 
     def stop(self) -> None:
         if self.proc.stdin is not None:
@@ -124,6 +126,8 @@ class Server:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 def cpu_seconds(pid: int) -> float:
@@ -142,7 +146,8 @@ def _free_port() -> int:
 def start(target: str, kind: str, aimock: Path | None) -> Server:
     if target == "aimock":
         assert aimock is not None
-        fixtures = Path(tempfile.mkdtemp(prefix="stopbench-aimock-")) / "fixtures.json"
+        folder = Path(tempfile.mkdtemp(prefix="stopbench-aimock-"))
+        fixtures = folder / "fixtures.json"
         fixtures.write_text(json.dumps({"fixtures": [
             {"match": {"userMessage": _user("json")},
              "response": {"toolCalls": [{"name": "read_file", "arguments": CALL_ARGS}]}},
@@ -154,9 +159,11 @@ def start(target: str, kind: str, aimock: Path | None) -> Server:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Server(target, proc, port)
+                return Server(target, proc, port, folder)
             time.sleep(0.1)
         proc.kill()
+        proc.wait()
+        shutil.rmtree(folder, ignore_errors=True)
         raise RuntimeError("aimock did not start")
     proc = subprocess.Popen([sys.executable, "-m", "devtools.perf_serve", "--serve", target, kind],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=os.getcwd())
