@@ -119,6 +119,9 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
             pass
     finally:
         proxy.stop()
+        if recorder.writing():
+            click.echo("writing the last exchanges' files (a large conversation takes seconds)...", err=True)
+        recorder.close()
     sequences = [p for p in recorder.written if p.suffix == ".yaml"]
     for problem in recorder.problems:
         click.echo(f"note: {problem}", err=True)

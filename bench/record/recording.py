@@ -18,7 +18,11 @@ it, unless that conversation's last reply was a finished answer (``stop``): then
 Files, for the recording named NAME in folder OUT: ``OUT/NAME-<k>.yaml`` (the sequence of
 conversation k) and ``OUT/NAME-<k>.cassette`` (its interactions); requests that are no model call
 (model lists, token counts) go to ``OUT/NAME-side.cassette``. Every file is written again, all or
-nothing, after each exchange, so a proxy stopped at any moment leaves a usable recording.
+nothing, after each exchange, so a proxy stopped at any moment leaves a usable recording. The files
+are written by a writer thread of their own, not on the proxy's event loop: writing a large
+conversation takes seconds (the YAML writer is pure Python), and the proxy goes on passing requests
+meanwhile; exchanges that arrive during a write are written together by the next one. The proxy's
+stop waits for the last write (:meth:`Recorder.close`).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ import json
 import threading
 import zlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
@@ -217,8 +221,15 @@ class _Conversation:
     models: list[str] = field(default_factory=list)
 
 
+_SIDE = 0
+"""The key of the side cassette among the files waiting to be written (conversations count from 1)."""
+
+
 class Recorder:
-    """Turns exchanges into a recording as they complete; safe to call from the proxy's handlers."""
+    """Turns exchanges into a recording as they complete; safe to call from the proxy's handlers.
+
+    :meth:`add` places an exchange in its conversation and returns at once; a writer thread writes
+    the conversations that changed. :meth:`close` waits for every write, then ends the thread."""
 
     def __init__(self, upstream: str, out: Path, name: str, rx: Redactor) -> None:
         self.upstream = upstream.rstrip("/")
@@ -230,20 +241,68 @@ class Recorder:
         self.side: list[dict[str, Any]] = []
         self.problems: list[str] = []
         self.written: list[Path] = []
+        self._changed = threading.Condition(self.lock)
+        self._pending: dict[int, _Conversation | None] = {}
+        """Conversations (by number; the side cassette under _SIDE) changed since their last write."""
+        self._writing = False
+        self._closed = False
+        self._writer: threading.Thread | None = None
 
-    def add(self, ex: Exchange) -> list[Path]:
-        """Record one completed exchange; the files written again."""
+    def add(self, ex: Exchange) -> None:
+        """Record one completed exchange; its conversation's files are written again by the writer."""
         inter = interaction(ex, self.upstream, self.rx)
         with self.lock:
             conv = self._place(ex, inter)
             if conv is None:
                 self.side.append(inter)
-                files = {self.out / f"{self.name}-side.cassette": dump({"interactions": self.side})}
-            else:
-                files = self._files(conv)
-            write_all_or_nothing(files)
-            self.written.extend(p for p in files if p not in self.written)
-            return list(files)
+            self._pending[_SIDE if conv is None else conv.number] = conv
+            if self._writer is None:
+                self._writer = threading.Thread(target=self._write_changed, name="stopbench-record-writer",
+                                                 daemon=True)
+                self._writer.start()
+            self._changed.notify_all()
+
+    def writing(self) -> bool:
+        """Whether exchanges added so far are still to be written."""
+        with self.lock:
+            return bool(self._pending) or self._writing
+
+    def close(self) -> None:
+        """Write what is left and end the writer thread."""
+        with self.lock:
+            self._closed = True
+            self._changed.notify_all()
+            writer = self._writer
+        if writer is not None:
+            writer.join()
+
+    def _write_changed(self) -> None:
+        """The writer thread: write each changed conversation, as it stands when its write starts."""
+        while True:
+            with self.lock:
+                while not self._pending and not self._closed:
+                    self._changed.wait()
+                if not self._pending:
+                    return
+                changed = [replace(c, interactions=list(c.interactions), models=list(c.models))
+                           if c is not None else None for c in self._pending.values()]
+                side = list(self.side)
+                self._pending.clear()
+                self._writing = True
+            done: list[Path] = []
+            for conv in changed:
+                try:
+                    files = ({self.out / f"{self.name}-side.cassette": dump({"interactions": side})} if conv is None
+                             else self._files(conv))
+                    write_all_or_nothing(files)
+                    done += files
+                except Exception as exc:  # the proxy goes on; the recording says what it could not write
+                    what = "the side cassette" if conv is None else self.sequence_id(conv)
+                    self.problems.append(f"{what}: not written: {type(exc).__name__}: {exc}")
+            with self.lock:
+                self.written.extend(p for p in done if p not in self.written)
+                self._writing = False
+                self._changed.notify_all()
 
     def _place(self, ex: Exchange, inter: dict[str, Any]) -> _Conversation | None:
         path = urlsplit(ex.target).path

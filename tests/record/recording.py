@@ -51,8 +51,11 @@ def recording_proxy(upstream: str, out: Path, name: str = "rec", patterns: tuple
     recorder = Recorder(upstream, out, name, redactor(patterns))
     config = uvicorn.Config(create_proxy(recorder, faults=faults), host="127.0.0.1", port=0, log_level="warning",
                             lifespan="off", access_log=False)
-    with BackgroundUvicorn(config, "recording proxy", "stopbench-record") as proxy:
-        yield proxy, recorder
+    try:
+        with BackgroundUvicorn(config, "recording proxy", "stopbench-record") as proxy:
+            yield proxy, recorder
+    finally:
+        recorder.close()
 
 
 # ---------------------------------------------------------------- one conversation per wire, official clients

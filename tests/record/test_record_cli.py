@@ -117,6 +117,41 @@ def test_record_as_a_process_records_until_sigterm_and_exits_0(tmp_path: Path) -
     assert SECRET not in (tmp_path / "cli-1.cassette").read_text()
 
 
+def test_record_stopped_right_after_the_last_answer_of_a_large_conversation_keeps_every_exchange(
+        tmp_path: Path) -> None:
+    # three requests of 4, 5.9 and 7.8 MB: each write of the conversation's files takes seconds, and the
+    # proxy is stopped as soon as the last answer arrived
+    port = free_port()
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {"type": "object",
+                                                                                 "properties": {}}}}]
+    messages: list[dict[str, object]] = [{"role": "user", "content": "q" * 4_000_000}]
+    two_calls = conversation_sequence("openai-chat")
+    two_calls = replace(two_calls, turns=(two_calls.turns[0], *two_calls.turns))
+    with BackgroundServer(Session(two_calls)) as upstream:
+        proc = subprocess.Popen([sys.executable, "-m", "bench", "record", "--upstream", upstream.url, "--port",
+                                 str(port), "--out", str(tmp_path), "--name", "big"], stderr=subprocess.PIPE,
+                                text=True)
+        try:
+            deadline = time.monotonic() + 20
+            while len(messages) < 6:
+                try:
+                    got = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", timeout=60,
+                                     json={"model": "m", "messages": messages, "tools": tools})
+                except httpx.ConnectError:
+                    assert time.monotonic() < deadline and proc.poll() is None
+                    time.sleep(0.1)
+                    continue
+                reply = got.json()["choices"][0]["message"]
+                messages.append(reply)
+                messages += [{"role": "tool", "tool_call_id": c["id"], "content": "r" * 1_900_000}
+                             for c in reply.get("tool_calls") or []]
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=180)
+    assert proc.returncode == 0, err
+    assert "(openai-chat, 3 request(s))" in (tmp_path / "big-1.yaml").read_text()
+
+
 def test_record_refuses_what_it_cannot_use_in_one_line_with_exit_2(tmp_path: Path) -> None:
     import socket
 
@@ -171,9 +206,6 @@ def test_diff_compares_every_request_of_a_run_past_the_servers_body_budget(tmp_p
     with BackgroundServer(Session(two_calls)) as upstream, recording_proxy(upstream.url, out) as (proxy, _):
         subprocess.run([sys.executable, str(script), "q"], timeout=120, check=True, capture_output=True,
                        env={**os.environ, "OPENAI_BASE_URL": f"{proxy.url}/v1"})
-        deadline = time.monotonic() + 60  # the last exchange is written after its answer reached the loop
-        while "3 request(s)" not in (out / "rec-1.yaml").read_text() and time.monotonic() < deadline:
-            time.sleep(0.1)
     proc = CliRunner().invoke(cli, ["diff", str(out / "rec-1.yaml"), "--", sys.executable, str(script), "q"])
     assert proc.exit_code == 0, proc.output[:2000]
     assert "3 request(s) match the recording's" in proc.output
