@@ -154,8 +154,9 @@ class KeySources:
 
     def driver(self, driver: Driver) -> str:
         files = script_closure(self.root / driver.script)
-        if clock_env(driver, self.root):
-            files += sorted(p for p in (self.root / CLOCK_DIR).rglob("*") if p.is_file())
+        if clock_env(driver, self.root):  # its sources, never the bytecode a run leaves (machine-dependent)
+            files += sorted(p for p in (self.root / CLOCK_DIR).rglob("*")
+                            if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc")
         return files_digest(files, self.root)
 
     def port(self, driver: Driver) -> str:

@@ -270,3 +270,18 @@ def test_a_change_in_one_wire_s_package_drives_only_the_loops_that_speak_that_wi
     shared = root / "bench" / "wires" / "base.py"
     shared.write_text(shared.read_text(encoding="utf-8") + "\n# changed\n", encoding="utf-8")
     assert KeySources(root, ROOT / "predicates").parts(chat_only)["server"] != parts["c"]
+
+
+def test_a_driver_key_on_the_virtual_clock_ignores_the_bytecode_a_run_leaves_beside_the_clock(tmp_path: Path) -> None:
+    # a clean clone has no conformance/clock/python/__pycache__; a checkout that ran a loop does, and its
+    # .pyc differs by machine (source mtime): the key must be the same on both
+    root = tmp_path / "root"
+    shutil.copytree(ROOT / "conformance", root / "conformance", ignore=shutil.ignore_patterns("__pycache__"))
+    driver = DRIVERS["pi"]
+    clean = KeySources(root, ROOT / "predicates").driver(driver)
+    cache = root / "conformance" / "clock" / "python" / "__pycache__"
+    cache.mkdir(parents=True, exist_ok=True)
+    (cache / "sitecustomize.cpython-311.pyc").write_bytes(b"\x00bytecode of this machine")
+    assert KeySources(root, ROOT / "predicates").driver(driver) == clean
+    (root / "conformance" / "clock" / "python" / "sitecustomize.py").write_text("# a changed clock\n")
+    assert KeySources(root, ROOT / "predicates").driver(driver) != clean
