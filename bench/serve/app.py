@@ -16,7 +16,6 @@ under ``/_stopbench/`` show the state, the records and the observed steps, and s
 
 from __future__ import annotations
 
-import asyncio
 import json
 import threading
 import time
@@ -36,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
 from bench.serve import bad_requests
+from bench.serve.deadline import within
 from bench.serve.observe import Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, Wire, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
@@ -546,8 +546,7 @@ async def _read_body(scope: Scope, receive: Receive, limit: int, timeout: float)
                 raise ClientDisconnect()
 
     try:
-        async with asyncio.timeout(timeout):
-            return await read()
+        return await within(read(), timeout)
     except TimeoutError:
         raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
 
@@ -688,16 +687,18 @@ def create_app(session: Session) -> ModelCallsFirst:
                 if len(run.rendered) >= _RENDERED_CAP:
                     run.rendered.clear()
                 run.rendered[key] = made
-            out = made.fill(rid, whole=session.faults is None)
             injected = None
-            if session.faults is not None:
+            if session.faults is None:
+                response = made.respond(rid, session.write_timeout)
+            else:
                 from bench.faults import inject
-                out, injected = inject(session.faults, out, wire=wire, request_index=number, key=seq.id)
-            session._record(Record(0, "model", method, path, out.status, wire=wire, stream=stream,
+                out, injected = inject(session.faults, made.fill(rid), wire=wire, request_index=number, key=seq.id)
+                response = PlanResponse(out, session.write_timeout)
+            session._record(Record(0, "model", method, path, response.status_code, wire=wire, stream=stream,
                                    turn=index, response_id=rid, body=body, headers=headers,
                                    at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
                                    size=len(raw)))
-            return PlanResponse(out, session.write_timeout)
+            return response
 
         return handle
 
