@@ -20,7 +20,7 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, Literal
@@ -106,7 +106,8 @@ class Record:
     turn: int | None = None
     response_id: str | None = None
     body: Any = None
-    headers: dict[str, str] = field(default_factory=dict)
+    raw_headers: Collection[tuple[bytes, bytes]] = ()
+    """The request's headers as the server got them (:attr:`headers` reads the ones kept)."""
     at: float = 0.0
     note: str = ""
     """What the server did unasked when it answered (bench.wires.withhold)."""
@@ -124,6 +125,15 @@ class Record:
     """The step this request was answered for, observed before its body was released."""
     rebuilt: bool = False
     """The request followed a reply by reference (`seen` was set): kept when the body is released."""
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The headers of :data:`_HEADERS` the request sent (the first of each)."""
+        out: dict[str, str] = {}
+        for name, value in self.raw_headers:
+            if name in _HEADER_NAMES:
+                out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
+        return {h: out[h] for h in _HEADERS if h in out}
 
     @property
     def conversation_body(self) -> Any:
@@ -497,9 +507,9 @@ class Session:
         # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
         # one the server cannot tell (unknown, another API)
         action: Action = "stop"
-        turn = _as_served(seq.turns[prev.turn], prev)
         before = prev.conversation_body
-        if turn.after and prev.wire == wire and isinstance(before, dict):
+        if seq.turns[prev.turn].after and prev.wire == wire and isinstance(before, dict) \
+                and (turn := _as_served(seq.turns[prev.turn], prev)).after:
             with self.lock:
                 executions = list(run.executions)
                 listed = run.tools_listed
@@ -559,15 +569,6 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return None
 
 
-def _headers(scope: Scope) -> dict[str, str]:
-    """The headers of :data:`_HEADERS` the request sent (the first of each), read off the raw list once."""
-    out: dict[str, str] = {}
-    for name, value in scope["headers"]:
-        if name in _HEADER_NAMES:
-            out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
-    return {h: out[h] for h in _HEADERS if h in out}
-
-
 def _model_list(session: Session) -> list[dict[str, Any]]:
     with session.lock:
         used = list(session.run.models)
@@ -609,7 +610,7 @@ def create_app(session: Session) -> ModelCallsFirst:
 
     def side(request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
         session._record(Record(0, "side", request.method, request.url.path, status,
-                               headers=_headers(request.scope), at=time.time()))
+                               raw_headers=request.scope["headers"], at=time.time()))
         return JSONResponse(body, status_code=status, headers=headers)
 
     def model_endpoint(wire: Wire) -> Callable[[Scope, Receive], Awaitable[Response]]:
@@ -622,17 +623,17 @@ def create_app(session: Session) -> ModelCallsFirst:
         async def handle(scope: Scope, receive: Receive) -> Response:
             path = scope["path"]
             method = scope["method"]
-            headers = _headers(scope)
+            headers = scope["headers"]
             try:
                 raw = await _read_body(scope, receive, session.max_body, session.read_timeout)
             except _BodyError as exc:
                 session._record(Record(0, "refused", method, path, exc.status, wire=wire,
-                                       headers=headers, at=time.time()))
+                                       raw_headers=headers, at=time.time()))
                 return answer(served.error_body(_err("invalid_request_error", exc.message)), exc.status)
             def refuse(message: str, body: Any = None) -> Response:
                 """A request the provider would refuse: 400 with its error body, noted in the run."""
                 session._record(Record(0, "refused", method, path, 400, wire=wire, body=body,
-                                       headers=headers, at=time.time(), note=f"refused: {message}",
+                                       raw_headers=headers, at=time.time(), note=f"refused: {message}",
                                        size=0 if body is None else len(raw)))
                 return answer(served.error_body(_err("invalid_request_error", message)), 400)
 
@@ -646,13 +647,13 @@ def create_app(session: Session) -> ModelCallsFirst:
                 return refuse(why, body)
             if session.dialect is not None and wire != session.dialect:
                 session._record(Record(0, "refused", method, path, 404, wire=wire, body=body,
-                                       headers=headers, at=time.time(), size=len(raw)))
+                                       raw_headers=headers, at=time.time(), size=len(raw)))
                 return answer(served.error_body(_err("not_found_error", f"this server serves only the "
                                                      f"{session.dialect} API")), 404)
             followed = session.follow(wire, body)
             if isinstance(followed, Refusal):
                 session._record(Record(0, "refused", method, path, followed.status, wire=wire, body=body,
-                                       headers=headers, at=time.time(), size=len(raw)))
+                                       raw_headers=headers, at=time.time(), size=len(raw)))
                 return answer(followed.body, followed.status)
             seen = None if followed is body else followed
             query = scope["query_string"]
@@ -664,25 +665,28 @@ def create_app(session: Session) -> ModelCallsFirst:
                 detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
                           "and then: end")
                 session._record(Record(0, "past_end", method, path, SCRIPT_ENDED_STATUS, wire=wire,
-                                       stream=stream, body=body, headers=headers, at=time.time(),
+                                       stream=stream, body=body, raw_headers=headers, at=time.time(),
                                        seen=seen, size=len(raw)))
                 return answer(served.script_ended(detail), SCRIPT_ENDED_STATUS)
             repeat = session._repeat(run, index)
-            turn, note = without_calls(with_fresh_ids(at_request_limit(seq.turns[index], seq.max_tokens, wire, body),
-                                                      repeat), followed, seq.dialect,
+            scripted = seq.turns[index]
+            limited = at_request_limit(scripted, seq.max_tokens, wire, body)
+            turn, note = without_calls(with_fresh_ids(limited, repeat), followed, seq.dialect,
                                        served.offers_tools(followed))
             rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            ctx = Context(served.id_prefix + _ID_PLACEHOLDER,
-                          shape.model if shape else str(body.get("model") or "stopbench"),
-                          served.finish_for(seq.dialect, turn),
-                          include_usage=isinstance(opts, dict) and opts.get("include_usage") is True,
-                          sse=shape.sse if shape else True)
-            # what the rendering depends on besides the id: the served turn is seq.turns[index] with
-            # the request's limit (usage), the repeat's ids and the withheld calls (note)
-            key = (wire, index, repeat, note, turn.usage, ctx, stream)
+            model = shape.model if shape else str(body.get("model") or "stopbench")
+            include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
+            sse = shape.sse if shape else True
+            # what the rendering depends on besides the id: the served turn (the scripted one with the
+            # request's limit, when it changed the usage, the repeat's ids and the withheld calls, the
+            # note) and the rest of its Context
+            key = (wire, index, repeat, note, None if limited is scripted else limited.usage, model, include_usage,
+                   sse, stream)
             made = run.rendered.get(key)
             if made is None:
+                ctx = Context(served.id_prefix + _ID_PLACEHOLDER, model, served.finish_for(seq.dialect, turn),
+                              include_usage=include_usage, sse=sse)
                 made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
                 if len(run.rendered) >= _RENDERED_CAP:
                     run.rendered.clear()
@@ -695,7 +699,7 @@ def create_app(session: Session) -> ModelCallsFirst:
                 out, injected = inject(session.faults, made.fill(rid), wire=wire, request_index=number, key=seq.id)
                 response = PlanResponse(out, session.write_timeout)
             session._record(Record(0, "model", method, path, response.status_code, wire=wire, stream=stream,
-                                   turn=index, response_id=rid, body=body, headers=headers,
+                                   turn=index, response_id=rid, body=body, raw_headers=headers,
                                    at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
                                    size=len(raw)))
             return response

@@ -10,8 +10,11 @@ then fail on it.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from bench.wires import registry
 
@@ -34,9 +37,33 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 """One decoder for every body: ``json.loads(raw, parse_constant=...)`` builds a new one per call."""
 
 
+_LONG_NUMBER = re.compile(rb"[0-9]{19}")
+"""A run of digits that may be an integer orjson reads as a float (outside 64 bits): read by json instead."""
+
+
 def parse(raw: bytes) -> Any:
-    """The JSON value of a request body. Raises :class:`BadRequest` for invalid JSON (``NaN`` and
-    ``Infinity`` included) and for a body nested deeper than :data:`MAX_DEPTH`."""
+    """The JSON value of a request body, as ``json.loads`` reads it. Raises :class:`BadRequest` for
+    invalid JSON (``NaN`` and ``Infinity`` included) and for a body nested deeper than :data:`MAX_DEPTH`.
+
+    orjson reads it first (a request is read on every model call, and the standard library's reader is
+    the largest part of the server's own cost of one: docs/reference/performance.md); whatever orjson
+    does not read as json does, it refuses, and json reads it then, with json's value or json's words
+    for the error: a body with another encoding or a byte-order mark, a lone surrogate, a number out of
+    a double's range, ``NaN``, deep nesting. The one value orjson reads otherwise without refusing it,
+    an integer outside 64 bits (a float to orjson), is never given to it: a body with a run of 19 digits
+    goes to json. tests/properties/test_request_parse.py compares the two readers on generated bodies."""
+    if _LONG_NUMBER.search(raw) is None:
+        try:
+            value = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+        else:
+            return _shallow(value, raw)
+    return parse_by_json(raw)
+
+
+def parse_by_json(raw: bytes) -> Any:
+    """:func:`parse` with the standard library's reader alone."""
     try:
         # what json.loads does with bytes (any of the encodings JSON allows), with the decoder kept
         value = _DECODER.decode(raw.decode(json.detect_encoding(raw), "surrogatepass"))
@@ -48,6 +75,11 @@ def parse(raw: bytes) -> Any:
         if isinstance(exc, BadRequest):
             raise
         raise BadRequest(f"the body is not valid JSON: {exc}") from None
+    return _shallow(value, raw)
+
+
+def _shallow(value: Any, raw: bytes) -> Any:
+    """`value`, read from `raw`, unless it nests deeper than :data:`MAX_DEPTH`."""
     # fewer brackets than the limit cannot nest deeper than it: most requests skip the walk
     if raw.count(b"[") + raw.count(b"{") > MAX_DEPTH and depth(value) > MAX_DEPTH:
         raise BadRequest(f"the body is nested deeper than {MAX_DEPTH} levels")

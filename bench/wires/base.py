@@ -355,7 +355,11 @@ def openai_error_body(err: TurnError) -> dict[str, Any]:
 def offers_tools(body: dict[str, Any]) -> bool:
     """Whether a request offers the model any tool where most wires carry them (``tools``, Chat's
     older ``functions``): a non-empty list."""
-    return any(isinstance(body.get(key), list) and bool(body[key]) for key in ("tools", "functions"))
+    for key in ("tools", "functions"):
+        offered = body.get(key)
+        if isinstance(offered, list) and offered:
+            return True
+    return False
 
 
 def tool_choice(body: dict[str, Any]) -> str:
