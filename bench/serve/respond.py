@@ -7,9 +7,9 @@ The model endpoint builds one :class:`Plan` per response (:func:`plan` turns a w
 How the frames go out: when nothing asks for frame-by-frame delivery (`one_by_one` False and no
 frame with a delay) they are joined and written at once, so a client's first read may hold the whole
 body; otherwise each frame is its own write, after its delay. A response whose client stops reading
-for `write_timeout` seconds (one deadline, armed when a write first waits and moved on at every
-frame's write; delays do not count: bench.serve.deadline) is cut off
-and logged as one line. A plan ending in ``"cut"`` breaks the connection after its last frame
+for `write_timeout` seconds is cut off and logged as one line: written at once, it has one deadline,
+armed only if a write waits (bench.serve.deadline); frame by frame, one deadline moved on at every
+write (delays do not count). A plan ending in ``"cut"`` breaks the connection after its last frame
 instead of ending the body.
 """
 
