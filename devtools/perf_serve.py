@@ -79,10 +79,10 @@ def _serve_stopbench(kind: str) -> Any:
     return BackgroundServer(Session(sequence(kind))).start()
 
 
-def _serve_floor(kind: str) -> Any:
+def floor_app(kind: str) -> Any:
+    """The floor's ASGI callable: it reads the request's body and answers the pre-rendered bytes."""
     from bench.serve.render import Context, render
     from bench.serve.respond import PlanResponse, plan
-    from bench.serve.server import BackgroundUvicorn, uvicorn_config
     from bench.wires import registry
 
     seq = sequence(kind)
@@ -98,7 +98,76 @@ def _serve_floor(kind: str) -> Any:
             more = (await receive()).get("more_body", False)
         await PlanResponse(ready, 30.0)(scope, receive, send)
 
-    return BackgroundUvicorn(uvicorn_config(app), "floor server", "perf-floor").start()
+    return app
+
+
+def _serve_floor(kind: str) -> Any:
+    from bench.serve.server import BackgroundUvicorn, uvicorn_config
+
+    return BackgroundUvicorn(uvicorn_config(floor_app(kind)), "floor server", "perf-floor").start()
+
+
+def handler_cost(kind: str, requests: int = 4000, rounds: int = 7) -> dict[str, float]:
+    """Microseconds per request of each target's ASGI app called in this process, with the request's
+    messages at hand and every message sent dropped: the code a server runs for a request besides the
+    HTTP stack's (median of `rounds`). No sockets and no other process: the steadiest figure of what the
+    replay server's own code adds to the floor's."""
+    from bench.serve import Session
+    from bench.serve.app import create_app
+
+    head, body = request_bytes(kind).split(b"\r\n\r\n", 1)
+    headers = [(k.lower(), v) for k, v in (line.split(b": ", 1) for line in head.split(b"\r\n")[1:])]
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST", "scheme": "http",
+             "path": "/v1/chat/completions", "raw_path": b"/v1/chat/completions", "root_path": "", "query_string": b"",
+             "headers": headers, "client": ("127.0.0.1", 50000), "server": ("127.0.0.1", 8000)}
+    message = {"type": "http.request", "body": body, "more_body": False}
+
+    async def receive() -> dict[str, Any]:
+        return message
+
+    async def send(_: Any) -> None:
+        return None
+
+    apps = {"stopbench": create_app(Session(sequence(kind))), "floor": floor_app(kind)}
+
+    async def serve(app: Any) -> None:
+        for _ in range(requests):
+            await app(scope, receive, send)
+
+    async def answer(app: Any) -> bytes:
+        sent: list[bytes] = []
+
+        async def keep(m: dict[str, Any]) -> None:
+            sent.append(m.get("body", b""))
+
+        await app(scope, receive, keep)
+        return b"".join(sent)
+
+    loop = _client_loop()
+    try:
+        for t, app in apps.items():  # every target answers the same thing, as over sockets
+            _check(kind, t, loop.run_until_complete(answer(app)))
+        times: dict[str, list[float]] = {t: [] for t in apps}
+        for _ in range(rounds):
+            for t, app in apps.items():
+                t0 = time.perf_counter()
+                loop.run_until_complete(serve(app))
+                times[t].append((time.perf_counter() - t0) / requests * 1e6)
+    finally:
+        loop.close()
+    return {t: statistics.median(v) for t, v in times.items()}
+
+
+def handler_section() -> list[dict[str, Any]]:
+    """Print (and return) the in-process cost of each case (:func:`handler_cost`)."""
+    rows = []
+    for kind in KINDS:
+        cost = handler_cost(kind)
+        rows.append({"case": kind, **cost})
+        print(f"in process, {kind}: the replay server's app {cost['stopbench']:.1f} us a request, the floor's "
+              f"{cost['floor']:.1f} us: the bench's own code adds {cost['stopbench'] - cost['floor']:.1f} us",
+              flush=True)
+    return rows
 
 
 def serve_main(target: str, kind: str) -> None:
@@ -342,7 +411,8 @@ def check_cpu(count: int = 6) -> float:
     return cpu
 
 
-def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, aimock: bool) -> str:
+def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, aimock: bool,
+             handlers: list[dict[str, Any]] | None = None) -> str:
     """The section as a Markdown report (what docs/reference/performance.md includes)."""
     targets = ["stopbench", "floor", *(["aimock"] if aimock else [])]
     out = ["# The replay server's speed", "",
@@ -363,6 +433,14 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
                            for t in targets)
         line = f"| {r['case']} | {r['conns']} | {cells} | {r['vs_floor']:.2f}, {r['cpu_vs_floor']:.2f}"
         out.append(line + (f" | {r['vs_aimock']:.2f}, {r['cpu_vs_aimock']:.2f} |" if aimock else " |"))
+    if handlers:
+        out += ["", "The same two answers with no sockets: each target's ASGI app called in one process with the "
+                "request at hand,", "microseconds a request (median of 7 rounds): what the replay server's own "
+                "code adds to the floor's.", "",
+                "| case | stopbench's app µs | floor's app µs | added by the bench µs |",
+                "| --- | ---: | ---: | ---: |"]
+        out += [f"| {h['case']} | {h['stopbench']:.1f} | {h['floor']:.1f} | {h['stopbench'] - h['floor']:.1f} |"
+                for h in handlers]
     out += ["", f"`stopbench check`'s own CPU per sequence (server, observation, verdict; not the program's): "
             f"{cpu * 1000:.0f} ms, the reference loop over shipped openai-chat sequences.", ""]
     if not aimock:
@@ -375,11 +453,12 @@ def report(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None, out
     from bench.serve.server import _fast
 
     rows = server_section(seconds, rounds, aimock)
+    handlers = handler_section()
     cpu = check_cpu()
     if out is not None:
         stack = "uvloop + httptools" if _fast() else "asyncio + h11"
         has_aimock = any("aimock" in r for r in rows)
-        out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock), encoding="utf-8")
+        out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock, handlers), encoding="utf-8")
         print(f"server section written to {out}")
 
 
