@@ -146,3 +146,34 @@ def test_a_template_filled_whole_is_the_same_bytes_in_one_frame_unless_its_frame
     for p in paced:
         t = Template.of(p, mark)
         assert t.fill("chatcmpl-7", whole=True).frames == t.fill("chatcmpl-7").frames
+
+
+def test_a_template_s_response_sends_what_its_filled_plan_sends() -> None:
+    mark = "chatcmpl-PLACEHOLDER"
+    frames = tuple(Frame(f.replace(b'"n"', f'"{mark}"'.encode())) for f in FRAMES[:3])
+    plans = (Plan(200, STREAM, frames, "close"), Plan(200, STREAM, frames, "cut"),
+             json_plan({"id": mark, "choices": []}, 200, {"x-request-id": "r1"}),
+             Plan(200, STREAM, (*frames, Frame(b"x", 0.01)), "close"))
+
+    async def sent(response: PlanResponse) -> list[Any]:
+        messages: list[Any] = []
+
+        async def send(m: Any) -> None:
+            messages.append(m)
+
+        async def receive() -> Any:
+            return {"type": "http.disconnect"}
+
+        try:
+            await response({"type": "http", "method": "POST", "path": "/"}, receive, send)
+        except Exception as exc:  # a cut plan ends by breaking the connection
+            messages.append(type(exc).__name__)
+        return messages
+
+    for p in plans:
+        t = Template.of(p, mark)
+        for rid in ("chatcmpl-7", "chatcmpl-stopbench-12-345"):
+            fast = asyncio.run(sent(t.respond(rid, 30.0)))
+            planned = asyncio.run(sent(PlanResponse(t.fill(rid, whole=True), 30.0)))
+            assert fast == planned and b"".join(m["body"] for m in fast[1:] if isinstance(m, dict)).count(
+                rid.encode()) >= 1
