@@ -10,6 +10,7 @@ import gc
 import os
 import time
 import tracemalloc
+from collections.abc import Iterator
 from pathlib import Path
 
 from bench.catalogue.yaml_read import paused_gc
@@ -23,15 +24,16 @@ from bench.corpus.sources import plan
 __all__ = ["cores_available", "dask_section", "decode_section", "memory_section", "split"]
 
 
-def _floor(path: Path) -> int:
-    """The floor: msgspec's typed decode of the same bytes into structs, in the reader's blocks; sequences."""
-    n = 0
+def _blocks(path: Path) -> Iterator[bytes]:
+    """The file in the reader's blocks of whole lines."""
     with path.open("rb") as fh:
         while block := fh.read(decode.BLOCK_BYTES):
-            if not block.endswith(b"\n"):
-                block += fh.readline()
-            n += len(decode.DECODER.decode_lines(block))
-    return n
+            yield block if block.endswith(b"\n") else block + fh.readline()
+
+
+def _floor(path: Path) -> int:
+    """The floor: msgspec's typed decode of the same bytes into structs, in the reader's blocks; sequences."""
+    return sum(len(decode.DECODER.decode_lines(block)) for block in _blocks(path))
 
 
 def _ours(path: Path) -> int:
@@ -48,10 +50,8 @@ def split(path: Path) -> tuple[float, float, int]:
     a line into the frozen dataclasses the predicates take), and the sequences."""
     decoding = making = 0.0
     n = 0
-    with path.open("rb") as fh, paused_gc():
-        while block := fh.read(decode.BLOCK_BYTES):
-            if not block.endswith(b"\n"):
-                block += fh.readline()
+    with paused_gc():
+        for block in _blocks(path):
             t0 = time.process_time()
             lines = decode.DECODER.decode_lines(block)
             t1 = time.process_time()
