@@ -10,7 +10,6 @@ then fail on it.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -37,8 +36,12 @@ _DECODER = json.JSONDecoder(parse_constant=_no_constant)
 """One decoder for every body: ``json.loads(raw, parse_constant=...)`` builds a new one per call."""
 
 
-_LONG_NUMBER = re.compile(rb"[0-9]{19}")
-"""A run of digits that may be an integer orjson reads as a float (outside 64 bits): read by json instead."""
+_DIGITS = bytes(0x30 if 0x30 <= i <= 0x39 else 0x20 for i in range(256))
+"""A translation table: every ASCII digit to ``0``, every other byte to a space."""
+_LONG_NUMBER = b"0" * 19
+"""A run of digits, once translated by :data:`_DIGITS`, that may be an integer orjson reads as a float
+(outside 64 bits): such a body is read by json instead. A translation and a substring search cost a
+fraction of a regular expression's scan of the body."""
 
 
 def parse(raw: bytes) -> Any:
@@ -52,7 +55,7 @@ def parse(raw: bytes) -> Any:
     a double's range, ``NaN``, deep nesting. The one value orjson reads otherwise without refusing it,
     an integer outside 64 bits (a float to orjson), is never given to it: a body with a run of 19 digits
     goes to json. tests/properties/test_request_parse.py compares the two readers on generated bodies."""
-    if _LONG_NUMBER.search(raw) is None:
+    if _LONG_NUMBER not in raw.translate(_DIGITS):
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
@@ -87,23 +90,22 @@ def _shallow(value: Any, raw: bytes) -> Any:
 
 
 def depth(value: Any) -> int:
-    """How deeply `value` nests arrays and objects (a scalar is 0), without recursion."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 0)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
+    """How deeply `value` nests arrays and objects (a scalar is 0), without recursion: one layer of
+    containers at a time, stopping past :data:`MAX_DEPTH` (scalars are never queued, so a long
+    conversation costs a pass over its containers)."""
+    level = 0
+    layer = [value] if isinstance(value, (dict, list)) else []
+    while layer:
         level += 1
-        deepest = max(deepest, level)
-        if deepest > MAX_DEPTH:
-            return deepest
-        stack.extend((child, level) for child in children)
-    return deepest
+        if level > MAX_DEPTH:
+            return level
+        below = []
+        for item in layer:
+            for child in item.values() if isinstance(item, dict) else item:
+                if isinstance(child, (dict, list)):
+                    below.append(child)
+        layer = below
+    return level
 
 
 def problem(wire: str, body: dict[str, Any], read: Callable[[dict[str, Any]], object]) -> str | None:

@@ -8,10 +8,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from bench.serve.bad_requests import BadRequest, parse, parse_by_json
+from bench.serve.bad_requests import MAX_DEPTH, BadRequest, depth, parse, parse_by_json
 
 SCALARS = (st.none() | st.booleans() | st.integers() | st.integers(min_value=-(2**70), max_value=2**70)
            | st.floats(allow_nan=False, allow_infinity=False) | st.text() | st.text(alphabet="\t\n\"\\\ud800\x00é"))
@@ -64,3 +65,25 @@ def test_constants_deep_nesting_and_control_characters_are_refused_as_before() -
     for raw in (b'{"x": NaN}', b'{"x": -Infinity}', b"[" * 70 + b"]" * 70, b"[" * 3000 + b"]" * 3000,
                 b'{"x": "a\tb"}', b'{"x": "\x01"}', b"", b"  ", b'{"a": 1,}', b"01", b'"\\ud800"', b'\xed\xa0\x80'):
         same(raw)
+
+
+def nesting(value: Any) -> int:
+    """The nesting depth by its definition, recursively: the reference for the server's walk."""
+    if isinstance(value, dict):
+        return 1 + max(map(nesting, value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max(map(nesting, value), default=0)
+    return 0
+
+
+@given(VALUES)
+def test_the_depth_walk_measures_what_the_definition_measures(value: Any) -> None:
+    assert depth(value) == nesting(value)
+
+
+def test_a_body_is_read_to_the_depth_limit_and_refused_past_it() -> None:
+    for read in (parse, parse_by_json):
+        at_limit = read(b'{"a": ' + b"[" * (MAX_DEPTH - 1) + b"1" + b"]" * (MAX_DEPTH - 1) + b"}")
+        assert depth(at_limit) == MAX_DEPTH
+        with pytest.raises(BadRequest, match="nested deeper than 64"):
+            read(b'{"a": ' + b"[" * MAX_DEPTH + b"]" * MAX_DEPTH + b"}")
