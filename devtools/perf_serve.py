@@ -15,6 +15,10 @@ Cases: a JSON answer (one tool call) and a streamed one (a text of 51 Chat Compl
   at the same 24 characters), when ``--aimock DIR`` or ``STOPBENCH_AIMOCK`` names a folder where
   ``npm install @copilotkit/aimock`` was run; left out otherwise (the section works offline).
 
+Over 8 connections two references beside the floor say what work added to a request costs there
+(:data:`REFERENCES`): the floor that also reads and checks the request as the replay server must
+(``floor+read``), and the floor that also spins for :data:`BUSY_US` microseconds (``floor+busy``).
+
 The client is one process of its own (asyncio over raw sockets, uvloop where it imports: the
 cheapest client this language has, the same for every target), keeping `conns` connections busy for
 `seconds` per round; rounds interleave the targets and the median round's rate is shown, with p50
@@ -79,8 +83,20 @@ def _serve_stopbench(kind: str) -> Any:
     return BackgroundServer(Session(sequence(kind))).start()
 
 
-def floor_app(kind: str) -> Any:
-    """The floor's ASGI callable: it reads the request's body and answers the pre-rendered bytes."""
+BUSY_US = 10.0
+"""Microseconds of busy work (a loop reading the clock) the ``floor+busy`` reference adds to a request."""
+REFERENCES: dict[str, str] = {
+    "floor+busy": f"the floor that also spins for {BUSY_US:g} µs a request",
+    "floor+read": "the floor that also reads and checks the request as the replay server does (its body "
+                  "parsed by bench.serve.bad_requests, the conversation read by the wire's reader)",
+}
+"""The references measured over 8 connections beside the floor, and what each adds to it."""
+
+
+def floor_app(kind: str, adds: str = "floor") -> Any:
+    """The floor's ASGI callable: it reads the request's body and answers the pre-rendered bytes;
+    with `adds` one of :data:`REFERENCES`, it also does that reference's work first."""
+    from bench.serve import bad_requests
     from bench.serve.render import Context, render
     from bench.serve.respond import PlanResponse, plan
     from bench.wires import registry
@@ -91,6 +107,18 @@ def floor_app(kind: str) -> Any:
     ready = plan(render("openai-chat", turn, Context("chatcmpl-stopbench-1-1", "gpt-4o",
                                                      served.finish_for(seq.dialect, turn)), kind == "stream"))
 
+    def read(raw: bytes) -> None:
+        body = bad_requests.parse(raw)
+        if not isinstance(body, dict) or bad_requests.problem("openai-chat", body, served.conversation):
+            raise RuntimeError("the floor+read reference was sent a request the replay server refuses")
+
+    def busy(_: bytes) -> None:
+        end = time.perf_counter() + BUSY_US / 1e6
+        while time.perf_counter() < end:
+            pass
+
+    work = {"floor+read": read, "floor+busy": busy}.get(adds)
+
     async def app(scope: Any, receive: Any, send: Any) -> None:
         """Straight to the answer, as the replay server's model calls go (bench.serve.app.ModelCallsFirst)."""
         more = True
@@ -98,13 +126,25 @@ def floor_app(kind: str) -> Any:
             more = (await receive()).get("more_body", False)
         await PlanResponse(ready, 30.0)(scope, receive, send)
 
-    return app
+    async def reference(scope: Any, receive: Any, send: Any) -> None:
+        """The floor's answer, after the reference's work on the body."""
+        assert work is not None
+        chunks = []
+        more = True
+        while more:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            more = message.get("more_body", False)
+        work(b"".join(chunks))
+        await PlanResponse(ready, 30.0)(scope, receive, send)
+
+    return app if work is None else reference
 
 
-def _serve_floor(kind: str) -> Any:
+def _serve_floor(kind: str, adds: str = "floor") -> Any:
     from bench.serve.server import BackgroundUvicorn, uvicorn_config
 
-    return BackgroundUvicorn(uvicorn_config(floor_app(kind)), "floor server", "perf-floor").start()
+    return BackgroundUvicorn(uvicorn_config(floor_app(kind, adds)), "floor server", "perf-floor").start()
 
 
 def handler_cost(kind: str, requests: int = 4000, rounds: int = 7) -> dict[str, float]:
@@ -172,7 +212,7 @@ def handler_section() -> list[dict[str, Any]]:
 
 def serve_main(target: str, kind: str) -> None:
     """In a child process: start a server, print its port, run until stdin closes."""
-    srv = _serve_stopbench(kind) if target == "stopbench" else _serve_floor(kind)
+    srv = _serve_stopbench(kind) if target == "stopbench" else _serve_floor(kind, target)
     print(srv.port, flush=True)
     sys.stdin.read()
     srv.stop()
@@ -336,15 +376,16 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
     loop = _client_loop()
     try:
         for kind in KINDS:
-            servers = {t: start(t, kind, cli) for t in targets}
+            servers = {t: start(t, kind, cli) for t in [*targets, *REFERENCES]}
             try:
                 request = request_bytes(kind)
                 for conns in CONNS:
-                    rates: dict[str, list[float]] = {t: [] for t in targets}
-                    lats: dict[str, list[float]] = {t: [] for t in targets}
-                    cpu: dict[str, list[float]] = {t: [] for t in targets}
+                    measured = [*targets, *(REFERENCES if conns == max(CONNS) else ())]
+                    rates: dict[str, list[float]] = {t: [] for t in measured}
+                    lats: dict[str, list[float]] = {t: [] for t in measured}
+                    cpu: dict[str, list[float]] = {t: [] for t in measured}
                     for _ in range(rounds):
-                        for t in targets:
+                        for t in measured:
                             c0 = cpu_seconds(servers[t].proc.pid)
                             n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
                             cpu[t].append((cpu_seconds(servers[t].proc.pid) - c0) / max(n + conns, 1))
@@ -352,13 +393,11 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                             rates[t].append(n / seconds)
                             lats[t] += lat
                     row: dict[str, Any] = {"case": kind, "conns": conns}
-                    cells = []
-                    for t in targets:
-                        rate = statistics.median(rates[t])
-                        row[t] = {"rate": rate, "p50_ms": _ms(lats[t], 50), "p99_ms": _ms(lats[t], 99),
-                                  "cpu_us": statistics.median(cpu[t]) * 1e6}
-                        cells.append(f"{rate:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
-                                     f"{row[t]['cpu_us']:>7.0f}")
+                    for t in measured:
+                        row[t] = {"rate": statistics.median(rates[t]), "p50_ms": _ms(lats[t], 50),
+                                  "p99_ms": _ms(lats[t], 99), "cpu_us": statistics.median(cpu[t]) * 1e6}
+                    cells = [f"{row[t]['rate']:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
+                             f"{row[t]['cpu_us']:>7.0f}" for t in targets]
                     row["vs_floor"] = row["stopbench"]["rate"] / row["floor"]["rate"]
                     row["cpu_vs_floor"] = row["floor"]["cpu_us"] / row["stopbench"]["cpu_us"]
                     line = (f"{kind:8} {conns:>5} " + " ".join(cells)
@@ -368,6 +407,10 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                         row["cpu_vs_aimock"] = row["aimock"]["cpu_us"] / row["stopbench"]["cpu_us"]
                         line += f" {row['vs_aimock']:>9.2f} {row['cpu_vs_aimock']:>9.2f}"
                     print(line, flush=True)
+                    for t in REFERENCES:
+                        if t in row:
+                            print(f"{'':14} {t}: {row[t]['rate']:,.0f} req/s, {row[t]['cpu_us']:.0f} us CPU a request, "
+                                  f"{row[t]['rate'] / row['floor']['rate']:.2f} of the floor's rate", flush=True)
                     rows.append(row)
             finally:
                 for srv in servers.values():
@@ -433,6 +476,22 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
                            for t in targets)
         line = f"| {r['case']} | {r['conns']} | {cells} | {r['vs_floor']:.2f}, {r['cpu_vs_floor']:.2f}"
         out.append(line + (f" | {r['vs_aimock']:.2f}, {r['cpu_vs_aimock']:.2f} |" if aimock else " |"))
+    added = [r for r in rows if all(t in r for t in REFERENCES)]
+    if added:
+        names = [*REFERENCES, "stopbench"]
+        out += ["", f"What work added to a request costs over {added[0]['conns']} connections, where the floor answers "
+                "fastest: each reference beside the floor (" + "; ".join(f"{t}: {w}" for t, w in REFERENCES.items())
+                + "), and the replay server. The last column is the time a request that 0.8 of the floor's rate leaves "
+                "for everything a server adds to the floor.", "",
+                "| case | floor req/s | CPU µs | " + " | ".join(f"{t} req/s | CPU µs | of the floor" for t in names)
+                + " | 0.8 of the floor leaves µs |",
+                "| --- | ---: | ---: | " + " | ".join("---: | ---: | ---:" for _ in names) + " | ---: |"]
+        for r in added:
+            floor = r["floor"]
+            cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['cpu_us']:.0f} | {r[t]['rate'] / floor['rate']:.2f}"
+                               for t in names)
+            out.append(f"| {r['case']} | {floor['rate']:,.0f} | {floor['cpu_us']:.0f} | {cells} | "
+                       f"{0.25e6 / floor['rate']:.0f} |")
     if handlers:
         out += ["", "The same two answers with no sockets: each target's ASGI app called in one process with the "
                 "request at hand,", "microseconds a request (median of 7 rounds): what the replay server's own "

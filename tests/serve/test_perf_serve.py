@@ -15,8 +15,41 @@ def test_the_server_section_runs_without_aimock_and_reports_both_targets(monkeyp
     for r in rows:
         assert "aimock" not in r and r["stopbench"]["rate"] > 0 and r["floor"]["rate"] > 0
         assert r["stopbench"]["cpu_us"] > 0 and r["vs_floor"] > 0
+        assert all((t in r) == (r["conns"] == 8) for t in perf_serve.REFERENCES)
+        assert all(r[t]["rate"] > 0 and r[t]["cpu_us"] > 0 for t in perf_serve.REFERENCES if t in r)
     page = perf_serve.markdown(rows, 0.1, "asyncio + h11", 1.0, aimock=False)
     assert page.startswith("# The replay server's speed") and "| stream | 8 |" in page and "aimock was not" in page
+    lines = page.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.endswith("| 0.8 of the floor leaves µs |"))
+    added = lines[head + 2]
+    assert added.startswith("| json | ")
+    floor_rate = next(r for r in rows if r["case"] == "json" and r["conns"] == 8)["floor"]["rate"]
+    assert added.endswith(f"| {0.25e6 / floor_rate:.0f} |")
+
+
+@pytest.mark.parametrize("adds", list(perf_serve.REFERENCES))
+def test_a_reference_answers_what_the_floor_answers_after_its_work(adds: str) -> None:
+    import asyncio
+
+    def call(app: object, raw: bytes) -> bytes:
+        sent: list[bytes] = []
+        messages = [{"type": "http.request", "body": raw[:20], "more_body": True},
+                    {"type": "http.request", "body": raw[20:], "more_body": False}]
+
+        async def receive() -> dict[str, object]:
+            return messages.pop(0)
+
+        async def send(message: dict[str, object]) -> None:
+            sent.append(message.get("body", b""))  # type: ignore[arg-type]
+
+        asyncio.run(app({"type": "http", "method": "POST", "path": "/v1/chat/completions"}, receive, send))  # type: ignore[operator]
+        return b"".join(sent)
+
+    raw = perf_serve.request_bytes("json").split(b"\r\n\r\n", 1)[1]
+    assert call(perf_serve.floor_app("json", adds), raw) == call(perf_serve.floor_app("json"), raw)
+    if adds == "floor+read":  # it reads the request: one the server refuses is not answered
+        with pytest.raises(RuntimeError, match="refuses"):
+            call(perf_serve.floor_app("json", adds), b'{"messages": 5}' + b" " * 30)
 
 
 def test_the_stream_case_is_51_events_of_the_text() -> None:
