@@ -63,10 +63,11 @@ def test_the_stream_case_is_51_events_of_the_text() -> None:
 def test_the_in_process_cost_measures_both_apps_answering_the_request_and_is_in_the_report() -> None:
     costs = {kind: perf_serve.handler_cost(kind, requests=50, rounds=1) for kind in perf_serve.KINDS}
     for cost in costs.values():
-        assert cost["stopbench"] > 0 and cost["floor"] > 0
+        assert cost["stopbench"] > 0 and cost["floor"] > 0 and cost["floor+read"] > 0
     rows = [{"case": "json", "conns": 1, **{t: {"rate": 1.0, "p50_ms": 0.1, "p99_ms": 0.2, "cpu_us": 9.0}
                                              for t in ("stopbench", "floor")}, "vs_floor": 1.0, "cpu_vs_floor": 1.0}]
     handlers = [{"case": kind, **cost} for kind, cost in costs.items()]
     page = perf_serve.markdown(rows, 0.1, "uvloop + httptools", 1.0, aimock=False, handlers=handlers)
-    assert "| case | stopbench's app µs | floor's app µs | added by the bench µs |" in page
+    assert "| case | stopbench's app µs | floor's app µs | added by the bench µs | floor+read's app µs |" in page
     assert f"| stream | {costs['stream']['stopbench']:.1f} | {costs['stream']['floor']:.1f} |" in page
+    assert page.count(f"| {costs['json']['floor+read']:.1f} |") >= 1
