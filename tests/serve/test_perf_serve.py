@@ -71,3 +71,25 @@ def test_the_in_process_cost_measures_both_apps_answering_the_request_and_is_in_
     assert "| case | stopbench's app µs | floor's app µs | added by the bench µs | floor+read's app µs |" in page
     assert f"| stream | {costs['stream']['stopbench']:.1f} | {costs['stream']['floor']:.1f} |" in page
     assert page.count(f"| {costs['json']['floor+read']:.1f} |") >= 1
+
+
+def test_targets_start_side_by_side_and_a_target_that_fails_stops_the_others(monkeypatch: pytest.MonkeyPatch) -> None:
+    started: list[perf_serve.Server] = []
+    real_start = perf_serve.start
+
+    def start(target: str, kind: str, aimock: object) -> perf_serve.Server:
+        srv = real_start(target, kind, None)
+        started.append(srv)
+        return srv
+
+    monkeypatch.setattr(perf_serve, "start", start)
+    servers = perf_serve.start_all(["floor", "floor+read"], "json", None)
+    try:
+        assert sorted(servers) == ["floor", "floor+read"] and all(s.proc.poll() is None for s in servers.values())
+    finally:
+        for srv in servers.values():
+            srv.stop()
+    started.clear()
+    with pytest.raises(ValueError):
+        perf_serve.start_all(["floor", "no-such-target"], "json", None)
+    assert [s.name for s in started] == ["floor"] and started[0].proc.poll() is not None
