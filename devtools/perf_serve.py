@@ -214,6 +214,54 @@ def handler_section() -> list[dict[str, Any]]:
     return rows
 
 
+LONG_CALLS = 40
+"""Tool calls in :func:`long_request`."""
+
+
+def long_request(calls: int = LONG_CALLS) -> bytes:
+    """A Chat Completions request deep into a run: `calls` tool calls, each with a result of about 1 KB."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "fix the failing test"}]
+    for i in range(calls):
+        messages.append({"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"call_{i}", "type": "function",
+             "function": {"name": "read_file", "arguments": json.dumps({"path": f"src/mod{i}.py"})}}]})
+        messages.append({"role": "tool", "tool_call_id": f"call_{i}",
+                         "content": f"def f(x):\n    return x * 2  # line {i}\n" * 30})
+    return json.dumps({"model": "gpt-4o", "messages": messages, "tools": TOOLS}).encode()
+
+
+def reading_cost(repeats: int = 300, rounds: int = 5) -> dict[str, float]:
+    """Microseconds the replay server takes to read and check :func:`long_request` (its body parsed by
+    bench.serve.bad_requests, the conversation read by the wire's reader), beside orjson's parse alone
+    (median of `rounds`)."""
+    import orjson
+
+    from bench.serve import bad_requests
+    from bench.wires import registry
+
+    raw = long_request()
+    served = registry.wire("openai-chat")
+
+    def read() -> None:
+        body = bad_requests.parse(raw)
+        if bad_requests.problem("openai-chat", body, served.conversation) is not None:
+            raise RuntimeError("the long request is one the replay server refuses")
+
+    def timed(work: Any) -> float:
+        times = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for _ in range(repeats):
+                work()
+            times.append((time.perf_counter() - t0) / repeats * 1e6)
+        return statistics.median(times)
+
+    cost = {"bytes": float(len(raw)), "read_us": timed(read), "orjson_us": timed(lambda: orjson.loads(raw))}
+    print(f"in process, a request of {len(raw):,} bytes ({LONG_CALLS} tool calls): read and checked in "
+          f"{cost['read_us']:.0f} us, orjson's parse alone {cost['orjson_us']:.0f} us", flush=True)
+    return cost
+
+
 def serve_main(target: str, kind: str) -> None:
     """In a child process: start a server, print its port, run until stdin closes."""
     srv = _serve_stopbench(kind) if target == "stopbench" else _serve_floor(kind, target)
@@ -480,7 +528,7 @@ def check_cpu(count: int = 6) -> float:
 
 
 def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, aimock: bool,
-             handlers: list[dict[str, Any]] | None = None) -> str:
+             handlers: list[dict[str, Any]] | None = None, reading: dict[str, float] | None = None) -> str:
     """The section as a Markdown report (what docs/reference/performance.md includes)."""
     targets = ["stopbench", "floor", *(["aimock"] if aimock else [])]
     out = ["# The replay server's speed", "",
@@ -525,6 +573,10 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
                 "| --- | ---: | ---: | ---: | ---: |"]
         out += [f"| {h['case']} | {h['stopbench']:.1f} | {h['floor']:.1f} | {h['stopbench'] - h['floor']:.1f} | "
                 f"{h['floor+read']:.1f} |" for h in handlers]
+    if reading:
+        out += ["", f"A request deep into a run, {reading['bytes']:,.0f} bytes with {LONG_CALLS} tool calls and their "
+                f"results (`devtools.perf_serve.long_request`), is read and checked in {reading['read_us']:.0f} µs, "
+                f"of which orjson's parse is {reading['orjson_us']:.0f} µs."]
     out += ["", f"`stopbench check`'s own CPU per sequence (server, observation, verdict; not the program's): "
             f"{cpu * 1000:.0f} ms, the reference loop over shipped openai-chat sequences.", ""]
     if not aimock:
@@ -538,11 +590,12 @@ def report(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None, out
 
     rows = server_section(seconds, rounds, aimock)
     handlers = handler_section()
+    reading = reading_cost()
     cpu = check_cpu()
     if out is not None:
         stack = "uvloop + httptools" if _fast() else "asyncio + h11"
         has_aimock = any("aimock" in r for r in rows)
-        out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock, handlers), encoding="utf-8")
+        out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock, handlers, reading), encoding="utf-8")
         print(f"server section written to {out}")
 
 

@@ -93,3 +93,17 @@ def test_targets_start_side_by_side_and_a_target_that_fails_stops_the_others(mon
     with pytest.raises(ValueError):
         perf_serve.start_all(["floor", "no-such-target"], "json", None)
     assert [s.name for s in started] == ["floor"] and started[0].proc.poll() is not None
+
+
+def test_the_long_request_is_read_as_the_server_reads_it_and_its_cost_is_in_the_report() -> None:
+    from bench.serve import bad_requests
+
+    body = bad_requests.parse(perf_serve.long_request())
+    assert len(body["messages"]) == 1 + 2 * perf_serve.LONG_CALLS
+    cost = perf_serve.reading_cost(repeats=2, rounds=1)
+    assert cost["read_us"] > cost["orjson_us"] > 0 and cost["bytes"] == len(perf_serve.long_request())
+    rows = [{"case": "json", "conns": 1, **{t: {"rate": 1.0, "p50_ms": 0.1, "p99_ms": 0.2, "cpu_us": 9.0}
+                                             for t in ("stopbench", "floor")}, "vs_floor": 1.0, "cpu_vs_floor": 1.0}]
+    page = perf_serve.markdown(rows, 0.1, "uvloop + httptools", 1.0, aimock=False, reading=cost)
+    assert f"is read and checked in {cost['read_us']:.0f} µs, of which orjson's parse is {cost['orjson_us']:.0f} µs" \
+        in page
