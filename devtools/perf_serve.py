@@ -291,11 +291,12 @@ class Server:
             shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def cpu_seconds(pid: int) -> float:
-    """CPU seconds (user + system, every thread) process `pid` has used so far (Linux /proc)."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds process `pid` has used so far in user and in system mode (every thread; Linux /proc)."""
     with open(f"/proc/{pid}/stat", encoding="ascii") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
 
 
 def _free_port() -> int:
@@ -392,10 +393,12 @@ async def _load(port: int, request: bytes, conns: int, seconds: float) -> tuple[
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         try:
             sample = await _one(reader, writer, request)  # a warm-up request, not counted
-            while time.perf_counter() < stop:
+            while True:  # at least one counted, even when the warm-up outlasted a short round
                 t0 = time.perf_counter()
                 await _one(reader, writer, request)
                 lat.append(time.perf_counter() - t0)
+                if time.perf_counter() >= stop:
+                    break
         finally:
             writer.close()
 
@@ -455,18 +458,22 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                     rates: dict[str, list[float]] = {t: [] for t in measured}
                     lats: dict[str, list[float]] = {t: [] for t in measured}
                     cpu: dict[str, list[float]] = {t: [] for t in measured}
+                    system: dict[str, list[float]] = {t: [] for t in measured}
                     for _ in range(rounds):
                         for t in measured:
-                            c0 = cpu_seconds(servers[t].proc.pid)
+                            user0, sys0 = cpu_seconds(servers[t].proc.pid)
                             n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
-                            cpu[t].append((cpu_seconds(servers[t].proc.pid) - c0) / max(n + conns, 1))
+                            user1, sys1 = cpu_seconds(servers[t].proc.pid)
+                            cpu[t].append((user1 + sys1 - user0 - sys0) / max(n + conns, 1))
+                            system[t].append((sys1 - sys0) / max(n + conns, 1))
                             _check(kind, t, body)
                             rates[t].append(n / seconds)
                             lats[t] += lat
                     row: dict[str, Any] = {"case": kind, "conns": conns}
                     for t in measured:
                         row[t] = {"rate": statistics.median(rates[t]), "p50_ms": _ms(lats[t], 50),
-                                  "p99_ms": _ms(lats[t], 99), "cpu_us": statistics.median(cpu[t]) * 1e6}
+                                  "p99_ms": _ms(lats[t], 99), "cpu_us": statistics.median(cpu[t]) * 1e6,
+                                  "sys_us": statistics.median(system[t]) * 1e6}
                     cells = [f"{row[t]['rate']:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
                              f"{row[t]['cpu_us']:>7.0f}" for t in targets]
                     row["vs_floor"] = row["stopbench"]["rate"] / row["floor"]["rate"]
@@ -480,7 +487,8 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                     print(line, flush=True)
                     for t in REFERENCES:
                         if t in row:
-                            print(f"{'':14} {t}: {row[t]['rate']:,.0f} req/s, {row[t]['cpu_us']:.0f} us CPU a request, "
+                            print(f"{'':14} {t}: {row[t]['rate']:,.0f} req/s, {row[t]['cpu_us']:.0f} us CPU a request "
+                                  f"({row[t]['sys_us']:.0f} in the system; the floor's {row['floor']['sys_us']:.0f}), "
                                   f"{row[t]['rate'] / row['floor']['rate']:.2f} of the floor's rate", flush=True)
                     rows.append(row)
             finally:
@@ -556,15 +564,16 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
                 "fastest: each reference beside the floor (" + "; ".join(f"{t}: {w}" for t, w in REFERENCES.items())
                 + "), and the replay server. The last column is the time a request that 0.8 of the floor's rate leaves "
                 "for everything a server adds to the floor.", "",
-                "| case | floor req/s | CPU µs | " + " | ".join(f"{t} req/s | CPU µs | of the floor" for t in names)
+                "| case | floor req/s | CPU µs (system) | "
+                + " | ".join(f"{t} req/s | CPU µs (system) | of the floor" for t in names)
                 + " | 0.8 of the floor leaves µs |",
                 "| --- | ---: | ---: | " + " | ".join("---: | ---: | ---:" for _ in names) + " | ---: |"]
         for r in added:
             floor = r["floor"]
-            cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['cpu_us']:.0f} | {r[t]['rate'] / floor['rate']:.2f}"
-                               for t in names)
-            out.append(f"| {r['case']} | {floor['rate']:,.0f} | {floor['cpu_us']:.0f} | {cells} | "
-                       f"{0.25e6 / floor['rate']:.0f} |")
+            cells = " | ".join(f"{r[t]['rate']:,.0f} | {r[t]['cpu_us']:.0f} ({r[t]['sys_us']:.0f}) | "
+                               f"{r[t]['rate'] / floor['rate']:.2f}" for t in names)
+            out.append(f"| {r['case']} | {floor['rate']:,.0f} | {floor['cpu_us']:.0f} ({floor['sys_us']:.0f}) | "
+                       f"{cells} | {0.25e6 / floor['rate']:.0f} |")
     if handlers:
         out += ["", "The same two answers with no sockets: each target's ASGI app called in one process with the "
                 "request at hand,", "microseconds a request (median of 7 rounds): what the replay server's own "
