@@ -39,10 +39,14 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from bench.serve import bad_requests
+from bench.wires import registry
 
 TEXT = ("The replay server answers every request from a recorded turn, byte for byte as the provider "
         "would, and it has to do so quickly: every check and conformance run waits on it. ") * 8
@@ -86,41 +90,46 @@ def _serve_stopbench(kind: str) -> Any:
 
 BUSY_US = 10.0
 """Microseconds of busy work (a loop reading the clock) the ``floor+busy`` reference adds to a request."""
-REFERENCES: dict[str, str] = {
-    "floor+busy": f"the floor that also spins for {BUSY_US:g} µs a request",
-    "floor+read": "the floor that also reads and checks the request as the replay server does (its body "
-                  "parsed by bench.serve.bad_requests, the conversation read by the wire's reader)",
+
+
+def read_request(raw: bytes) -> None:
+    """Read and check a Chat Completions request body as the replay server does before it answers (the
+    body parsed by bench.serve.bad_requests, the conversation read by the wire's reader); RuntimeError
+    for one the server refuses."""
+    body = bad_requests.parse(raw)
+    if not isinstance(body, dict) or bad_requests.problem("openai-chat", body,
+                                                          registry.wire("openai-chat").conversation):
+        raise RuntimeError("sent a request the replay server refuses")
+
+
+def _busy(_: bytes) -> None:
+    end = time.perf_counter() + BUSY_US / 1e6
+    while time.perf_counter() < end:
+        pass
+
+
+REFERENCES: dict[str, tuple[str, Callable[[bytes], None]]] = {
+    "floor+busy": (f"the floor that also spins for {BUSY_US:g} µs a request", _busy),
+    "floor+read": ("the floor that also reads and checks the request as the replay server does (its body "
+                   "parsed by bench.serve.bad_requests, the conversation read by the wire's reader)", read_request),
 }
-"""The references measured over 8 connections beside the floor, and what each adds to it."""
+"""The references measured over 8 connections beside the floor: what each adds to it, and that work."""
 
 
 def floor_app(kind: str, adds: str = "floor") -> Any:
     """The floor's ASGI callable: it reads the request's body and answers the pre-rendered bytes;
-    with `adds` one of :data:`REFERENCES`, it also does that reference's work first."""
-    from bench.serve import bad_requests
+    with `adds` one of :data:`REFERENCES`, it also does that reference's work on the body first."""
     from bench.serve.render import Context, render
     from bench.serve.respond import PlanResponse, plan
-    from bench.wires import registry
 
+    if adds != "floor" and adds not in REFERENCES:
+        raise ValueError(f"no floor reference {adds!r}: the references are {', '.join(REFERENCES)}")
+    work = REFERENCES[adds][1] if adds in REFERENCES else None
     seq = sequence(kind)
     turn = seq.turns[0]
     served = registry.wire("openai-chat")
     ready = plan(render("openai-chat", turn, Context("chatcmpl-stopbench-1-1", "gpt-4o",
                                                      served.finish_for(seq.dialect, turn)), kind == "stream"))
-
-    def read(raw: bytes) -> None:
-        body = bad_requests.parse(raw)
-        if not isinstance(body, dict) or bad_requests.problem("openai-chat", body, served.conversation):
-            raise RuntimeError("the floor+read reference was sent a request the replay server refuses")
-
-    def busy(_: bytes) -> None:
-        end = time.perf_counter() + BUSY_US / 1e6
-        while time.perf_counter() < end:
-            pass
-
-    if adds != "floor" and adds not in REFERENCES:
-        raise ValueError(f"no floor reference {adds!r}: the references are {', '.join(REFERENCES)}")
-    work = {"floor+read": read, "floor+busy": busy}.get(adds)
 
     async def app(scope: Any, receive: Any, send: Any) -> None:
         """Straight to the answer, as the replay server's model calls go (bench.serve.app.ModelCallsFirst)."""
@@ -236,16 +245,7 @@ def reading_cost(repeats: int = 300, rounds: int = 5) -> dict[str, float]:
     (median of `rounds`)."""
     import orjson
 
-    from bench.serve import bad_requests
-    from bench.wires import registry
-
     raw = long_request()
-    served = registry.wire("openai-chat")
-
-    def read() -> None:
-        body = bad_requests.parse(raw)
-        if bad_requests.problem("openai-chat", body, served.conversation) is not None:
-            raise RuntimeError("the long request is one the replay server refuses")
 
     def timed(work: Any) -> float:
         times = []
@@ -256,7 +256,8 @@ def reading_cost(repeats: int = 300, rounds: int = 5) -> dict[str, float]:
             times.append((time.perf_counter() - t0) / repeats * 1e6)
         return statistics.median(times)
 
-    cost = {"bytes": float(len(raw)), "read_us": timed(read), "orjson_us": timed(lambda: orjson.loads(raw))}
+    cost = {"bytes": float(len(raw)), "read_us": timed(lambda: read_request(raw)),
+            "orjson_us": timed(lambda: orjson.loads(raw))}
     print(f"in process, a request of {len(raw):,} bytes ({LONG_CALLS} tool calls): read and checked in "
           f"{cost['read_us']:.0f} us, orjson's parse alone {cost['orjson_us']:.0f} us", flush=True)
     return cost
@@ -560,8 +561,9 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
     added = [r for r in rows if all(t in r for t in REFERENCES)]
     if added:
         names = [*REFERENCES, "stopbench"]
+        described = "; ".join(f"{t}: {what}" for t, (what, _) in REFERENCES.items())
         out += ["", f"What work added to a request costs over {added[0]['conns']} connections, where the floor answers "
-                "fastest: each reference beside the floor (" + "; ".join(f"{t}: {w}" for t, w in REFERENCES.items())
+                f"fastest: each reference beside the floor ({described}"
                 + "), and the replay server. The last column is the time a request that 0.8 of the floor's rate leaves "
                 "for everything a server adds to the floor.", "",
                 "| case | floor req/s | CPU µs (system) | "
