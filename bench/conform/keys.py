@@ -48,12 +48,12 @@ KEY_LENGTH = 16
 """Hex digits kept of a SHA-256: 64 bits, ample for a few thousand rows."""
 
 SERVER_SOURCES: tuple[str, ...] = ("bench/serve", "bench/wires", "bench/engine/changes.py")
+"""The replay server's code that shapes the bytes served and the decisions inferred (files, or folders
+of ``.py`` files, from the project's root). A change here drives every pair again."""
 
 WIRES_DIR = "bench/wires"
 """Where each wire is a sub-package: a loop's key counts its own wire's package and the code the wires
 share, never another wire's package (adding or changing a wire drives only the loops that speak it)."""
-"""The replay server's code that shapes the bytes served and the decisions inferred (files, or folders
-of ``.py`` files, from the project's root). A change here drives every pair again."""
 
 UNKEYED_IMPORTS: Mapping[str, str] = {
     "bench": "the package's public surface re-exports; what the server uses from it is keyed where it lives",
