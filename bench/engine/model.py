@@ -15,7 +15,8 @@ Finish: TypeAlias = Literal["stop", "tool_calls", "length", "content_filter", "e
 
 FINISHES: tuple[Finish, ...] = ("stop", "tool_calls", "length", "content_filter", "error", "unknown")
 
-Dialect: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini", "bedrock-converse"]
+Dialect: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "gemini", "bedrock-converse",
+                          "ollama", "cohere"]
 """Wire format a turn's raw finish string belongs to; it selects the finish table."""
 
 Action: TypeAlias = Literal["continue", "resend", "remind", "stop"]

@@ -658,7 +658,7 @@ def create_app(session: Session) -> ModelCallsFirst:
             seen = None if followed is body else followed
             query = scope["query_string"]
             shape = served.shape(path, QueryParams(query).get("alt") if query else None)
-            stream = shape.stream if shape is not None else body.get("stream") is True
+            stream = shape.stream if shape is not None else served.streams(body)
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:

@@ -191,6 +191,11 @@ class Wire:
         """What the path says about a model call; None: the body says it (``stream``, ``model``)."""
         return None
 
+    def streams(self, body: dict[str, Any]) -> bool:
+        """Whether a request asks for a stream where its path does not say: ``stream: true`` on most
+        wires (Ollama streams unless told ``false``)."""
+        return body.get("stream") is True
+
     def count_tokens(self, size: int) -> dict[str, Any]:
         """The answer to a token-count request whose body has `size` bytes."""
         raise NotImplementedError(f"{self.name} has no token-count endpoint")

@@ -1,0 +1,141 @@
+"""The reference loop's Ollama client: a streamed ``POST /api/chat`` over an ``httpx.Client`` (a base
+dependency; the ``ollama`` package is not needed), its NDJSON lines read one by one.
+
+`client` is an ``httpx.Client`` whose ``base_url`` is the Ollama host (``http://localhost:11434``,
+or the replay server's root). The body is the chat request of ollama/ollama v0.33.0-rc2 @ fb307609
+(api/types.go L133-186 ``ChatRequest``): ``messages``, ``tools`` as functions, ``stream: true``,
+the output limit as ``options.num_predict`` (docs/api.md L390). A tool call is echoed with its id
+when it had one and answered by ``tool_name`` and ``tool_call_id`` (api/types.go L205-206).
+
+Errors: an HTTP error status carries ``{"error": "..."}``; an error after the output is a line of
+its own of that shape (server/routes.go L2109-2124). A stream that ends before its ``done: true``
+object was cut; a line that does not parse is a broken frame.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+
+from bench.engine.model import Dialect
+from bench.wires import dialects
+from bench.wires.base import tool_input
+from bench.wires.client import (
+    MAX_TOKENS,
+    Call,
+    Reply,
+    ReplyError,
+    Result,
+    broken_frame,
+    cut_error,
+    reply_error,
+    retry_after,
+    transport_error,
+)
+
+PATH = "/api/chat"
+
+
+class Chat:
+    """Ollama ``/api/chat`` over an ``httpx.Client``, streamed (stateless: the whole conversation every time)."""
+
+    api: Dialect = "ollama"
+
+    def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
+                 system: str | None = None) -> None:
+        self.client: httpx.Client = client
+        self.model = model
+        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+        self.messages.append({"role": "user", "content": prompt})
+        self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                                        "parameters": t["parameters"]}} for t in tools]
+        self.max_tokens = MAX_TOKENS
+
+    def _body(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": self.messages, "stream": True,
+                                "options": {"num_predict": self.max_tokens}}
+        if self.tools:
+            body["tools"] = self.tools
+        return body
+
+    def ask(self) -> Reply:
+        text: list[str] = []
+        calls: list[Call] = []
+        last: dict[str, Any] | None = None
+        err: ReplyError | None = None
+        try:
+            with self.client.stream("POST", PATH, json=self._body()) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    err = _status_error(response)
+                else:
+                    for got in response.iter_lines():
+                        if not got.strip():
+                            continue
+                        obj = json.loads(got)
+                        if not isinstance(obj, dict):
+                            raise ValueError(f"a line that is not an object: {got[:60]!r}")
+                        if isinstance(obj.get("error"), str):
+                            err = reply_error(None, "", obj["error"], in_stream=True)
+                            break
+                        _message(obj.get("message"), text, calls)
+                        if obj.get("done") is True:
+                            last = obj
+        except ValueError as exc:  # a line that does not parse: a broken answer, resent, never a crash
+            err = broken_frame(exc)
+        except httpx.HTTPError as exc:
+            err = transport_error(exc)
+        if err is None and last is None:
+            err = cut_error("done: true")
+        content = "".join(text) if text else None
+        if err is not None or last is None:
+            return Reply(None, "error", content, tuple(calls), error=err, raw=(content, tuple(calls)))
+        raw = last.get("done_reason") if isinstance(last.get("done_reason"), str) else None
+        used = last.get("eval_count")
+        return Reply(raw, dialects.canonical("ollama", raw), content, tuple(calls), raw=(content, tuple(calls)),
+                     at_limit=isinstance(used, int) and used >= self.max_tokens)
+
+    def add_reply(self, reply: Reply) -> None:
+        content, made = reply.raw
+        msg: dict[str, Any] = {"role": "assistant", "content": content or ""}
+        if made:
+            msg["tool_calls"] = [{**({"id": c.id} if c.id else {}),
+                                  "function": {"index": n, "name": c.name, "arguments": tool_input(c.arguments)}}
+                                 for n, c in enumerate(made)]
+        self.messages.append(msg)
+
+    def add_results(self, results: Sequence[Result], message: str | None = None) -> None:
+        for r in results:
+            msg: dict[str, Any] = {"role": "tool", "content": r.text, "tool_name": r.call.name}
+            if r.call.id:
+                msg["tool_call_id"] = r.call.id
+            self.messages.append(msg)
+        if message:
+            self.messages.append({"role": "user", "content": message})
+
+
+def _message(value: Any, text: list[str], calls: list[Call]) -> None:
+    """One streamed object's message: its text piece and its (whole) tool calls."""
+    msg = value if isinstance(value, dict) else {}
+    if isinstance(msg.get("content"), str) and msg["content"]:
+        text.append(msg["content"])
+    for c in msg.get("tool_calls") or []:
+        fn = (c.get("function") if isinstance(c, dict) else None) or {}
+        args = fn.get("arguments")
+        calls.append(Call(str(c.get("id") or ""), str(fn.get("name") or ""),
+                          args if isinstance(args, str) else json.dumps(args if args is not None else {})))
+
+
+def _status_error(response: httpx.Response) -> ReplyError:
+    """An HTTP error answer: the status and Ollama's ``error`` message (a ``Retry-After`` honoured if sent)."""
+    try:
+        body = response.json()
+    except ValueError:
+        body = None
+    message = str(body.get("error", "")) if isinstance(body, dict) else response.text[:200]
+    out = reply_error(response.status_code, "", message)
+    wait = retry_after(response.headers)
+    return out if wait is None else ReplyError(out.kind, out.status, out.code, out.message, wait)
