@@ -34,6 +34,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("bench.cli.init:init_cmd", "Scaffold your own sequence, predicate, pytest file and CI workflow here."),
     "record": ("bench.cli.record:record_cmd", "Record a model API through a proxy as redacted sequences."),
     "diff": ("bench.cli.diff:diff_cmd", "Replay a recording to your loop; show where its requests first differ."),
+    "loop": ("bench.cli.loop:loop_cmd", "Run the bench's reference (or naive) loop as a program for stopbench check."),
+    "pytest": ("bench.cli.pytest_:pytest_cmd", "Run pytest with stopbench's plugin in stopbench's own Python (pipx)."),
 }
 """name -> ("module:attribute" of the click command, the short help ``stopbench --help`` lists)."""
 

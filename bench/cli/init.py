@@ -15,14 +15,20 @@ import click
 
 from bench.catalogue.files import display_path, write_all_or_nothing
 from bench.cli._common import EXIT_BAD_INPUT, EXIT_OK
-from bench.init_templates import FILES
+from bench.init_templates import FILES, WORKFLOW
+from bench.init_templates.workflow import installed_source, render
+
+NEXT = "stopbench pytest tests/test_my_loop.py"
+"""The command init says to run next: pytest with the plugin in stopbench's own Python, so it works
+under pipx as in a virtual environment (``stopbench pytest``)."""
 
 
 @click.command("init")
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path), default=Path("."))
 def init_cmd(folder: Path) -> None:
     """Scaffold FOLDER (default: here) with a first sequence, a first predicate, a pytest file using
-    stopbench's plugin and a GitHub Actions workflow; then `pytest` runs the first test.
+    stopbench's plugin and a GitHub Actions workflow that installs stopbench from where this copy came from;
+    then `stopbench pytest tests/test_my_loop.py` runs the first test.
 
     Exit status: 0 when every file was written; 2 when one of them exists already (nothing is
     written: init never overwrites) or cannot be written.
@@ -34,10 +40,16 @@ def init_cmd(folder: Path) -> None:
                    f"{f', {len(existing) - 1} more exist' if len(existing) > 1 else ''})", err=True)
         sys.exit(EXIT_BAD_INPUT)
     source = files("bench.init_templates")
-    write_all_or_nothing({path: source.joinpath(template).read_text(encoding="utf-8")
-                          for path, template in targets.items()})
+    texts = {path: source.joinpath(template).read_text(encoding="utf-8") for path, template in targets.items()}
+    origin = installed_source()
+    workflow = folder / FILES[WORKFLOW]
+    texts[workflow] = render(texts[workflow], origin)
+    write_all_or_nothing(texts)
     for path in targets:
         click.echo(f"wrote {display_path(path)}", err=True)
-    click.echo("next: pytest tests/test_my_loop.py (your loop, served the sequences); stopbench run "
+    if origin.requirement is None:
+        click.echo(f"note: {display_path(workflow)} needs STOPBENCH filled in: this stopbench came from "
+                   f"{origin.origin}, which CI cannot reach (the file's comment says what to put)", err=True)
+    click.echo(f"next: {NEXT} (your loop, served the sequences); stopbench run "
                "(every sequence through every predicate, yours included)", err=True)
     sys.exit(EXIT_OK)

@@ -14,3 +14,6 @@ FILES: dict[str, str] = {
     "stopbench.yml": ".github/workflows/stopbench.yml",
 }
 """template file name -> the path ``stopbench init`` writes it to."""
+
+WORKFLOW = "stopbench.yml"
+"""The workflow's template: ``init`` fills in where it installs stopbench from (:mod:`.workflow`)."""
