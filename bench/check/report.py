@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,13 +31,18 @@ __all__ = [
     "BLANK",
     "LIVE",
     "LiveCell",
+    "ProgressLine",
     "cell_json",
     "cell_text",
     "column",
     "live_label",
+    "live_record",
     "load_live",
+    "merge_live",
     "not_run_line",
-    "read_live_cell", "recorded_faults", "stable",
+    "read_live_cell",
+    "recorded_faults",
+    "stable",
     "table",
     "tool_names",
     "violation_lines",
@@ -136,6 +141,35 @@ def table(names: Sequence[str], runs: Mapping[str, Sequence[LiveRun]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+class ProgressLine:
+    """``check``'s progress on a terminal: one line, rewritten as each run ends, with the runs done,
+    the time so far and an estimate of the time left (the mean wall time a run has taken so far, times
+    the runs to go); :meth:`end` closes it. Off a terminal ``check`` shows none (its stderr is a log)."""
+
+    def __init__(self, total: int, write: Callable[[str], None], started: float, width: int = 100) -> None:
+        self.total = total
+        self.write = write
+        self.started = started
+        self.width = width
+        self.done = 0
+
+    def __call__(self, name: str, run: LiveRun, now: float) -> None:
+        self.done += 1
+        spent = now - self.started
+        left = spent / self.done * (self.total - self.done)
+        text = (f"[{self.done}/{self.total}] {spent:.0f} s, about {_duration(left)} left; "
+                f"{column(name)} {run.sequence.id}: {run.cell.outcome}")
+        self.write("\r" + text[:self.width - 1].ljust(self.width - 1))
+
+    def end(self) -> None:
+        if self.done:
+            self.write("\n")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def _notes(cell: Cell) -> list[tuple[int, str]]:
     """(step, note) for each step the server served unasked (e.g. tool calls withheld)."""
     return [(s.step, note) for s in cell.steps if (note := getattr(s, "note", ""))]
@@ -209,14 +243,9 @@ def _decision_json(s: Step, detail: str) -> dict[str, Any]:
     return out
 
 
-def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun],
-               trials: Sequence[Sequence[LiveRun]] = (), extra: Mapping[str, Any] | None = None) -> Path:
-    """Write ``folder/live/<name>.json`` atomically; returns its path.
-
-    With `trials` (``check --trials K``: ``trials[t]`` the runs of trial t) the record also carries
-    every trial's cells under ``trials`` and pass^k under ``pass_k`` (:mod:`bench.check.trials`);
-    ``cells`` stays the first trial's, so a reader of one run per sequence reads it as before.
-    `extra` adds top-level entries (the fault recipe and the trials' seeds)."""
+def live_record(name: str, command: Sequence[str], runs: Sequence[LiveRun],
+                trials: Sequence[Sequence[LiveRun]] = (), extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The live record of one check of one loop (see :func:`write_live`)."""
     record: dict[str, Any] = {"name": name, "column": column(name), "command": list(command),
                               "cells": [cell_json(r.cell, r.observed, r.faults) for r in runs]}
     if len(trials) > 1:
@@ -226,9 +255,85 @@ def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[L
                             for t, trial in enumerate(trials)]
         record["pass_k"] = summary(by_sequence(trials), len(trials))
     record.update(extra or {})
+    return record
+
+
+def write_live(folder: Path, name: str, command: Sequence[str], runs: Sequence[LiveRun],
+               trials: Sequence[Sequence[LiveRun]] = (), extra: Mapping[str, Any] | None = None) -> Path:
+    """Write ``folder/live/<name>.json`` atomically; returns its path.
+
+    With `trials` (``check --trials K``: ``trials[t]`` the runs of trial t) the record also carries
+    every trial's cells under ``trials`` and pass^k under ``pass_k`` (:mod:`bench.check.trials`);
+    ``cells`` stays the first trial's, so a reader of one run per sequence reads it as before.
+    `extra` adds top-level entries (the fault recipe and the trials' seeds)."""
     path = folder / LIVE / f"{name}.json"
-    write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+    _write_record(path, live_record(name, command, runs, trials, extra))
     return path
+
+
+def _write_record(path: Path, record: Mapping[str, Any]) -> None:
+    write_atomically(path, json.dumps(record, ensure_ascii=False, indent=1, sort_keys=True) + "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """What :func:`merge_live` did: the record's path, the cells it kept from before, and why it
+    started afresh instead (empty when it merged, or there was no record)."""
+
+    path: Path
+    kept: int
+    afresh: str = ""
+
+
+def merge_live(folder: Path, record: Mapping[str, Any], made: str) -> Merged:
+    """Merge `record` (:func:`live_record` of a run of some sequences) into ``folder/live/<name>.json``:
+    its cells replace those of the same sequences, the others are kept, and ``made`` says for every
+    cell when it was made (`made`, an ISO time, for this run's; a kept cell of a record without
+    ``made`` is dated by the file's modification time). The record's other entries are this run's.
+    A record there made by another command or fault recipe, or that cannot be read, is replaced
+    (:attr:`Merged.afresh` says why)."""
+    path = folder / LIVE / f"{record['name']}.json"
+    new = dict(record)
+    new_ids = [c["sequence"] for c in new["cells"]]
+    old, afresh = _previous(path, new)
+    if old is None:
+        _write_record(path, new)
+        return Merged(path, 0, afresh)
+    made_then = old.get("made")
+    before: dict[str, Any] = made_then if isinstance(made_then, dict) else {}
+    stamp = _mtime(path)
+    kept = [c for c in old["cells"] if c.get("sequence") not in new_ids]
+    by_id = {c["sequence"]: c for c in new["cells"]}
+    new["cells"] = [by_id.pop(c["sequence"], c) for c in old["cells"]] + [by_id[i] for i in new_ids if i in by_id]
+    new["made"] = {str(c["sequence"]): made if c["sequence"] in new_ids else str(before.get(c["sequence"], stamp))
+                   for c in new["cells"]}
+    _write_record(path, new)
+    return Merged(path, len(kept))
+
+
+def _previous(path: Path, new: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The record at `path` to merge into, or None and why not (empty: there is none)."""
+    if not path.is_file():
+        return None, ""
+    try:
+        old = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(old, dict) or not all(isinstance(c, dict) and isinstance(c.get("sequence"), str)
+                                                for c in old["cells"]):
+            raise ValueError("cells: not a list of cells")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return None, f"{path} could not be read ({exc}): started afresh"
+    if old.get("command") != new["command"]:
+        return None, f"{path} was made by another command ({' '.join(map(str, old.get('command') or ()))}): " \
+                     "started afresh"
+    if old.get("faults") != new.get("faults"):
+        return None, f"{path} was made with other injected faults: started afresh"
+    return old, ""
+
+
+def _mtime(path: Path) -> str:
+    from datetime import UTC, datetime
+
+    return datetime.fromtimestamp(path.stat().st_mtime, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @dataclass(frozen=True, slots=True)

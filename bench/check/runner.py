@@ -17,6 +17,7 @@ had asked for more than its sequence allows, a verdict; else ``crashed``, with t
 
 from __future__ import annotations
 
+import os
 import subprocess
 import tempfile
 import threading
@@ -48,6 +49,59 @@ INTERRUPT_POLL_S = 0.5
 
 class Cancelled(Exception):
     """The run was cancelled (another worker was interrupted); its program was killed."""
+
+
+FAIL_FAST_RUNS = 3
+"""How many runs, the first to end, must all die before their first model request for one same
+reason for :func:`run_all` to stop the rest (:class:`NotStarting`)."""
+
+
+class NotStarting(Exception):
+    """The program cannot get going: its first runs all ended before their first model request, for
+    one same reason (a script that dies at import, a missing module). `reason` is that reason once."""
+
+    def __init__(self, reason: str, runs: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.runs = runs
+
+
+class FailFast:
+    """Watches the runs as they end: the first :data:`FAIL_FAST_RUNS` (of more than one) ending before
+    their first model request with one same reason trip it (:attr:`reason`); one that does not disarms it."""
+
+    def __init__(self, total: int) -> None:
+        self.needed = min(FAIL_FAST_RUNS, total) if total > 1 else 0
+        self.seen: list[str] = []
+        self.reason: str | None = None
+        self._lock = threading.Lock()
+
+    def saw(self, run: LiveRun) -> None:
+        with self._lock:
+            if self.reason is not None or len(self.seen) >= self.needed:
+                return
+            why = no_request_reason(run)
+            if why is None or (self.seen and why != self.seen[0]):
+                self.needed = 0  # a run that got going, or another reason: the program starts
+                return
+            self.seen.append(why)
+            if len(self.seen) == self.needed:
+                self.reason = why
+
+    def check(self) -> None:
+        """Raise :class:`NotStarting` once tripped."""
+        if self.reason is not None:
+            raise NotStarting(self.reason, len(self.seen))
+
+
+def no_request_reason(run: LiveRun) -> str | None:
+    """Why a run ended by itself before its first model request (its crashed cell's words, without a
+    port or temporary path), or None when it made a request, was ended by the bench or has a verdict."""
+    if run.observed or run.cell.outcome != "crashed" or run.exit_status is None or not run.cell.error:
+        return None
+    from bench.check.report import stable
+
+    return stable(run.cell.error)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +293,15 @@ def _crashed(sequence: Sequence, name: str, observed: list[Observed], error: str
 
 
 
+def cores_available() -> int:
+    """The cores this process may run on (its affinity mask where the system has one), not the machine's:
+    ``check``'s default ``-j``."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
 def scripts_tool_results(sequence: Sequence) -> bool:
     """Whether any call of the sequence says what its tool returns (`result:`): a live loop's tools
     are its own, so such a sequence's requirements assume results no live run gets."""
@@ -263,10 +326,13 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
         return []
     local = threading.local()
     cancel = threading.Event()
+    fail_fast = FailFast(len(seqs))
     with ExitStack() as stack:
         lock = threading.Lock()
 
         def one(seq: Sequence) -> LiveRun:
+            if cancel.is_set():  # the program does not start, or the user stopped the run: start no more
+                raise Cancelled
             srv = getattr(local, "server", None)
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
@@ -279,12 +345,19 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                 srv.stop()
                 local.mcp.stop()
                 local.server = None
+            fail_fast.saw(run)
+            if fail_fast.reason is not None:
+                cancel.set()
             if progress is not None:
                 progress(run)
             return run
 
         if jobs <= 1:
-            return [one(s) for s in seqs]
+            out = []
+            for s in seqs:
+                out.append(one(s))
+                fail_fast.check()
+            return out
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool, \
                 deferred_interrupts() as interrupts:
             try:
@@ -294,7 +367,9 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                 # interrupt is raised here, never inside wait's locks
                 while wait(futures, timeout=INTERRUPT_POLL_S).not_done:
                     interrupts.check()
+                    fail_fast.check()
                 interrupts.check()
+                fail_fast.check()
                 return [f.result() for f in futures]
             except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
                 cancel.set()

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
 import shlex
+import shutil
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -20,7 +22,6 @@ from bench.cli._common import (
     EXIT_MISMATCH,
     EXIT_OK,
     fault_recipe,
-    jobs_option,
     junit_option,
     load_sequences,
     only_mine_option,
@@ -57,12 +58,16 @@ def _stem(command: list[str]) -> str:
         if p.is_file():
             parent = p.resolve().parent.name
             return f"{parent}-{p.stem}" if p.stem in GENERIC_STEMS and parent else p.stem
-    for arg in command[1:]:  # python -m package.module
-        if not arg.startswith("-"):
-            parts = [x for x in arg.replace("/", ".").split(".") if x]
+    for before, arg in itertools.pairwise(command):
+        if arg.startswith("-"):
+            continue
+        if before == "-m":  # python -m package.module
+            parts = [x for x in arg.split(".") if x]
             if len(parts) > 1 and parts[-1] in GENERIC_STEMS:
                 return f"{parts[-2]}-{parts[-1]}"
             return parts[-1] if parts else arg
+        p = Path(arg)  # a file that is not there (yet): its stem all the same, never its suffix
+        return f"{p.parent.name}-{p.stem}" if p.stem in GENERIC_STEMS and p.parent.name else p.stem or arg
     return Path(command[0]).stem
 
 
@@ -129,7 +134,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds one run of the program may take; past it the program is ended: 'running' (a "
                    "verdict) when it asked for more than its sequence allows, else 'crashed'.")
-@jobs_option("Sequences run at the same time, each on its own server.")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, show_default="the cores available",
+              help="Sequences run at the same time, each on its own server; by default as many as the cores this "
+                   "process may run on (its affinity mask).")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the program is killed and its cell is 'capped'.")
 @click.option("--ok-marker", default=None, metavar="TEXT",
@@ -150,6 +157,13 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @only_mine_option
 @reports_option
 @click.option("--no-report", is_flag=True, help="Write no report file.")
+@click.option("--fresh", is_flag=True,
+              help="Write the live record from this run alone. Without it a run of some sequences (-s, --tag, "
+                   "--dialect) merges its cells into the record there, each cell saying when it was made.")
+@click.option("--preload", is_flag=True,
+              help="For a Python program: load the interpreter and the modules its script imports once, and run "
+                   "each sequence in a fork of that process (its own environment, arguments, folder, process "
+                   "group and exit status). What a module reads from the environment at import it reads once.")
 @junit_option
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per cell instead of the table.")
 @click.option("--fuzz", "fuzz_n", type=click.IntRange(min=1), default=None, metavar="N",
@@ -170,9 +184,10 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--save", "save_dir", type=click.Path(path_type=Path), default=None,
               help="With --fuzz: folder for the failing sequence [default: <sequences>/found].")
 def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, ...], dialects: tuple[str, ...],
-              name: str | None, named: tuple[str, ...], timeout: float, jobs: int, safety_cap: int,
+              name: str | None, named: tuple[str, ...], timeout: float, jobs: int | None, safety_cap: int,
               ok_marker: str | None, error_marker: str | None, virtual_clock: bool, bench_tools: bool,
-              sequences_dir: Path, reports_dir: Path, no_report: bool, junit_path: Path | None, as_json: bool,
+              sequences_dir: Path, reports_dir: Path, no_report: bool, fresh: bool, preload: bool,
+              junit_path: Path | None, as_json: bool,
               fuzz_n: int | None, faults_spec: str | None, trials: int,
               seed: int | None, shrink_time: float, save_dir: Path | None) -> None:
     """Run your own loop (any program, any language) against the catalogue and judge what it did.
@@ -197,10 +212,19 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     sequence, a command that cannot be started).
     """
     from bench.check.processes import Terminated, sigterm_as_interrupt
-    from bench.check.report import column, not_run_line, note_lines, table, violation_lines, write_live
-    from bench.check.runner import LiveRun, run_all, scripts_tool_results
+    from bench.check.report import (
+        ProgressLine,
+        column,
+        not_run_line,
+        note_lines,
+        table,
+        violation_lines,
+    )
+    from bench.check.runner import LiveRun, NotStarting, cores_available, run_all, scripts_tool_results
 
     loops = _loops(command, name, named)
+    _refuse_missing_scripts(loops)
+    jobs = jobs or cores_available()
     recipe = fault_recipe(faults_spec, seed)
     if fuzz_n is not None:
         if recipe is not None or trials > 1:
@@ -260,11 +284,14 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     from bench.check.trials import trial_seeds
     seeds = trial_seeds(recipe.seed if recipe is not None else 0, trials)
 
+    bar = ProgressLine(total, _to_stderr, started,
+                       shutil.get_terminal_size().columns) if sys.stderr.isatty() and not as_json else None
+
     def progress(name: str) -> Callable[[LiveRun], None]:
         def show(run: LiveRun) -> None:
             done[0] += 1
-            click.echo(f"[{done[0]}/{total}] {column(name)} {run.sequence.id}: {run.cell.outcome} "
-                       f"({run.seconds:.1f} s)", err=True)
+            if bar is not None:
+                bar(name, run, time.monotonic())
         return show
 
     for loop_name, argv in loops:
@@ -272,19 +299,23 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             with sigterm_as_interrupt():
                 every[loop_name] = [
                     run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout, safety_cap=safety_cap,
-                            cwd=Path.cwd(), env=run_env, progress=None if as_json else progress(loop_name),
+                            cwd=Path.cwd(), env=run_env, progress=progress(loop_name),
                             ok_marker=ok_marker, error_marker=error_marker,
                             faults=None if recipe is None else recipe.with_seed(seeds[t]))
                     for t in range(trials)]
                 runs[loop_name] = every[loop_name][0]
         except OSError as exc:
-            click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
-            sys.exit(EXIT_BAD_INPUT)
+            _stop(bar, f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", EXIT_BAD_INPUT)
+        except NotStarting as exc:
+            _stop(bar, f"cannot run {shlex.join(argv)}: its first {exc.runs} runs ended before their first model "
+                  f"request, each the same way: {exc.reason}; the check stopped there, nothing written",
+                  EXIT_BAD_INPUT)
         except KeyboardInterrupt as exc:
             how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
-            click.echo(f"interrupted ({how}) after {done[0]} of {total} run(s): the programs were ended; no "
-                       "verdict, no report written", err=True)
-            sys.exit(EXIT_INTERRUPTED)
+            _stop(bar, f"interrupted ({how}) after {done[0]} of {total} run(s): the programs were ended; no "
+                  "verdict, no report written", EXIT_INTERRUPTED)
+    if bar is not None:
+        bar.end()
     wall = time.monotonic() - started
 
     names = [n for n, _ in loops]
@@ -333,9 +364,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             extra["faults"] = {"recipe": recipe.name, "seed": recipe.seed}
         if trials > 1:
             extra["trial_seeds"] = list(seeds) if recipe is not None else None
-        for n, argv in loops:
-            path = write_live(reports_dir, n, argv, runs[n], every[n], extra)
-            click.echo(f"wrote {path}", err=True)
+        _write_records(reports_dir, loops, runs, every, extra, merge=bool(ids or tags or dialects) and not fresh)
     if junit_path is not None:
         from bench.report.junit import check_case, write_junit
         write_junit(junit_path, "stopbench check", (_trial_case(check_case(r.cell), t, trials)
@@ -345,6 +374,49 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     click.echo(f"{total} run(s) of {len(seqs)} sequence(s) in {wall:.1f} s wall time (-j {jobs})",
                err=True)  # stdout is the verdict, the same on every run of a deterministic program
     sys.exit(EXIT_MISMATCH if any(r.failed for n in names for trial in every[n] for r in trial) else EXIT_OK)
+
+
+def _write_records(reports_dir: Path, loops: list[tuple[str, list[str]]], runs: dict[str, Any],
+                   every: dict[str, Any], extra: dict[str, object], *, merge: bool) -> None:
+    """Each loop's live record: written whole, or with `merge` (a run of some sequences) merged into
+    the one there (:func:`bench.check.report.merge_live`); a line on stderr says which."""
+    from datetime import UTC, datetime
+
+    from bench.check.report import live_record, merge_live, write_live
+
+    made = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    for n, argv in loops:
+        if not merge:
+            click.echo(f"wrote {write_live(reports_dir, n, argv, runs[n], every[n], extra)}", err=True)
+            continue
+        out = merge_live(reports_dir, live_record(n, argv, runs[n], every[n], extra), made)
+        if out.afresh:
+            click.echo(f"note: {out.afresh}", err=True)
+        kept = f" (its {out.kept} other cell(s) kept; --fresh writes this run's alone)" if out.kept else ""
+        click.echo(f"wrote {out.path}{kept}", err=True)
+
+
+def _to_stderr(text: str) -> None:
+    click.echo(text, err=True, nl=False)
+
+
+def _stop(bar: Any, message: str, code: int) -> NoReturn:
+    """End the progress line (if any), say `message` on stderr, exit with `code`."""
+    if bar is not None:
+        bar.end()
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _refuse_missing_scripts(loops: list[tuple[str, list[str]]]) -> None:
+    """Exit 2 with one line, before any run, when a loop's command names a script that is not there."""
+    from bench.check.command import missing_script
+
+    for _, argv in loops:
+        missing = missing_script(argv, Path.cwd())
+        if missing is not None:
+            click.echo(f"cannot run {shlex.join(argv)}: {missing}: no such file (in {Path.cwd()})", err=True)
+            sys.exit(EXIT_BAD_INPUT)
 
 
 def _trial_case(case: Any, trial: int, trials: int) -> Any:
