@@ -40,6 +40,8 @@ class OpenAIChat(Wire):
         "tool_calls": Entry("tool_calls", f"{_DOC}: 'the model called a tool'"),
         "content_filter": Entry("content_filter", f"{_DOC}: 'content was omitted due to a flag from our content filters'"),
         "function_call": Entry("tool_calls", f"{_DOC}: deprecated 'the model called a function'"),
+        # not in OpenAI's enum (openai-python 3.60.0 openai/types/chat/chat_completion.py L40 has the five above): a compatible provider's string
+        "model_context_window_exceeded": Entry("length", "Z.ai GLM's Chat finish_reason when the context window fills (earendil-works/pi#1869: GLM-4.7, mapStopReason threw 'Unhandled stop reason'; mozilla-ai/any-llm#1200: GLM-5, a ChatCompletionChunk that failed openai-python's Literal); read as Anthropic's value of the same name, a truncation"),
     })
     id_prefix = "chatcmpl-"
     paths = ("/v1/chat/completions", "/chat/completions")
