@@ -175,8 +175,11 @@ def decide(turn: Turn, state: State) -> Decision:
         if turn.refusal:
             return Stop("ModelRefusalError", ok=False, rule="refusal")
         return Stop("final_output", ok=True, rule="final-output")
-    # Chat Completions adapter: the raw finish_reason of an openai-chat turn, else the canonical one
-    finish = raw if raw in ("stop", "length", "tool_calls", "content_filter", "function_call") else turn.finish
+    # Chat Completions adapter: the raw finish_reason of an openai-chat turn (L328-343 compare the string the
+    # endpoint sent, so a compatible provider's "model_context_window_exceeded" is not 'length'), else the
+    # canonical one
+    chat = state.dialect == "openai-chat" or raw in ("stop", "length", "tool_calls", "content_filter", "function_call")
+    finish = raw if chat else turn.finish
     if not turn.tool_calls and not turn.content:
         if finish == "length":
             return Stop("ModelBehaviorError", ok=False, rule="chat-length-empty")

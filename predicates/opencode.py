@@ -37,7 +37,9 @@ except openai-responses (see ``_responses``). A Bedrock sequence is the exceptio
 provider's map (bin/opencode @118735431 ``kL``: end_turn/stop_sequence -> stop, max_tokens ->
 length, content_filtered/guardrail_intervened -> content-filter, tool_use -> tool-calls, anything
 else -> other, so malformed_*, model_context_window_exceeded and a missing messageStop, whose
-stream keeps its initial ``{unified: "other"}``, are ``unknown`` to OpenCode and asked again).
+stream keeps its initial ``{unified: "other"}``, are ``unknown`` to OpenCode and asked again). A Chat
+sequence is chosen by ``State.dialect`` too, since a compatible provider sends Anthropic's
+``model_context_window_exceeded`` there: the openai-compatible mapper makes it ``other``, so ``unknown``.
 
 Errors (``turn.error``): ``process`` runs the stream under ``Effect.retry(SessionRetry.policy)``:
 a retryable error is retried with backoff up to RETRY_MAX_RETRIES = 5 times (``attempt > 5`` ends
@@ -125,6 +127,10 @@ def unified(raw: str | None, has_calls: bool, dialect: str = "") -> tuple[str, s
         # when a finish arrives (openai-compatible @95186185 ff., google @118194485). (Responses would take the `undefined -> stop` branch only
         # on a response.completed event, which a missing finish does not have.)
         return "other", "map-none"
+    if dialect == "openai-chat":
+        # a Chat sequence's string reaches the openai-compatible mapper whatever it spells: a compatible
+        # provider's "model_context_window_exceeded" (Anthropic's name) is other there, so unknown
+        return _CHAT.get(raw, "other"), "map-chat"
     if raw in _ANTHROPIC:
         return _ANTHROPIC[raw], "map-anthropic"
     if raw in _CHAT:

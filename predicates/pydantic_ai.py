@@ -135,6 +135,19 @@ def _binds(arguments: str) -> bool:
         return False
 
 
+_CHAT_FINISHES = ("stop", "length", "tool_calls", "content_filter", "function_call")
+
+
+def finish_reason(turn: Turn, state: State) -> str | None:
+    """The finish the loop reads: the canonical one, but on Chat Completions a raw finish_reason outside
+    OpenAI's five maps to None (models/openai/_chat_model.py L1124-1129 `_map_finish_reason` over
+    _chat_completions.py L16-24 CHAT_FINISH_REASON_MAP; L102-104 let any string through validation), so
+    a compatible provider's "model_context_window_exceeded" is no 'length' to pydantic-ai."""
+    if state.dialect == "openai-chat" and turn.finish_raw is not None and turn.finish_raw not in _CHAT_FINISHES:
+        return None
+    return turn.finish
+
+
 def _cap(state: State, run: tuple[int, ...] | None, failed: tuple[int, ...], fallback: Decision) -> Decision:
     """The next request would be the 51st: UsageLimitExceeded before it is made."""
     if state.memo["requests"] >= REQUEST_LIMIT:
@@ -155,7 +168,7 @@ def _tools(turn: Turn, state: State) -> Decision:
         # tool_manager.py L519-533: the step-start count of this name against its budget
         if retries.get(c.name, 0) >= TOOL_RETRIES:
             last = turn.tool_calls[-1]
-            if turn.finish == "length" and not (last.name and _binds(last.arguments)):
+            if finish_reason(turn, state) == "length" and not (last.name and _binds(last.arguments)):
                 # _tool_execution.py L764-767, _agent_graph.py L830-845: a cut-off last call names the cause
                 return Stop("IncompleteToolCall", ok=False, rule="incomplete-tool-call", run=tuple(run),
                             failed=tuple(failed))
@@ -298,7 +311,7 @@ def decide(turn: Turn, state: State) -> Decision:
         return _tools(turn, state)
     if turn.content or stitched:
         return Stop("output", ok=True, rule="output")
-    finish = "content_filter" if turn.refusal is not None and state.dialect == "anthropic" else turn.finish
+    finish = "content_filter" if turn.refusal is not None and state.dialect == "anthropic" else finish_reason(turn, state)
     if finish == "length":
         return Stop("OutputTokenLimitExceeded", ok=False, rule="empty-length")
     if finish == "content_filter":
