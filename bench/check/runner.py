@@ -18,6 +18,7 @@ had asked for more than its sequence allows, a verdict; else ``crashed``, with t
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 import threading
@@ -276,14 +277,25 @@ def _cell(sequence: Sequence, name: str, observed: list[Observed], result: Progr
     if bad is not None:
         return _crashed(sequence, name, observed, bad)
     if not observed:  # nothing to judge: the program never reached the model (a crash, a wrong URL)
-        why = f"made no model request and exited {status}"
+        why = f"made no model request and {exit_words(status)}"
         last = stderr.rsplit(" | ", 1)[-1]  # the last line on stderr: the error, in most languages
         return _crashed(sequence, name, observed, f"{why}: {last}" if last else why)
     if result is not None:
         ok, reason = result.ok, result.reason
     else:
-        ok, reason = status == 0, f"exit {status}"
+        ok, reason = status == 0, f"exit {status}" if status is None or status >= 0 else exit_words(status)
     return observed_cell(sequence, name, observed, ok, reason)
+
+
+def exit_words(status: int | None) -> str:
+    """How the program ended: ``exited 3``, or for a negative status (the signal that ended it, as
+    :mod:`subprocess` gives it) ``killed by SIGSEGV``."""
+    if status is None or status >= 0:
+        return f"exited {status}"
+    try:
+        return f"killed by {signal.Signals(-status).name}"
+    except ValueError:
+        return f"killed by signal {-status}"
 
 
 def _crashed(sequence: Sequence, name: str, observed: list[Observed], error: str) -> Cell:

@@ -16,6 +16,7 @@ from typing import Any, NoReturn
 
 import click
 
+from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, loop_name_problem, refuse_unwritable
 from bench.cli._common import (
     EXIT_BAD_INPUT,
     EXIT_INTERRUPTED,
@@ -32,7 +33,6 @@ from bench.engine.model import Sequence
 from bench.engine.replay import DEFAULT_SAFETY_CAP
 from bench.wires.dialects import DIALECTS
 
-_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _INTERPRETERS = {"python", "python3", "node", "deno", "bun", "ruby", "uv", "npx", "sh", "bash", "env"}
 
 
@@ -47,7 +47,7 @@ def default_name(command: list[str]) -> str:
     stem (:data:`GENERIC_STEMS`) takes its folder's name, so that ``frameworks/agno/loop.py`` and
     ``frameworks/strands/loop.py`` do not write one record (``agno-loop``, ``strands-loop``);
     characters a file name should not have become ``_``."""
-    return _file_name(_stem(command))
+    return _file_name(_stem(command))[:MAX_NAME_CHARS]
 
 
 def _stem(command: list[str]) -> str:
@@ -103,8 +103,8 @@ def _loops(command: tuple[str, ...], name: str | None, named: tuple[str, ...]) -
     if command and not name:  # a default name never collides with another loop of the run
         loops[0] = (_unique(loops[0][0], {n for n, _ in loops[1:]}), loops[0][1])
     for label, _ in loops:
-        if not _NAME.fullmatch(label):
-            raise click.UsageError(f"loop name {label!r}: use letters, digits, '_', '.', '-' (it names a file)")
+        if (problem := loop_name_problem(label)) is not None:
+            raise click.UsageError(f"loop name {label!r}: {problem}")
     names = [n for n, _ in loops]
     if len(set(names)) != len(names):
         raise click.UsageError(f"two loops named the same: {', '.join(names)}")
@@ -173,9 +173,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
               help="Inject faults and pacing into the served answers: a recipe file (YAML) or a preset "
                    "(cut-after-3, rate-limited, slow-stream, ...; docs/how-to/faults.md). The verdict knows what "
                    "was injected.")
-@click.option("--trials", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
-              help="Run each sequence K times; the table shows pass^K (every trial met the requirements) and the "
-                   "cells that flip. Trial t (from 0) injects faults with the recipe's seed + t.")
+@click.option("--trials", type=click.IntRange(min=1, max=MAX_TRIALS), default=1, show_default=True, metavar="K",
+              help=f"Run each sequence K times (at most {MAX_TRIALS}); the table shows pass^K (every trial met the "
+                   "requirements) and the cells that flip. Trial t (from 0) injects faults with the recipe's seed + t.")
 @click.option("--seed", type=int, default=None,
               help="With --fuzz: the search's seed [default: 0]. With --faults: the recipe's seed instead of its "
                    "own (trial t adds t).")
@@ -224,6 +224,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
 
     loops = _loops(command, name, named)
     _refuse_missing_scripts(loops)
+    refuse_unwritable([junit_path, *([] if no_report else [reports_dir / "live" / f"{n}.json" for n, _ in loops])])
     jobs = jobs or cores_available()
     recipe = fault_recipe(faults_spec, seed)
     if fuzz_n is not None:
