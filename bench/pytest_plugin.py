@@ -6,7 +6,7 @@ Fixtures:
   ``stopbench_catalogue`` marker (every catalogue sequence, or those with a tag, a dialect or an
   id), or indirectly with ids, paths or Sequence objects::
 
-      @pytest.mark.stopbench_catalogue(tags=["truncation"], dialects=["openai-chat"])
+      @pytest.mark.stopbench_catalogue(tags=["truncation"])  # also dialects=[...], ids=[...]
       def test_my_loop(stopbench_live): ...
 
       @pytest.mark.parametrize("stopbench_sequence", ["chat-tool-rounds", my_sequence], indirect=True)

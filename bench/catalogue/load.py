@@ -105,7 +105,7 @@ class RequireIn(_Strict):
 class SequenceIn(_Strict):
     title: str = Field(min_length=1)
     kind: Kind
-    dialect: Dialect
+    dialect: dialects.Known
     source: str = Field(min_length=1)
     tags: list[str] = []
     then: Then = "end"

@@ -210,7 +210,7 @@ def fuzz_loop(loop: Callable[[Served], tuple[bool, str]], max_examples: int = 20
     """
     from bench.check.served import served
 
-    start = Sequence("fuzz-start", "-", "constructed", "openai-chat", "-", (Turn("stop", "stop", "ok"),))
+    start = Sequence("fuzz-start", "-", "constructed", LIVE_DIALECTS[0], "-", (Turn("stop", "stop", "ok"),))
     with served(start, name="loop@live") as server:
         def judge_one(seq: Sequence) -> tuple[tuple[str, str] | None, Cell]:
             s = server.serve(seq)

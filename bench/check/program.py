@@ -16,23 +16,18 @@ from pathlib import Path
 
 from bench.engine.model import Sequence
 from bench.serve.tools import tool_schemas
+from bench.wires.registry import wire, wires
 
 PROMPT = "stopbench check: do the task with the tools you have, then answer in one sentence."
 """The task every program is given (STOPBENCH_PROMPT); the served turns do not depend on it."""
-
-DEFAULT_MODELS: dict[str, str] = {"openai-chat": "gpt-4o", "openai-responses": "gpt-4o",
-                                  "anthropic": "claude-sonnet-4-5", "gemini": "gemini-2.5-flash",
-                                  "bedrock-converse": "us.anthropic.claude-sonnet-4-20250514-v1:0"}
-"""STOPBENCH_MODEL per dialect: a real model name of the provider, because frameworks check it (LlamaIndex
-and AutoGen refuse a name they do not know, or look its context window up by name). The server answers any
-model name; the served turns do not depend on it."""
 
 DUMMY_KEY = "sk-stopbench-not-a-real-key"
 
 
 def default_model(dialect: str) -> str:
-    """The realistic default model name for a sequence of `dialect` (:data:`DEFAULT_MODELS`)."""
-    return DEFAULT_MODELS.get(dialect, DEFAULT_MODELS["openai-chat"])
+    """STOPBENCH_MODEL for a sequence of `dialect`: its wire's :attr:`~bench.wires.base.Wire.default_model`
+    (the served turns do not depend on it)."""
+    return wire(dialect).default_model
 
 
 def steers(sequence: Sequence) -> dict[str, str]:
@@ -45,42 +40,23 @@ def tools_url(url: str) -> str:
     return f"{url}/_stopbench/tools"
 
 
-_AWS_ELSEWHERE = ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE",
-                  "AWS_SHARED_CREDENTIALS_FILE", "AWS_BEARER_TOKEN_BEDROCK")
-"""Inherited AWS settings that would send an AWS SDK elsewhere than the replay server or sign with a real
-credential (a profile, a session token, a bearer token): removed from a run's environment."""
-
-
 def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, str] | None = None,
                 prompt: str = PROMPT, mcp_url: str | None = None) -> dict[str, str]:
     """The environment of one run: `base` (the caller's environment) plus the variables real clients
     read to find the server, and the STOPBENCH ones (docs/check.md has the table).
 
-    `url` is the server's root (``http://127.0.0.1:PORT``): Anthropic and google-genai clients and the
-    Gemini CLI append their own paths to it (``/v1/messages``, ``/v1beta/models/...``), and so do AWS SDKs
-    (``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``, with dummy credentials and a region), OpenAI clients
-    get ``/v1`` (``OPENAI_BASE_URL``; LlamaIndex and LiteLLM read ``OPENAI_API_BASE``). `mcp_url` is the
+    `url` is the server's root (``http://127.0.0.1:PORT``); each wire says what its provider's clients
+    read (:attr:`~bench.wires.base.Wire.client_env`, with dummy keys), and which inherited variables would
+    send them elsewhere (:attr:`~bench.wires.base.Wire.client_env_removed`, removed). `mcp_url` is the
     streamable-HTTP MCP server of the run's worker (``STOPBENCH_MCP_URL``); without one the variable is
-    removed, as is an inherited ``GOOGLE_GENAI_USE_VERTEXAI`` (it would send google-genai to Vertex AI,
-    which reads other base URLs).
+    removed.
     """
     from bench.check.mcp import stdio_command
 
     env = dict(os.environ if base is None else base)
+    for w in wires():
+        env.update(w.env(url, DUMMY_KEY))
     env.update({
-        "OPENAI_BASE_URL": f"{url}/v1",
-        "OPENAI_API_BASE": f"{url}/v1",
-        "ANTHROPIC_BASE_URL": url,
-        "GOOGLE_GEMINI_BASE_URL": url,
-        "OPENAI_API_KEY": DUMMY_KEY,
-        "ANTHROPIC_API_KEY": DUMMY_KEY,
-        "GEMINI_API_KEY": DUMMY_KEY,
-        "GOOGLE_API_KEY": DUMMY_KEY,
-        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": url,
-        "AWS_ACCESS_KEY_ID": "AKIASTOPBENCHDUMMY00",
-        "AWS_SECRET_ACCESS_KEY": DUMMY_KEY,
-        "AWS_DEFAULT_REGION": "us-east-1",
-        "AWS_REGION": "us-east-1",
         "STOPBENCH_PROMPT": prompt,
         "STOPBENCH_TOOLS": json.dumps(tool_schemas(sequence), sort_keys=True),
         "STOPBENCH_TOOLS_URL": tools_url(url),
@@ -91,7 +67,7 @@ def program_env(sequence: Sequence, url: str, result: Path, base: Mapping[str, s
         "STOPBENCH_SEQUENCE": sequence.id,
         "STOPBENCH_STEERS": json.dumps(steers(sequence), sort_keys=True),
     })
-    for name in ("GOOGLE_GENAI_USE_VERTEXAI", "STOPBENCH_MCP_URL", *_AWS_ELSEWHERE):
+    for name in ("STOPBENCH_MCP_URL", *(n for w in wires() for n in w.client_env_removed)):
         env.pop(name, None)
     if mcp_url is not None:
         env["STOPBENCH_MCP_URL"] = mcp_url

@@ -3,7 +3,7 @@
 A corpus line is a catalogue sequence document (:func:`bench.catalogue.document.sequence_data`) as one
 JSON object, plus its ``id`` and, optionally, the ``provider`` and ``model`` that produced it::
 
-    {"id": "s1", "dialect": "openai-chat", "provider": "openai", "model": "gpt-4o", "turns": [...]}
+    {"id": "s1", "dialect": "<a wire's name>", "provider": "<its provider>", "model": "<a model>", "turns": [...]}
 
 ``title``, ``kind`` and ``source`` may be left out of a corpus line (a production trace has no
 title; ``kind`` is then ``recorded``), and so may ``require``. Everything else follows the
@@ -51,6 +51,7 @@ from bench.engine.model import (
 from bench.errors import UnusableInput
 from bench.wires import dialects
 from bench.wires.capture import MAX_RATIO, RATIO_FLOOR
+from bench.wires.registry import wires
 
 __all__ = ["BLOCK_BYTES", "CorpusError", "SequenceLine", "iter_json_lines", "iter_parquet", "line_records"]
 
@@ -156,9 +157,8 @@ DECODER = msgspec.json.Decoder(SequenceLine)
 
 # ---------------------------------------------------------------- into the bench's model
 
-_PROVIDER: dict[str, str] = {"openai-chat": "openai", "openai-responses": "openai", "anthropic": "anthropic",
-                             "gemini": "google", "bedrock-converse": "amazon-bedrock"}
-"""The provider a dialect implies when a line does not name one."""
+_PROVIDER: dict[str, str] = {w.name: w.provider or w.name for w in wires()}
+"""The provider a dialect implies when a line does not name one (:attr:`bench.wires.base.Wire.provider`)."""
 
 _PLAIN: dict[str, dict[Any, str]] = {d: {raw: e.finish for raw, e in table.items() if e.finish != "error"}
                                       for d, table in dialects.TABLES.items()}

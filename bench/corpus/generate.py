@@ -2,7 +2,7 @@
 
 ``make perf`` and the tests need a corpus of a million turns without a production trace at hand.
 :func:`corpus_lines` makes one from a seed: sessions of a few to a few hundred turns, mostly tool
-rounds ending in an answer, over three providers and six models, with the edge cases at rates of
+rounds ending in an answer, over the models the wires name (:data:`MODELS`), with the edge cases at rates of
 the order production traces show (the rates in :data:`RATES` are this project's assumptions, not a
 measurement: about one turn in a hundred cut off, erroring or otherwise odd). The same seed gives
 the same bytes. Each line is a catalogue sequence document (:mod:`bench.corpus.decode`); a test
@@ -18,16 +18,21 @@ from typing import Any
 
 import orjson
 
+from bench.engine.model import Finish
+from bench.wires.base import Wire
+from bench.wires.registry import wire, wires
+
 __all__ = ["MODELS", "RATES", "corpus_lines", "write_json_lines", "write_parquet"]
 
-MODELS: tuple[tuple[str, str, str, float], ...] = (
-    ("openai", "gpt-4.1", "openai-chat", 0.30),
-    ("openai", "o3", "openai-responses", 0.15),
-    ("openai", "gpt-4o-mini", "openai-chat", 0.10),
-    ("anthropic", "claude-sonnet-4", "anthropic", 0.30),
-    ("anthropic", "claude-opus-4", "anthropic", 0.05),
-    ("google", "gemini-2.5-pro", "gemini", 0.10),
-)
+def _models() -> tuple[tuple[str, str, str, float], ...]:
+    """Every wire's :attr:`~bench.wires.base.Wire.corpus_models` as (provider, model, dialect, share): the
+    providers in the order of their first wire, each provider's models by share, the largest first."""
+    drawn = [(w.provider or w.name, model, w.name, share) for w in wires() for model, share in w.corpus_models]
+    providers = list(dict.fromkeys(p for p, *_ in drawn))
+    return tuple(sorted(drawn, key=lambda m: (providers.index(m[0]), -m[3])))
+
+
+MODELS: tuple[tuple[str, str, str, float], ...] = _models()
 """(provider, model, dialect, share of sessions)."""
 
 RATES: dict[str, float] = {
@@ -41,13 +46,18 @@ RATES: dict[str, float] = {
 }
 """Per-turn probability of each edge case inside a session (the last turn is an answer)."""
 
-_RAW: dict[str, dict[str, str]] = {
-    "openai-chat": {"stop": "stop", "tool_calls": "tool_calls", "length": "length", "content_filter": "content_filter"},
-    "openai-responses": {"stop": "completed", "tool_calls": "completed", "length": "incomplete/max_output_tokens",
-                         "content_filter": "incomplete/content_filter"},
-    "anthropic": {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens", "content_filter": "refusal"},
-    "gemini": {"stop": "STOP", "tool_calls": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY"},
-}
+_FINISHES: tuple[Finish, ...] = ("stop", "length", "content_filter")
+
+
+def _raws(w: Wire) -> dict[str, str | None]:
+    """The raw finish strings a session of `w` is drawn with: the wire's own for each finish, and for
+    a turn that calls tools its tool finish, else what it sends calls with."""
+    return {"tool_calls": w.raw_for_calls(), **{f: w.default_raw(f) for f in _FINISHES}}
+
+
+_RAW: dict[str, dict[str, str | None]] = {m[2]: _raws(wire(m[2])) for m in MODELS}
+_TOOL_FINISH = frozenset(m[2] for m in MODELS if wire(m[2]).has_tool_finish())
+"""The drawn wires with a finish of their own for tool calls; on the others a call says stop."""
 _TOOLS = ("read_file", "grep", "edit_file", "run_tests", "list_dir", "bash")
 _ERRORS = (("rate_limit", 429, "rate_limit_error"), ("overloaded", 529, "overloaded_error"),
            ("server_error", 500, "server_error"), ("timeout", 504, None), ("context_overflow", 400,
@@ -92,8 +102,8 @@ def _turn(rng: random.Random, dialect: str, j: int, last: bool) -> dict[str, Any
     elif case == "content_filter":
         turn = {"finish": "content_filter", "finish_raw": raw["content_filter"], "content": ""}
     elif case == "dropped_calls":
-        # a tool finish without calls; the Responses and Gemini wires have no tool finish, so an empty stop there
-        finish = "stop" if dialect in ("openai-responses", "gemini") else "tool_calls"
+        # a tool finish without calls; on a wire without a tool finish, an empty stop
+        finish = "tool_calls" if dialect in _TOOL_FINISH else "stop"
         turn = {"finish": finish, "finish_raw": raw[finish], "content": ""}
     elif case == "stop_with_calls":
         turn = {"finish": "stop", "finish_raw": raw["stop"], "content": "I'll run it.",
@@ -102,8 +112,8 @@ def _turn(rng: random.Random, dialect: str, j: int, last: bool) -> dict[str, Any
         turn = {"finish": "unknown", "finish_raw": None, "content": "Partial answer"}
     else:  # empty_stop
         turn = {"finish": "stop", "finish_raw": raw["stop"], "content": ""}
-    if dialect in ("openai-responses", "gemini") and turn["finish"] == "tool_calls" and turn.get("tool_calls"):
-        turn["finish"] = "stop"  # these wires say `completed`/`STOP` for a call too: the canonical finish is stop
+    if dialect not in _TOOL_FINISH and turn["finish"] == "tool_calls" and turn.get("tool_calls"):
+        turn["finish"] = "stop"  # such a wire says its stop for a call too: the canonical finish is stop
     turn["usage"] = usage
     return turn
 

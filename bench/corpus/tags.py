@@ -14,6 +14,7 @@ import json
 from typing import Any
 
 from bench.engine.model import Sequence, Turn
+from bench.wires.registry import wires
 
 __all__ = ["EDGE_TAGS", "TRANSIENT_KINDS", "sequence_tags", "stop_with_calls", "turn_tags"]
 
@@ -28,7 +29,7 @@ EDGE_TAGS: tuple[str, ...] = (
     "unknown-finish",   # a finish string the dialect's table does not know (or none sent)
     "missing-finish",   # no finish string sent at all, and no error
     "dropped-calls",    # finish tool_calls, but no call arrived
-    "stop-with-calls",  # a stop finish carrying calls, on a wire that has a tool finish (Chat, Anthropic)
+    "stop-with-calls",  # a stop finish carrying calls, on a wire that has a tool finish (Chat, Anthropic, Bedrock)
     "empty-stop",       # a stop with neither text nor calls
     "parallel",         # more than one call in a turn
     "tool-call-id",     # a call id that is empty or repeated within the turn
@@ -43,8 +44,9 @@ TRANSIENT_KINDS = frozenset({"rate_limit", "overloaded", "server_error", "timeou
                              "connection_reset", "stream_cut", "stream_error"})
 """Error kinds (SPEC 1) that a retry may get past."""
 
-_TOOL_FINISH_DIALECTS = frozenset({"openai-chat", "anthropic"})
-"""Wires with a finish string for tool calls; on the others a turn with calls says stop."""
+_TOOL_FINISH_DIALECTS = frozenset(w.name for w in wires() if w.has_tool_finish())
+"""Wires with a finish string for tool calls (:meth:`bench.wires.base.Wire.has_tool_finish`); on the others
+a turn with calls says stop."""
 
 
 def stop_with_calls(turn: Turn, dialect: str) -> bool:

@@ -12,7 +12,7 @@ Use them to fuzz your own predicate in your own tests::
 
     my_loop = load_file(Path("predicates/my_loop.py"))  # a Predicate (or Broken, with .error)
 
-    @given(sequences(dialect="anthropic"))
+    @given(sequences())
     def test_my_loop_never_reports_success_on_a_truncated_turn(seq):
         cell = replay(seq, my_loop)
         if cell.outcome == "stopped" and cell.ok:
@@ -55,6 +55,7 @@ from bench.engine.model import (
     Usage,
 )
 from bench.wires.dialects import DIALECTS, TABLES, canonical
+from bench.wires.registry import wire
 
 __all__ = [
     "ALPHABET",
@@ -127,7 +128,7 @@ def _error_raws(dialect: Dialect) -> st.SearchStrategy[str | None]:
 
 @cache
 def dialects() -> st.SearchStrategy[Dialect]:
-    """One of the dialects with a finish table (openai-chat first)."""
+    """One of the dialects with a finish table (the first wire first)."""
     return st.sampled_from(DIALECTS)
 
 
@@ -245,7 +246,7 @@ def errors() -> st.SearchStrategy[TurnError]:
 
 
 @st.composite
-def error_turns(draw: st.DrawFn, dialect: Dialect = "openai-chat") -> Turn:
+def error_turns(draw: st.DrawFn, dialect: Dialect = DIALECTS[0]) -> Turn:
     """An error received in place of a response: finish ``error``, no tool calls, maybe some text
     that arrived before the error. Its raw finish is None or one of the dialect's error strings."""
     raw = draw(_error_raws(dialect))
@@ -287,14 +288,14 @@ def _hostile_turn(draw: st.DrawFn, dialect: Dialect) -> Turn:
     content = draw(_contents(hostile=True))
     reasoning = draw(_REASONING)
     usage = draw(_USAGE)
-    end_turn = draw(_END_TURN) if dialect == "openai-responses" else None
+    end_turn = draw(_END_TURN) if wire(dialect).end_turn else None
     steer = draw(_STEER) if len(calls) < 2 else None
     return Turn(finish=canonical(dialect, raw), finish_raw=raw, content=content, tool_calls=calls,
                 reasoning=reasoning, usage=usage, end_turn=end_turn, steer=steer)
 
 
 @cache
-def turns(dialect: Dialect = "openai-chat", *, hostile: bool = True) -> st.SearchStrategy[Turn]:
+def turns(dialect: Dialect = DIALECTS[0], *, hostile: bool = True) -> st.SearchStrategy[Turn]:
     """One turn of `dialect`. Plain turns come first (so shrinking prefers them); hostile adds
     contradicting, unknown and missing finishes, odd calls and errors in place of responses."""
     if dialect not in TABLES:

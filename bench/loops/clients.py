@@ -9,8 +9,9 @@ the wire asked for, so a loop is written once (:mod:`bench.loops.reference`).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, TypeAlias
 
+from bench.engine.model import Dialect
 from bench.wires.base import Wire
 from bench.wires.client import MAX_TOKENS, Call, Conversation, Reply, ReplyError, Result, reply_error
 from bench.wires.registry import wire, wires
@@ -18,10 +19,10 @@ from bench.wires.registry import wire, wires
 __all__ = ["APIS", "MAX_TOKENS", "Api", "Call", "Conversation", "Reply", "ReplyError", "Result", "conversation",
            "reply_error"]
 
-Api: TypeAlias = Literal["openai-chat", "anthropic", "openai-responses", "bedrock-converse"]
-"""The wires the reference loop has a client for (a type; :data:`APIS` is read from the wires)."""
-APIS: tuple[Api, ...] = tuple(w.name for w in wires()  # type: ignore[misc]
-                              if type(w).open_conversation is not Wire.open_conversation)
+Api: TypeAlias = Dialect
+"""A wire's name, as the reference loop is given it (:data:`APIS`: those it has a client for)."""
+APIS: tuple[Api, ...] = tuple(w.name for w in wires() if type(w).open_conversation is not Wire.open_conversation)
+"""The wires the reference loop has a client for, read from the wires, in their order."""
 
 
 def conversation(api: Api, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],

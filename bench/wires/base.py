@@ -15,6 +15,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 from bench.engine.model import Dialect, Finish, Turn, TurnError
@@ -82,6 +83,17 @@ class Shape:
     stream: bool
     model: str
     sse: bool
+
+
+@dataclass(frozen=True, slots=True)
+class StatusError:
+    """What a provider says with one HTTP error status (what a ``status`` fault sends on its wire)."""
+
+    code: str | None
+    """The error type or code the body carries (None: the wire's error body names it from the status)."""
+    message: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Headers the provider sends with it besides ``retry-after``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -180,6 +192,27 @@ class Wire:
     """How a request that follows a reply by reference is rebuilt, for a wire that allows it."""
     importer: Importer
     """How a capture is imported (``bench/wires/<wire>/capture.py``)."""
+    provider: ClassVar[str] = ""
+    """The provider a sequence of this wire comes from when a corpus line names none (empty: the wire's name)."""
+    default_model: ClassVar[str] = "stopbench"
+    """The model a program under ``stopbench check`` is told to ask for (STOPBENCH_MODEL): a real name of
+    the provider, because frameworks check it (LlamaIndex and AutoGen refuse a name they do not know, or
+    look its context window up by name). The server answers any name."""
+    client_env: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """The variables the provider's official clients read to find their server and credentials, as a
+    program under ``stopbench check`` gets them: ``{url}`` is the replay server's root, ``{key}`` a
+    dummy key. Two wires may give one variable only the same value."""
+    client_env_removed: ClassVar[tuple[str, ...]] = ()
+    """Inherited variables that would send this provider's clients elsewhere than the replay server,
+    or sign with a real credential: removed from a checked program's environment."""
+    status_errors: ClassVar[Mapping[int, StatusError]] = MappingProxyType({})
+    """HTTP error status -> what the provider says with it (a ``status`` fault), each citing its
+    documentation; a status not here gets generic words in the wire's own error body."""
+    corpus_models: ClassVar[tuple[tuple[str, float], ...]] = ()
+    """(model, share of sessions) the corpus generator draws on this wire (:mod:`bench.corpus.generate`);
+    none: the generator makes no session of it."""
+    end_turn: ClassVar[bool] = False
+    """Whether a reply on this wire can carry ``end_turn`` (the generated hostile turns draw it)."""
 
     # ------------------------------------------------------------ serving
 
@@ -276,6 +309,25 @@ class Wire:
         """The first raw string of this wire that maps to `finish`, or None if none does."""
         return next((raw for raw, entry in self.table.items() if entry.finish == finish), None)
 
+    def has_tool_finish(self) -> bool:
+        """Whether the wire has a finish string of its own for a turn that calls tools (on the others
+        a turn with calls says stop)."""
+        return self.default_raw("tool_calls") is not None
+
+    def raw_for_calls(self) -> str | None:
+        """The finish string a turn that calls tools is sent with: the tool finish, else the wire's
+        string for calls, else its stop."""
+        return self.default_raw("tool_calls") or self.calls_finish or self.default_raw("stop")
+
+    def retry_hint(self, body: Any, retry_after: int) -> Any:
+        """An error body that also says, in the provider's own words, to wait `retry_after` seconds
+        (besides the ``retry-after`` header); the body as it is on a wire that says it in the header only."""
+        return body
+
+    def env(self, url: str, key: str) -> dict[str, str]:
+        """:attr:`client_env` for the replay server at `url` with the dummy key `key`."""
+        return {name: value.replace("{url}", url).replace("{key}", key) for name, value in self.client_env.items()}
+
     # ------------------------------------------------------------ reading requests
 
     def conversation(self, body: dict[str, Any]) -> Conversation:
@@ -340,6 +392,11 @@ class Wire:
 
     # ------------------------------------------------------------ the reference loop's client
 
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        """The official client the reference loop talks through on this wire (``python -m bench.loops``),
+        set up from a checked program's environment `env`."""
+        raise NotImplementedError(f"the reference loop has no client for {self.name}")
+
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:
         """A conversation on this wire over an official client (:mod:`bench.loops.reference` runs it)."""
@@ -355,6 +412,25 @@ def openai_error_body(err: TurnError) -> dict[str, Any]:
     name = err.code or err.kind
     code: str | int = err.status if err.status is not None else name
     return {"error": {"message": err.message, "type": name, "param": None, "code": code}}
+
+
+OPENAI_STATUS_ERRORS: Mapping[int, StatusError] = MappingProxyType({
+    429: StatusError("rate_limit_exceeded", "Rate limit reached for requests. Please try again later.",
+                     (("x-ratelimit-remaining-requests", "0"),)),
+    500: StatusError("server_error", "The server had an error while processing your request. Sorry about that!"),
+    503: StatusError(None, "The engine is currently overloaded, please try again later."),
+})
+"""OpenAI's words for an error status (Chat Completions and Responses):
+https://platform.openai.com/docs/guides/error-codes#api-errors (429 "Rate limit reached for requests", 500 "The
+server had an error while processing your request", 503 "The engine is currently overloaded"), and
+https://platform.openai.com/docs/guides/rate-limits#rate-limits-in-headers (``x-ratelimit-*``). The ``openai``
+Python client reads ``retry-after-ms`` and ``retry-after`` and waits that long when it is between 0 and 60 s
+(openai-python ``_base_client.py``, ``_calculate_retry_timeout``)."""
+
+OPENAI_CLIENT_ENV: Mapping[str, str] = MappingProxyType({
+    "OPENAI_BASE_URL": "{url}/v1", "OPENAI_API_BASE": "{url}/v1", "OPENAI_API_KEY": "{key}"})
+"""Where OpenAI's clients look for their server and key (``/v1`` below the root; LlamaIndex and LiteLLM
+read ``OPENAI_API_BASE``)."""
 
 
 def offers_tools(body: dict[str, Any]) -> bool:

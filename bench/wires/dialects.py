@@ -12,16 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import MappingProxyType
+from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from bench.engine.model import Dialect, Finish
 from bench.wires.base import Entry
 from bench.wires.registry import wire, wires
 
-__all__ = ["DIALECTS", "TABLES", "UNSPECIFIED", "Entry", "canonical", "default_raw"]
+__all__ = ["DIALECTS", "TABLES", "UNSPECIFIED", "Entry", "Known", "canonical", "default_raw"]
 
 TABLES: Mapping[Dialect, Mapping[str, Entry]] = MappingProxyType({w.name: w.table for w in wires()})
 
 DIALECTS: tuple[Dialect, ...] = tuple(TABLES)
+
+if TYPE_CHECKING:
+    Known: TypeAlias = Dialect
+else:
+    Known = Literal[DIALECTS]
+"""A dialect as a field type: the name of a wire the registry has (:data:`DIALECTS`: the ``Dialect``
+literal's and those registered by other packages), for the sequence formats' validators."""
 
 UNSPECIFIED: Mapping[Dialect, str] = MappingProxyType({w.name: w.unspecified for w in wires()
                                                        if w.unspecified is not None})

@@ -1,35 +1,59 @@
 """The wires the bench speaks, found by name: each dialect of :data:`bench.engine.model.Dialect` is the
 sub-package of :mod:`bench.wires` of the same name (``-`` as ``_``), holding its :class:`~bench.wires.base.Wire`
-as ``WIRE``.
+as ``WIRE``; a wire of another package is registered by an entry point of the group :data:`GROUP`
+(``name = "package.module:WIRE"``, the entry point named as its wire).
 
 Adding a wire is adding its sub-package (and its tests) and its name to the ``Dialect`` literal, which
-every sequence file is checked against; nothing else names the wires one by one.
+the type checker reads, or installing a package that registers it; nothing else names the wires one by one.
 """
 
 from __future__ import annotations
 
 import importlib
 from functools import cache
+from importlib.metadata import entry_points
 from typing import get_args
 
 from bench.engine.model import Dialect
 from bench.wires.base import Wire
 
+GROUP = "stopbench.wires"
+"""The entry-point group a package registers its wires under."""
+
 
 @cache
 def wires() -> tuple[Wire, ...]:
-    """Every wire, in the order of the ``Dialect`` literal."""
+    """Every wire: the bench's own in the order of the ``Dialect`` literal, then the registered ones by name."""
     found = []
     for name in get_args(Dialect):
-        wire = importlib.import_module(f"bench.wires.{name.replace('-', '_')}").WIRE
-        if not isinstance(wire, Wire) or wire.name != name:
-            raise TypeError(f"bench.wires.{name.replace('-', '_')}.WIRE is not the Wire of {name!r}")
-        found.append(wire)
+        module = f"bench.wires.{name.replace('-', '_')}"
+        found.append(_checked(importlib.import_module(module).WIRE, name, f"{module}.WIRE"))
+    for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
+        if point.name in get_args(Dialect):
+            raise TypeError(f"entry point {GROUP}:{point.name} ({point.value}) takes the name of a wire of the bench")
+        found.append(_checked(point.load(), point.name, f"entry point {GROUP}:{point.name} ({point.value})"))
+    _check_env(found)
     return tuple(found)
 
 
+def _checked(wire: object, name: str, where: str) -> Wire:
+    if not isinstance(wire, Wire) or wire.name != name:
+        raise TypeError(f"{where} is not the Wire of {name!r}")
+    return wire
+
+
+def _check_env(found: list[Wire]) -> None:
+    """Two wires may set one client variable only to the same value (a program gets them all)."""
+    seen: dict[str, tuple[str, str]] = {}
+    for w in found:
+        for var, value in w.client_env.items():
+            other = seen.setdefault(var, (w.name, value))
+            if other[1] != value:
+                raise TypeError(f"{w.name} sets {var}={value!r} but {other[0]} sets {other[1]!r}")
+
+
 def names() -> tuple[Dialect, ...]:
-    """Every wire's name, in the order of the ``Dialect`` literal."""
+    """Every wire's name, in the order of :func:`wires`."""
     return tuple(w.name for w in wires())
 
 

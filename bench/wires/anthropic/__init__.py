@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
 from bench.wires.anthropic import capture, read, render
-from bench.wires.base import Entry, Route, Wire
+from bench.wires.base import Entry, Route, StatusError, Wire
 
 if TYPE_CHECKING:
     from bench.wires.client import Conversation as ClientConversation
@@ -48,6 +48,18 @@ class AnthropicMessages(Wire):
     reader = read
     threads = read
     importer = capture
+    provider = "anthropic"
+    default_model = "claude-sonnet-4-5"
+    client_env = MappingProxyType({"ANTHROPIC_BASE_URL": "{url}", "ANTHROPIC_API_KEY": "{key}"})
+    # https://docs.anthropic.com/en/api/errors (429 rate_limit_error, 500 api_error, 529 overloaded_error) and
+    # https://docs.anthropic.com/en/api/rate-limits#response-headers (anthropic-ratelimit-requests-remaining)
+    status_errors = MappingProxyType({
+        429: StatusError("rate_limit_error", "Number of requests has exceeded your rate limit.",
+                         (("anthropic-ratelimit-requests-remaining", "0"),)),
+        500: StatusError("api_error", "Internal server error"),
+        529: StatusError("overloaded_error", "Overloaded"),
+    })
+    corpus_models = (("claude-sonnet-4", 0.30), ("claude-opus-4", 0.05))
 
     def route(self, path: str) -> Route | None:
         return "count" if path.endswith("/count_tokens") else "model"
@@ -73,6 +85,11 @@ class AnthropicMessages(Wire):
         from bench.wires.anthropic.client import Messages  # the official client package loads only for a loop
 
         return Messages(client, model, prompt, tools, system)
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        import anthropic  # reads ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY itself
+
+        return anthropic.Anthropic(timeout=30.0)
 
 
 WIRE = AnthropicMessages()

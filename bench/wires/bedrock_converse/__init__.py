@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from bench.engine.model import TurnError
-from bench.wires.base import Entry, Route, Shape, Wire
+from bench.wires.base import Entry, Route, Shape, StatusError, Wire
 from bench.wires.bedrock_converse import capture, eventstream, read, render
 
 if TYPE_CHECKING:
@@ -57,6 +57,21 @@ class BedrockConverse(Wire):
     renderer = render
     reader = read
     importer = capture
+    provider = "amazon-bedrock"
+    default_model = "us.anthropic.claude-sonnet-4-20250514-v1:0"
+    client_env = MappingProxyType({  # AWS SDKs append their own paths to the root, signing with dummy credentials
+        "AWS_ENDPOINT_URL_BEDROCK_RUNTIME": "{url}", "AWS_ACCESS_KEY_ID": "AKIASTOPBENCHDUMMY00",
+        "AWS_SECRET_ACCESS_KEY": "{key}", "AWS_DEFAULT_REGION": "us-east-1", "AWS_REGION": "us-east-1"})
+    client_env_removed = ("AWS_SESSION_TOKEN", "AWS_PROFILE", "AWS_ENDPOINT_URL", "AWS_CONFIG_FILE",
+                          "AWS_SHARED_CREDENTIALS_FILE", "AWS_BEARER_TOKEN_BEDROCK")
+    # https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_Converse.html#API_runtime_Converse_Errors,
+    # named in the x-amzn-ErrorType header by error_headers. Bedrock documents no Retry-After (botocore backs
+    # off on its own): the header goes out only when a fault recipe asks.
+    status_errors = MappingProxyType({
+        429: StatusError("ThrottlingException", "Too many requests, please wait before trying again."),
+        500: StatusError("InternalServerException", "The request processing has failed because of an unknown error."),
+        503: StatusError("ServiceUnavailableException", "The service isn't currently available. Try again later."),
+    })
 
     def route(self, path: str) -> Route | None:
         return "count" if path.endswith(_COUNT) else "model"
@@ -97,6 +112,11 @@ class BedrockConverse(Wire):
         from bench.wires.bedrock_converse.client import Converse  # ConverseStream over an httpx.Client
 
         return Converse(client, model, prompt, tools, system)
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        from bench.wires.bedrock_converse.client import official_client
+
+        return official_client(env)
 
 
 WIRE = BedrockConverse()

@@ -19,7 +19,7 @@ frame.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -40,6 +40,17 @@ from bench.wires.client import (
     retry_after,
     transport_error,
 )
+
+
+def official_client(env: Mapping[str, str]) -> httpx.Client:
+    """The client the reference loop talks through: an ``httpx.Client`` on ``AWS_ENDPOINT_URL_BEDROCK_RUNTIME``
+    (boto3's variable), else ``AWS_ENDPOINT_URL``, else the replay server's root (``ANTHROPIC_BASE_URL``,
+    which serves every wire); an ``AWS_BEARER_TOKEN_BEDROCK`` goes out as the bearer token."""
+    endpoint = (env.get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME") or env.get("AWS_ENDPOINT_URL")
+                or env.get("ANTHROPIC_BASE_URL") or "")
+    token = env.get("AWS_BEARER_TOKEN_BEDROCK")
+    return httpx.Client(base_url=endpoint, timeout=30.0,
+                        headers={"Authorization": f"Bearer {token}"} if token else None)
 
 
 class Converse:

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any
 
 from bench.engine.model import Turn, TurnError
-from bench.wires.base import Assembler, Context, Entry, Rendered, Route, Shape, Wire, tool_choice
+from bench.wires.base import Assembler, Context, Entry, Rendered, Route, Shape, StatusError, Wire, tool_choice
 from bench.wires.gemini import capture, read, render
 
 _DOC = "https://ai.google.dev/api/generate-content#FinishReason"
@@ -62,6 +62,18 @@ class Gemini(Wire):
     uri_markers = (":generateContent", ":streamGenerateContent")
     reader = read
     importer = capture
+    provider = "google"
+    default_model = "gemini-2.5-flash"
+    client_env = MappingProxyType({"GOOGLE_GEMINI_BASE_URL": "{url}", "GEMINI_API_KEY": "{key}", "GOOGLE_API_KEY": "{key}"})
+    client_env_removed = ("GOOGLE_GENAI_USE_VERTEXAI",)  # it would send google-genai to Vertex AI, which reads other base URLs
+    # https://ai.google.dev/gemini-api/docs/troubleshooting#error-codes (429 RESOURCE_EXHAUSTED, 500 INTERNAL,
+    # 503 UNAVAILABLE: the error body names the status from the HTTP status)
+    status_errors = MappingProxyType({
+        429: StatusError(None, "Resource has been exhausted (e.g. check quota)."),
+        500: StatusError(None, "An internal error has occurred."),
+        503: StatusError(None, "The model is overloaded. Please try again later."),
+    })
+    corpus_models = (("gemini-2.5-pro", 0.10),)
 
     def route(self, path: str) -> Route | None:
         if read.request_shape(path, None) is not None:
@@ -83,6 +95,9 @@ class Gemini(Wire):
 
     def script_ended(self, detail: str) -> dict[str, Any]:
         return render.script_ended(detail)
+
+    def retry_hint(self, body: Any, retry_after: int) -> Any:
+        return render.retry_hint(body, retry_after)
 
     def max_tokens(self, body: dict[str, Any]) -> int | None:
         config = body.get("generationConfig")

@@ -73,6 +73,17 @@ def error_body(err: TurnError) -> dict[str, Any]:
     return {"error": body}
 
 
+def retry_hint(body: Any, retry_after: int) -> Any:
+    """`body` (an error body) with a ``google.rpc.RetryInfo`` detail saying to wait `retry_after` seconds,
+    Google's retry hint (https://cloud.google.com/apis/design/errors#retryinfo); a copy, the body untouched."""
+    if not isinstance(body, dict) or not isinstance(body.get("error"), dict):
+        return body
+    out = json.loads(json.dumps(body))
+    out["error"].setdefault("details", []).append(
+        {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_after}s"})
+    return out
+
+
 def script_ended(detail: str) -> dict[str, Any]:
     """The answer to a request past the end of a ``then: end`` sequence (served with 410)."""
     return {"error": {"code": 410, "message": detail, "status": "FAILED_PRECONDITION"}}

@@ -12,7 +12,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
-from bench.wires.base import Entry, Wire, openai_error_body
+from bench.wires.base import OPENAI_CLIENT_ENV, OPENAI_STATUS_ERRORS, Entry, Wire, openai_error_body
 from bench.wires.openai_chat import capture, read, render
 
 if TYPE_CHECKING:
@@ -52,6 +52,11 @@ class OpenAIChat(Wire):
     renderer = render
     reader = read
     importer = capture
+    provider = "openai"
+    default_model = "gpt-4o"
+    client_env = OPENAI_CLIENT_ENV
+    status_errors = OPENAI_STATUS_ERRORS
+    corpus_models = (("gpt-4.1", 0.30), ("gpt-4o-mini", 0.10))
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)
@@ -67,6 +72,11 @@ class OpenAIChat(Wire):
         from bench.wires.openai_chat.client import Chat  # the official client package loads only for a loop
 
         return Chat(client, model, prompt, tools, system)
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        import openai  # reads OPENAI_BASE_URL and OPENAI_API_KEY itself
+
+        return openai.OpenAI(timeout=30.0)
 
 
 WIRE = OpenAIChat()

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
-from bench.wires.base import Context, Entry, Refusal, Wire, openai_error_body
+from bench.wires.base import OPENAI_CLIENT_ENV, OPENAI_STATUS_ERRORS, Context, Entry, Refusal, Wire, openai_error_body
 from bench.wires.openai_chat import openai_rate_limit_headers
 from bench.wires.openai_responses import capture, read, render
 
@@ -46,6 +46,12 @@ class OpenAIResponses(Wire):
     reader = read
     threads = read
     importer = capture
+    provider = "openai"
+    default_model = "gpt-4o"
+    client_env = OPENAI_CLIENT_ENV
+    status_errors = OPENAI_STATUS_ERRORS
+    corpus_models = (("o3", 0.15),)
+    end_turn = True
 
     def error_in_body(self, ctx: Context) -> bool:
         return ctx.finish_raw == "failed"  # a failed response is a 200 body with status failed
@@ -68,6 +74,11 @@ class OpenAIResponses(Wire):
         from bench.wires.openai_responses.client import Responses  # the official client package loads only for a loop
 
         return Responses(client, model, prompt, tools, system)
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        import openai  # reads OPENAI_BASE_URL and OPENAI_API_KEY itself
+
+        return openai.OpenAI(timeout=30.0)
 
 
 WIRE = OpenAIResponses()
