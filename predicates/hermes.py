@@ -56,6 +56,9 @@ guardrail_intervened -> content_filter, anything else, malformed_* and model_con
 included -> "stop"), no messageStop -> end_turn (L932), "stop" with tool calls -> "tool_calls"
 (L960-962), a tool input that does not parse -> {} (L913-925); the boto3 client is built with no
 Config (L91-101), so botocore's standard retries (2, on 429/500/502/503/504) come before Hermes's own.
+A sequence of a dialect no Hermes mode speaks (Ollama's native API, Cohere's) reaches Hermes in
+chat_completions mode (how it reaches Ollama and other OpenAI-compatible servers): read as the
+replay server serves it on Chat Completions (:func:`served_on_chat`).
 
 Counting: Hermes' ``max_iterations`` counts iterations of the outer ``while`` (``api_call_count``),
 not requests. Resends made inside the inner retry loop (API errors, invalid responses, truncated
@@ -298,6 +301,16 @@ def api_mode(raw: str | None) -> str:
 _MODE_OF_DIALECT = {"openai-chat": "chat_completions", "anthropic": "anthropic_messages",
                     "gemini": "gemini_native", "openai-responses": "codex_responses",
                     "bedrock-converse": "bedrock_converse"}
+
+
+def served_on_chat(turn: Turn, dialect: str) -> Turn:
+    """`turn` of a sequence in a dialect Hermes has no mode for (Ollama's native API, Cohere's v2 chat),
+    as the replay server serves it on Chat Completions (bench/wires/base.py ``Wire.finish_for``): Chat's
+    string for its canonical finish, else its own raw string (an unknown or error finish)."""
+    if dialect in _MODE_OF_DIALECT or dialect not in TABLES or turn.finish_raw is None or turn.finish == "unknown":
+        return turn
+    raw = next((r for r, e in TABLES["openai-chat"].items() if e.finish == turn.finish), turn.finish_raw)
+    return replace(turn, finish_raw=raw)
 # bedrock_adapter.py L705-715 _converse_stop_reason_to_openai (anything else -> "stop")
 _BEDROCK_MAP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length",
                 "content_filtered": "content_filter", "guardrail_intervened": "content_filter"}
@@ -743,6 +756,7 @@ def decide(turn: Turn, state: State) -> Decision:
         m["api"] += 1
         m["retry"] = 0
     m["inner"] = False
+    turn = served_on_chat(turn, getattr(state, "dialect", ""))
     mode = _MODE_OF_DIALECT.get(getattr(state, "dialect", ""), "") or api_mode(turn.finish_raw)
     m["mode"], m["boost"] = mode, False
     decision = _body(turn, m, mode)

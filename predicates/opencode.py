@@ -40,6 +40,9 @@ else -> other, so malformed_*, model_context_window_exceeded and a missing messa
 stream keeps its initial ``{unified: "other"}``, are ``unknown`` to OpenCode and asked again). A Chat
 sequence is chosen by ``State.dialect`` too, since a compatible provider sends Anthropic's
 ``model_context_window_exceeded`` there: the openai-compatible mapper makes it ``other``, so ``unknown``.
+A sequence of a dialect none of those providers speaks (Ollama's native API, Cohere's) reaches
+OpenCode through the openai-compatible provider (how it reaches Ollama): read as the replay server
+serves it on Chat Completions (:func:`served_on_chat`).
 
 Errors (``turn.error``): ``process`` runs the stream under ``Effect.retry(SessionRetry.policy)``:
 a retryable error is retried with backoff up to RETRY_MAX_RETRIES = 5 times (``attempt > 5`` ends
@@ -59,9 +62,11 @@ native LLM runtime (off by default; the AI SDK runtime is the default path).
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from bench import (
     ALL,
+    TABLES,
     Cited,
     Continue,
     Decision,
@@ -80,6 +85,19 @@ from bench import (
 
 BIN = Source(release="opencode-ai@1.18.32 (npm opencode-linux-x64@1.18.32 bin/opencode)")
 RUN = f"{BIN} SessionPrompt.run"
+
+_PROVIDERS = ("openai-chat", "anthropic", "openai-responses", "gemini", "bedrock-converse")
+"""The dialects of the AI SDK providers bundled in OpenCode that the port maps (openai-compatible,
+anthropic, openai responses, google, amazon-bedrock)."""
+def served_on_chat(turn: Turn, dialect: str) -> Turn:
+    """`turn` of a sequence in a dialect OpenCode has no provider for (Ollama's native API, Cohere's v2 chat),
+    as the replay server serves it on Chat Completions (bench/wires/base.py ``Wire.finish_for``): Chat's
+    string for its canonical finish, else its own raw string (an unknown or error finish)."""
+    if dialect in _PROVIDERS or dialect not in TABLES or turn.finish_raw is None or turn.finish == "unknown":
+        return turn
+    raw = next((r for r, e in TABLES["openai-chat"].items() if e.finish == turn.finish), turn.finish_raw)
+    return replace(turn, finish_raw=raw)
+
 
 # bin/opencode @104608071 (exported as vA, imported as `us`): the six values OpenCode keeps.
 FINISH_REASONS = frozenset({"stop", "length", "tool-calls", "content-filter", "error", "unknown"})
@@ -384,6 +402,7 @@ coverage gap said out loud."""
     mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
+    turn = served_on_chat(turn, state.dialect)
     memo = state.memo
     calls = turn.tool_calls
     err = turn.error

@@ -32,15 +32,33 @@ bedrock-converse-stream.ts``, the ``amazon-bedrock`` provider, from the same 0.8
 chosen by ``State.dialect``. That provider streams through the AWS SDK's ``BedrockRuntimeClient``
 built without ``maxAttempts`` (L228), so the SDK's default standard retry strategy retries an HTTP
 error of a throttling or transient status before Pi sees it (``bedrock-sdk-retry``), unlike Pi's other
-providers (``maxRetries`` 0).
+providers (``maxRetries`` 0). A sequence of a dialect no Pi provider speaks (Ollama's native
+API, Cohere's) reaches Pi on Chat Completions, its openai-completions provider (the one Pi reaches
+Ollama and other OpenAI-compatible servers with): read as the replay server serves it there
+(:func:`served_on_chat`).
 """
 
 from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 
-from bench import ALL, Cited, Continue, Decision, MutationNote, Remind, Resend, Source, State, Stop, Turn, predicate
+from bench import (
+    ALL,
+    TABLES,
+    Cited,
+    Continue,
+    Decision,
+    MutationNote,
+    Remind,
+    Resend,
+    Source,
+    State,
+    Stop,
+    Turn,
+    predicate,
+)
 
 PIN = Source("earendil-works/pi", ref="31b513e3", release="npm pi-agent-core/pi-ai 0.84.1 sources")
 LOOP = PIN.file("packages/agent/src/agent-loop.ts")
@@ -67,6 +85,8 @@ _CHAT = {"stop": "stop", "end": "stop", "length": "length", "function_call": "to
 # anthropic-messages.ts L1325-1351 mapStopReason (anything else throws)
 _ANTHROPIC = {"end_turn": "stop", "max_tokens": "length", "tool_use": "toolUse", "refusal": "error",
               "pause_turn": "stop", "stop_sequence": "stop", "sensitive": "error"}
+_PROVIDERS = ("openai-chat", "anthropic", "openai-responses", "gemini", "bedrock-converse")
+"""The dialects a Pi provider speaks (openai-completions, anthropic-messages, openai-responses, google, amazon-bedrock)."""
 # openai-responses-shared.ts L742-772 mapStopReason(status, incompleteReason)
 _RESPONSES_STATUS = {"completed": "stop", "failed": "error", "cancelled": "error",
                      "in_progress": "stop", "queued": "stop"}
@@ -119,6 +139,16 @@ def stop_reason(turn: Turn, dialect: str = "") -> tuple[str, str]:
     # anthropic (L1347-1349), responses (L767-770) and google (L362-365) defaults throw; in all of
     # them the provider ends with stopReason "error" (e.g. openai-completions L581-583, L590-609).
     return "error", "unknown-finish"
+
+
+def served_on_chat(turn: Turn, dialect: str) -> Turn:
+    """`turn` of a sequence in a dialect Pi has no provider for (Ollama's native API, Cohere's v2 chat),
+    as the replay server serves it on Chat Completions (bench/wires/base.py ``Wire.finish_for``): Chat's
+    string for its canonical finish, else its own raw string (an unknown or error finish)."""
+    if dialect in _PROVIDERS or dialect not in TABLES or turn.finish_raw is None or turn.finish == "unknown":
+        return turn
+    raw = next((r for r, e in TABLES["openai-chat"].items() if e.finish == turn.finish), turn.finish_raw)
+    return replace(turn, finish_raw=raw)
 
 
 _MAPPER_RULES = {
@@ -256,6 +286,7 @@ coverage gap said out loud."""
     mutation_notes=MUTATION_NOTES,
 )
 def decide(turn: Turn, state: State) -> Decision:
+    turn = served_on_chat(turn, state.dialect)
     if state.dialect == "bedrock-converse":
         if _sdk_retries(turn) and state.memo.get("sdk", 0) < SDK_RETRIES:
             state.memo["sdk"] = state.memo.get("sdk", 0) + 1
