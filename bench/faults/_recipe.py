@@ -20,6 +20,7 @@ missing or out-of-range field is one line naming the file and the field
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeAlias
@@ -53,14 +54,14 @@ class _Strict(BaseModel):
 class _Where(_Strict):
     requests: list[Annotated[int, Field(ge=1)]] | None = Field(None, min_length=1)
     """Which model requests of a run it applies to (1 is the run's first); absent: every request."""
-    probability: float = Field(1.0, ge=0, le=1)
+    probability: float = Field(1.0, ge=0, le=1, allow_inf_nan=False)
     """The chance it applies to a request it may apply to, drawn from the seeded generator."""
 
 
 class _Cut(_Where):
     after_frames: int | None = Field(None, ge=0)
     """Frames of the answer that go out before the cut (0: none)."""
-    after_ms: float | None = Field(None, ge=0)
+    after_ms: float | None = Field(None, ge=0, allow_inf_nan=False)
     """Milliseconds after the answer starts at which the cut comes (frames due later are not sent)."""
 
     @model_validator(mode="after")
@@ -111,7 +112,7 @@ class StallIn(_Where):
     """A pause before frame `before_frame` (1: before the answer's first byte)."""
 
     fault: Literal["stall"]
-    seconds: float = Field(gt=0)
+    seconds: float = Field(gt=0, allow_inf_nan=False)
     before_frame: int = Field(1, ge=1)
 
 
@@ -127,9 +128,9 @@ class PaceIn(_Strict):
     :data:`TOKENS_PER_FRAME` tokens at `tokens_per_second`; each delay moved by up to `jitter_ms`
     either way (seeded). A JSON answer waits `ttft_ms` only."""
 
-    ttft_ms: float = Field(0, ge=0)
-    tokens_per_second: float | None = Field(None, gt=0)
-    jitter_ms: float = Field(0, ge=0)
+    ttft_ms: float = Field(0, ge=0, allow_inf_nan=False)
+    tokens_per_second: float | None = Field(None, gt=0, allow_inf_nan=False)
+    jitter_ms: float = Field(0, ge=0, allow_inf_nan=False)
 
 
 class RecipeIn(_Strict):
@@ -204,25 +205,66 @@ def _describe(exc: ValidationError) -> str:
         names = ", ".join(map(repr, FAULTS))
         problem = "required, but missing" if got is None else f"expected one of {names}, got {got!r}"
         return f"{where}.fault: {problem}"
+    plainer = _number_problem(first)
+    if plainer is not None:
+        return f"{field_path(tuple(first['loc']))}: {plainer}"
     text = describe_validation_error(exc)
     text = text.replace("(not part of the sequence format)", "(not part of the recipe format)")
     return text.replace(": Value error, ", ": ")
 
 
+_WAITS = frozenset({"seconds", "ttft_ms", "after_ms", "jitter_ms"})
+"""The fields that are a wait: an endless one would hold the answer forever."""
+
+_EXPONENT = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)[eE][-+]?[0-9]+")
+"""A number in exponent form, as YAML 1.2 reads it; YAML 1.1 (PyYAML) needs a dot and a signed
+exponent, so it reads ``1e3`` and ``1.0e3`` as strings."""
+
+
+def _number_problem(error: Any) -> str | None:
+    """Plain words for a number the recipe cannot use: one that is not finite (``.inf``, ``.nan``),
+    with what it would do, or one YAML read as a string because of how it is written (``1e3``)."""
+    value, field = error["input"], next((str(p) for p in reversed(error["loc"]) if isinstance(p, str)
+                                         and p not in ("float", "int")), "")
+    if error["type"] == "finite_number":
+        endless = ": an endless wait, the answer would never come" if field in _WAITS else ""
+        return f"{value} is not a finite number{endless}"
+    if error["type"] in ("float_type", "int_type") and isinstance(value, str) and _EXPONENT.fullmatch(value):
+        mantissa, _, power = value.lower().partition("e")
+        number = float(value)
+        spelled = f"{mantissa if '.' in mantissa else mantissa + '.0'}e{power if power[0] in '+-' else '+' + power}"
+        plain = str(int(number)) if number.is_integer() and abs(number) < 1e16 else repr(number)
+        return (f"YAML read {value!r} as a string, not a number (YAML 1.1 wants a dot and a signed exponent): "
+                f"write {plain}" + ("" if error["type"] == "int_type" else f" or {spelled}"))
+    return None
+
+
 def load_recipe(spec: str) -> Recipe:
-    """A preset by name (:data:`PRESETS`), else the recipe file at path `spec`."""
+    """A preset by name (:data:`PRESETS`), else the recipe file at path `spec`; a path that is there
+    but is not a regular file is named as what it is, and never opened (a FIFO would block)."""
     path = Path(spec)
     if spec in PRESETS and not path.exists():
         return parse_recipe(PRESETS[spec], spec)
-    if not path.is_file():
+    if not path.exists():
         known = ", ".join(PRESETS)
         raise RecipeError(f"{spec}: no such recipe file, nor a preset ({known})")
+    if not path.is_file():
+        raise RecipeError(f"{spec}: {_kind(path)}")
     shown = display_path(path)
     try:
         data = read_yaml(path, shown=shown)
     except YamlError as exc:
         raise RecipeError(str(exc)) from None
     return parse_recipe(data, shown)
+
+
+def _kind(path: Path) -> str:
+    """What `path`, which is there and not a regular file, is, in a recipe error's words."""
+    if path.is_dir():
+        return "is a folder, not a recipe file"
+    kind = ("a FIFO" if path.is_fifo() else "a device" if path.is_char_device() or path.is_block_device()
+            else "a socket" if path.is_socket() else "not a file")
+    return f"is not a regular file ({kind}): not read"
 
 
 def parse_recipe_text(text: str, name: str = "<recipe>") -> Recipe:
