@@ -9,17 +9,14 @@ from __future__ import annotations
 import json
 
 from bench.engine.model import Cell, Sequence, Step, Turn, Violation
-from bench.wires.withhold import WITHHELD, without_calls
+from bench.wires.withhold import as_noted
 
 
 def served_turn(sequence: Sequence, step: Step) -> Turn:
     """The turn `step`'s request was answered with: the sequence's turn, or, on a step the server
-    noted as withheld (the request offered no tools, :mod:`bench.wires.withhold`), that turn without
-    its calls, as the loop got it. Replay steps never carry the note."""
-    turn = sequence.turns[step.turn]
-    if WITHHELD not in step.note.split("; "):
-        return turn
-    return without_calls(turn, {}, sequence.dialect)[0]
+    noted as withheld (the request offered no tools or asked for none, :mod:`bench.wires.withhold`),
+    that turn without its calls, as the loop got it. Replay steps never carry the note."""
+    return as_noted(sequence.turns[step.turn], step.note, sequence.dialect)
 
 
 def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:

@@ -339,7 +339,7 @@ class Recorder:
         if turn is not None and "id" in turn.meta:
             conv.replies[turn.meta["id"]] = (full, turn.turn)
         shape = w.shape(path, None)
-        model = shape.model if shape is not None else body.get("model")
+        model = shape.model if shape is not None and shape.model is not None else body.get("model")
         if isinstance(model, str) and model not in conv.models:
             conv.models.append(model)
         return conv

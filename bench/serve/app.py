@@ -44,7 +44,7 @@ from bench.serve.results import Known, ResultJudge, ran_in_round
 from bench.serve.threads import Refusal, follow
 from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
 from bench.wires import registry
-from bench.wires.withhold import WITHHELD, without_calls
+from bench.wires.withhold import as_noted, without_calls
 
 if TYPE_CHECKING:  # bench.faults writes into this package's delivery plans: imported where used, not here
     from bench.faults import Injected, Recipe
@@ -658,7 +658,7 @@ def create_app(session: Session) -> ModelCallsFirst:
             seen = None if followed is body else followed
             query = scope["query_string"]
             shape = served.shape(path, QueryParams(query).get("alt") if query else None)
-            stream = shape.stream if shape is not None else served.streams(body)
+            stream = shape.stream if shape is not None and shape.stream is not None else served.streams(body)
             run, number, index = session._take_turn(wire, followed)
             seq = run.sequence
             if index is None:
@@ -672,21 +672,22 @@ def create_app(session: Session) -> ModelCallsFirst:
             scripted = seq.turns[index]
             limited = at_request_limit(scripted, seq.max_tokens, wire, body)
             turn, note = without_calls(with_fresh_ids(limited, repeat), followed, seq.dialect,
-                                       served.offers_tools(followed))
+                                       served.offers_tools(followed), served.tool_choice(followed))
             rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
             opts = body.get("stream_options")
-            model = shape.model if shape else str(body.get("model") or "stopbench")
+            model = shape.model if shape and shape.model is not None else str(body.get("model") or "stopbench")
             include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
             sse = shape.sse if shape else True
+            surface = shape.surface if shape else ""
             # what the rendering depends on besides the id: the served turn (the scripted one with the
             # request's limit, when it changed the usage, the repeat's ids and the withheld calls, the
             # note) and the rest of its Context
             key = (wire, index, repeat, note, None if limited is scripted else limited.usage, model, include_usage,
-                   sse, stream)
+                   sse, surface, stream)
             made = run.rendered.get(key)
             if made is None:
                 ctx = Context(served.id_prefix + _ID_PLACEHOLDER, model, served.finish_for(seq.dialect, turn),
-                              include_usage=include_usage, sse=sse)
+                              include_usage=include_usage, sse=sse, surface=surface)
                 made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
                 if len(run.rendered) >= _RENDERED_CAP:
                     run.rendered.clear()
@@ -815,7 +816,7 @@ def _as_served(turn: Turn, rec: Record) -> Turn:
     if inj is not None and inj.kind is not None:
         return Turn("error", error=TurnError(inj.kind, inj.describe(), status=inj.status))
     turn = with_fresh_ids(turn, rec.repeat)
-    return replace(turn, tool_calls=tuple(c for c in turn.tool_calls if not c.name)) if rec.note == WITHHELD else turn
+    return as_noted(turn, rec.note, rec.wire) if rec.note and rec.wire is not None else turn
 
 
 def _ran(ran: dict[int, Execution]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Known], ...]]:

@@ -51,6 +51,9 @@ class Context:
     finish_raw: str | None
     include_usage: bool = False
     sse: bool = True
+    surface: str = ""
+    """The provider's gateway the request came through when it is not the wire's own API (``azure``,
+    ``vertex``, ``bedrock``: :attr:`Shape.surface`), empty on the wire's own paths."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +81,15 @@ class Rendered:
 @dataclass(frozen=True, slots=True)
 class Shape:
     """What a request's path says about it where the body does not: streamed or not, the model, and
-    whether a stream goes out as server-sent events."""
+    whether a stream goes out as server-sent events; None where the body says it (``stream``,
+    ``model``). `surface`: the provider's gateway the path belongs to (Azure OpenAI, Vertex AI, Claude
+    on Bedrock), which serves the wire's conversation with that gateway's additions; empty for the
+    wire's own API."""
 
-    stream: bool
-    model: str
+    stream: bool | None
+    model: str | None
     sse: bool
+    surface: str = ""
 
 
 @dataclass(frozen=True, slots=True)

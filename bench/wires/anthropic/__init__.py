@@ -1,4 +1,5 @@
-"""Anthropic Messages (``POST /v1/messages``): finish table, serving, reading, importing.
+"""Anthropic Messages (``POST /v1/messages``, and through Vertex AI and Bedrock: :mod:`.gateways`):
+finish table, serving, reading, importing.
 
 The answer is rendered by :mod:`.render`, a request (and a message thread) read back by :mod:`.read`,
 a capture imported by :mod:`.capture`; :data:`WIRE` ties them behind :class:`bench.wires.base.Wire`.
@@ -13,9 +14,9 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from bench.engine.model import TurnError
-from bench.wires.anthropic import capture, read, render
-from bench.wires.base import Entry, Route, StatusError, Wire
+from bench.engine.model import Turn, TurnError
+from bench.wires.anthropic import capture, gateways, read, render
+from bench.wires.base import Context, Entry, Rendered, Route, Shape, StatusError, Wire
 
 if TYPE_CHECKING:
     from bench.wires.client import Conversation as ClientConversation
@@ -39,7 +40,8 @@ class AnthropicMessages(Wire):
     })
     refusal_finish = "refusal"
     id_prefix = "msg_"
-    paths = ("/v1/messages", "/messages", "/v1/messages/count_tokens", "/messages/count_tokens")
+    paths = ("/v1/messages", "/messages", "/v1/messages/count_tokens", "/messages/count_tokens",
+             *gateways.VERTEX_PATHS, *gateways.BEDROCK_PATHS)
     conversation_field = ("messages", (list,), True)
     max_tokens_keys = ("max_tokens",)
     detect_rank = 20  # after Responses, whose events also carry a "type"
@@ -62,7 +64,16 @@ class AnthropicMessages(Wire):
     corpus_models = (("claude-sonnet-4", 0.30), ("claude-opus-4", 0.05))
 
     def route(self, path: str) -> Route | None:
-        return "count" if path.endswith("/count_tokens") else "model"
+        if path.endswith("/count_tokens"):
+            return "count"
+        return "model" if path in self.paths else gateways.route(path)
+
+    def shape(self, path: str, alt: str | None) -> Shape | None:
+        return gateways.shape(path)
+
+    def render(self, turn: Turn, ctx: Context, stream: bool) -> Rendered:
+        out = super().render(turn, ctx, stream)
+        return gateways.on_bedrock(out, turn) if ctx.surface == gateways.BEDROCK else out
 
     def count_tokens(self, size: int) -> dict[str, Any]:
         return {"input_tokens": max(1, size // 4)}

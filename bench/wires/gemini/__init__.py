@@ -1,5 +1,5 @@
-"""Google's Gemini API (``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``):
-finish table, serving, reading, importing.
+"""Google's Gemini API (``POST /v1beta/models/{model}:generateContent`` and ``:streamGenerateContent``)
+and Gemini on Vertex AI (:data:`VERTEX_PATHS`): finish table, serving, reading, importing.
 
 The answer is rendered by :mod:`.render`, a request (its path and its body) read back by :mod:`.read`,
 a capture imported by :mod:`.capture`; :data:`WIRE` ties them behind :class:`bench.wires.base.Wire`.
@@ -20,6 +20,14 @@ from bench.wires.base import Assembler, Context, Entry, Rendered, Route, Shape, 
 from bench.wires.gemini import capture, read, render
 
 _DOC = "https://ai.google.dev/api/generate-content#FinishReason"
+VERTEX_PATHS = tuple(f"/{version}{scope}/publishers/google/models/{{name:path}}" for version in ("v1", "v1beta1")
+                     for scope in ("/projects/{project}/locations/{location}", ""))
+"""Vertex AI's paths of the same methods (the model from the path, as on the Gemini API): a project's
+(``/v1/projects/{p}/locations/{l}/publishers/google/models/{m}:generateContent``) and express mode's,
+with an API key and no project (``/v1/publishers/google/models/{m}:generateContent``), each in ``v1``
+and ``v1beta1`` (https://cloud.google.com/vertex-ai/generative-ai/docs/model-reference/inference,
+https://cloud.google.com/vertex-ai/generative-ai/docs/start/express-mode/vertex-ai-express-mode-api-reference;
+google-genai 3.6.1 ``google/genai/_api_client.py`` builds them, ``v1beta1`` its default version)."""
 _SDK = "google-genai 3.6.1 google/genai/types.py FinishReason"
 
 
@@ -55,7 +63,7 @@ class Gemini(Wire):
     unspecified = "OTHER"
     calls_finish = "STOP"
     id_prefix = render.ID_PREFIX
-    paths = ("/v1beta/models/{name:path}", "/v1/models/{name:path}")
+    paths = ("/v1beta/models/{name:path}", "/v1/models/{name:path}", *VERTEX_PATHS)
     conversation_field = ("contents", (list, str), True)
     count_refusal_code = "invalid_request"
     detect_rank = 30

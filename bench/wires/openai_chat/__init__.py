@@ -1,4 +1,5 @@
-"""OpenAI Chat Completions (``POST /v1/chat/completions``): finish table, serving, reading, importing.
+"""OpenAI Chat Completions (``POST /v1/chat/completions``, and on Azure OpenAI: :mod:`.azure`): finish
+table, serving, reading, importing.
 
 The answer is rendered by :mod:`.render`, a request read back by :mod:`.read`, a capture imported by
 :mod:`.capture`; :data:`WIRE` ties them behind :class:`bench.wires.base.Wire`.
@@ -11,9 +12,18 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from bench.engine.model import TurnError
-from bench.wires.base import OPENAI_CLIENT_ENV, OPENAI_STATUS_ERRORS, Entry, Wire, openai_error_body
-from bench.wires.openai_chat import capture, read, render
+from bench.engine.model import Turn, TurnError
+from bench.wires.base import (
+    OPENAI_CLIENT_ENV,
+    OPENAI_STATUS_ERRORS,
+    Context,
+    Entry,
+    Rendered,
+    Shape,
+    Wire,
+    openai_error_body,
+)
+from bench.wires.openai_chat import azure, capture, read, render
 
 if TYPE_CHECKING:
     from bench.wires.client import Conversation as ClientConversation
@@ -44,7 +54,7 @@ class OpenAIChat(Wire):
         "model_context_window_exceeded": Entry("length", "Z.ai GLM's Chat finish_reason when the context window fills (earendil-works/pi#1869: GLM-4.7, mapStopReason threw 'Unhandled stop reason'; mozilla-ai/any-llm#1200: GLM-5, a ChatCompletionChunk that failed openai-python's Literal); read as Anthropic's value of the same name, a truncation"),
     })
     id_prefix = "chatcmpl-"
-    paths = ("/v1/chat/completions", "/chat/completions")
+    paths = ("/v1/chat/completions", "/chat/completions", *azure.CHAT_PATHS)
     conversation_field = ("messages", (list,), True)
     max_tokens_keys = ("max_completion_tokens", "max_tokens")
     detect_rank = 90  # the loosest test (any object with a choices list): tried last
@@ -57,6 +67,15 @@ class OpenAIChat(Wire):
     client_env = OPENAI_CLIENT_ENV
     status_errors = OPENAI_STATUS_ERRORS
     corpus_models = (("gpt-4.1", 0.30), ("gpt-4o-mini", 0.10))
+
+    def shape(self, path: str, alt: str | None) -> Shape | None:
+        return azure.shape(path)
+
+    def render(self, turn: Turn, ctx: Context, stream: bool) -> Rendered:
+        out = super().render(turn, ctx, stream)
+        if ctx.surface == azure.SURFACE and out.body is not None and out.status >= 400:
+            return Rendered(out.status, body=azure.prompt_filter_error(out.body, turn), headers=out.headers)
+        return out
 
     def error_body(self, err: TurnError) -> dict[str, Any]:
         return openai_error_body(err)

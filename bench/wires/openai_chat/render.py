@@ -11,6 +11,7 @@ from typing import Any
 
 from bench.engine.model import ToolCall, Turn
 from bench.wires.base import Context, openai_error_body, pieces, sse
+from bench.wires.openai_chat import azure
 
 
 def _usage(turn: Turn) -> dict[str, int]:
@@ -21,6 +22,11 @@ def _usage(turn: Turn) -> dict[str, int]:
 
 def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+
+
+def _gateway(turn: Turn, ctx: Context) -> dict[str, Any]:
+    """What the gateway the request came through adds to the choice (Azure's filter results: :mod:`.azure`)."""
+    return azure.choice_filters(turn) if ctx.surface == azure.SURFACE else {}
 
 
 def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
@@ -34,7 +40,8 @@ def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
         message["refusal"] = turn.refusal
     body: dict[str, Any] = {
         "id": ctx.response_id, "object": "chat.completion", "created": 0, "model": ctx.model,
-        "choices": [{"index": 0, "message": message, "finish_reason": ctx.finish_raw, "logprobs": None}],
+        "choices": [{"index": 0, "message": message, "finish_reason": ctx.finish_raw, "logprobs": None,
+                     **_gateway(turn, ctx)}],
         # always sent, as the API does (zeros when the turn recorded none): clients read it unguarded
         "usage": _usage(turn),
     }
@@ -43,9 +50,9 @@ def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
 
 def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
     """The turn as ``chat.completion.chunk`` events, ending with ``[DONE]`` (or the error event)."""
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+    def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> bytes:
         return sse({"id": ctx.response_id, "object": "chat.completion.chunk", "created": 0, "model": ctx.model,
-                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}]})
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None, **extra}]})
 
     out = [chunk({"role": "assistant", "content": None if turn.content is None else ""})]
     if turn.reasoning is not None:
@@ -64,7 +71,7 @@ def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
         out.append(sse(openai_error_body(turn.error)))
         return out
     # the finish reason in its own chunk with an empty delta (what OpenAI sends); null when none
-    out.append(chunk({}, ctx.finish_raw))
+    out.append(chunk({}, ctx.finish_raw, **_gateway(turn, ctx)))
     if ctx.include_usage:
         out.append(sse({"id": ctx.response_id, "object": "chat.completion.chunk", "created": 0,
                         "model": ctx.model, "choices": [], "usage": _usage(turn)}))

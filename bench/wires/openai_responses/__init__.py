@@ -1,4 +1,5 @@
-"""OpenAI Responses (``POST /v1/responses``): finish table, serving, reading, importing.
+"""OpenAI Responses (``POST /v1/responses``, and on Azure OpenAI: :mod:`bench.wires.openai_chat.azure`):
+finish table, serving, reading, importing.
 
 The answer is rendered by :mod:`.render`, a request (and a reply it follows by
 ``previous_response_id``) read back by :mod:`.read`, a capture imported by :mod:`.capture`;
@@ -14,8 +15,17 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
-from bench.wires.base import OPENAI_CLIENT_ENV, OPENAI_STATUS_ERRORS, Context, Entry, Refusal, Wire, openai_error_body
-from bench.wires.openai_chat import openai_rate_limit_headers
+from bench.wires.base import (
+    OPENAI_CLIENT_ENV,
+    OPENAI_STATUS_ERRORS,
+    Context,
+    Entry,
+    Refusal,
+    Shape,
+    Wire,
+    openai_error_body,
+)
+from bench.wires.openai_chat import azure, openai_rate_limit_headers
 from bench.wires.openai_responses import capture, read, render
 
 if TYPE_CHECKING:
@@ -37,7 +47,7 @@ class OpenAIResponses(Wire):
         "cancelled": Entry("error", f"{_DOC}: status 'cancelled'"),
     })
     id_prefix = "resp_"
-    paths = ("/v1/responses", "/responses")
+    paths = ("/v1/responses", "/responses", *azure.RESPONSES_PATHS)
     conversation_field = ("input", (list, str), False)
     max_tokens_keys = ("max_output_tokens",)
     detect_rank = 10  # its events carry a "type" as Anthropic's do: tried first
@@ -52,6 +62,9 @@ class OpenAIResponses(Wire):
     status_errors = OPENAI_STATUS_ERRORS
     corpus_models = (("o3", 0.15),)
     end_turn = True
+
+    def shape(self, path: str, alt: str | None) -> Shape | None:
+        return azure.shape(path)
 
     def error_in_body(self, ctx: Context) -> bool:
         return ctx.finish_raw == "failed"  # a failed response is a 200 body with status failed
