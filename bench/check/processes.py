@@ -37,7 +37,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +126,13 @@ def running_contained() -> int:
     """How many contained programs this process started are still running."""
     with _LIVE_LOCK:
         return sum(p.poll() is None for p in _LIVE)
+
+
+def track(proc: Any) -> None:
+    """Count `proc` (a Popen-like handle of a contained program started otherwise, as
+    :class:`bench.check.preload.ForkedRun`) among the running, so :func:`end_all_contained` ends it too."""
+    with _LIVE_LOCK:
+        _LIVE.add(proc)
 
 
 def _forget(proc: subprocess.Popen[Any]) -> None:
@@ -254,9 +261,11 @@ def _prctl(option: int, value: int) -> bool:
         return False
 
 
-def reap(parent: int, argv: list[str]) -> int:
+def reap(parent: int, argv: list[str], program: Callable[[], object] | None = None) -> int:
     """The reaper: run `argv`, sweep its tree when it ends (or on SIGTERM/SIGINT, or when `parent`
-    dies), and return a status for :func:`_exit_like`."""
+    dies), and return a status for :func:`_exit_like`. With `program`, the forked child calls it
+    instead of executing `argv` (a preloaded Python program, :mod:`bench.check.zygote`): it never
+    returns, it raises out of this function in the child to run the program there."""
     _prctl(_PR_SET_CHILD_SUBREAPER, 1)
     _prctl(_PR_SET_PDEATHSIG, int(signal.SIGTERM))
     child = -1
@@ -278,6 +287,8 @@ def reap(parent: int, argv: list[str]) -> int:
             os.setpgid(0, 0)
             for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
                 signal.signal(sig, signal.SIG_DFL)
+            if program is not None:
+                program()
             os.execvp(argv[0], argv)
         except OSError as exc:
             os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
@@ -306,7 +317,8 @@ def reap(parent: int, argv: list[str]) -> int:
 def _exit_like(code: int) -> None:
     """Exit with `code`, or end by signal -`code` (so the caller sees the program's own status)."""
     if code < 0:
-        signal.signal(-code, signal.SIG_DFL)
+        with contextlib.suppress(OSError, ValueError):  # SIGKILL and SIGSTOP keep their default: no handler
+            signal.signal(-code, signal.SIG_DFL)
         os.kill(os.getpid(), -code)
         time.sleep(1)
         os._exit(128 - code)

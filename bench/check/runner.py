@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from bench.check.faulted import StepFault, judge_faulted, step_faults
 from bench.check.processes import deferred_interrupts, end_contained, start_contained
@@ -139,7 +140,7 @@ def _tail(path: Path, lines: int = 5) -> str:
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())
 
 
-def _kill(proc: subprocess.Popen[bytes]) -> None:
+def _kill(proc: Any) -> None:
     """End the program and everything it started, sessions of its own included (its reaper sweeps
     the tree: :func:`bench.check.processes.end_contained`)."""
     end_contained(proc)
@@ -149,13 +150,16 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                 safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
                 env: dict[str, str] | None = None, server: BackgroundServer | None = None,
                 mcp_url: str | None = None, cancel: threading.Event | None = None, ok_marker: str | None = None,
-                error_marker: str | None = None, faults: Recipe | None = None) -> LiveRun:
+                error_marker: str | None = None, faults: Recipe | None = None,
+                start: Callable[..., Any] = start_contained) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
     against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
     (:func:`bench.check.mcp.background_mcp`); without one a server of its own is started. Setting
     `cancel` kills the program and raises :class:`Cancelled`. `ok_marker` and `error_marker` tell the
     server how the program words a tool result (:class:`bench.serve.app.Session`); a given `server`
     keeps its own. `faults` is the recipe a server of its own injects (a given `server` keeps its own).
+    `start` starts the program as :func:`bench.check.processes.start_contained` does (the default), or
+    in a fork of a preloaded process (:meth:`bench.check.preload.Zygote.start`).
 
     Raises OSError when the command cannot be started at all (the caller's unusable input).
     """
@@ -167,7 +171,7 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
         if mcp_url is None:
             mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                    mcp_url=mcp_url, cancel=cancel)
+                    mcp_url=mcp_url, cancel=cancel, start=start)
 
 
 def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None, faults: Recipe | None,
@@ -180,7 +184,7 @@ def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
          safety_cap: int, cwd: Path | None, env: dict[str, str] | None, mcp_url: str,
-         cancel: threading.Event | None) -> LiveRun:
+         cancel: threading.Event | None, start: Callable[..., Any] = start_contained) -> LiveRun:
     session = srv.session
     run = session.start(sequence)
     started = time.monotonic()
@@ -191,8 +195,7 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         with open(work / "stdout.txt", "wb") as out, open(err_path, "wb") as err:
             run_env = program_env(sequence, srv.url, result_path, env, mcp_url=mcp_url)
             # under a reaper: when the program ends, so does everything it started (own sessions included)
-            proc = start_contained(list(command), cwd=cwd, env=run_env, stdin=subprocess.DEVNULL, stdout=out,
-                                   stderr=err)
+            proc = start(list(command), cwd=cwd, env=run_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
             ended_by: str | None = None
             try:
                 while proc.poll() is None:
@@ -320,12 +323,26 @@ def scripts_tool_results(sequence: Sequence) -> bool:
     return any(c.result is not None for t in sequence.turns for c in t.tool_calls)
 
 
+def _starter(stack: ExitStack, command: Seq[str], first: Sequence, cwd: Path | None,
+             env: dict[str, str] | None) -> Callable[..., Any]:
+    """The preloaded process of a Python `command`, for the block of `stack`; its start function.
+    Raises ValueError for a command that is not a Python program, OSError when it cannot start."""
+    from bench.check.preload import Zygote, python_target, zygote_env
+
+    target = python_target(command)
+    if target is None:
+        raise ValueError(f"--preload runs Python programs: {' '.join(command)} is not one")
+    return stack.enter_context(Zygote(target, cwd=cwd or Path.cwd(), env=zygote_env(first, env))).start
+
+
 def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs: int = 1,
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
             env: dict[str, str] | None = None, progress: Callable[[LiveRun], None] | None = None,
             ok_marker: str | None = None, error_marker: str | None = None,
-            faults: Recipe | None = None) -> list[LiveRun]:
+            faults: Recipe | None = None, preload: bool = False) -> list[LiveRun]:
     """Run the program once per sequence, `jobs` at a time; results in the order of `sequences`.
+    With `preload` (a Python program) each run is a fork of one process that loaded the program's
+    imports (:mod:`bench.check.preload`).
 
     Each worker has a server of its own; a sequence is a new run on it (the server's runs are
     independent: a run's turns, records and inference are its own), so no two programs ever share
@@ -341,6 +358,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
     fail_fast = FailFast(len(seqs))
     with ExitStack() as stack:
         lock = threading.Lock()
+        start = _starter(stack, command, seqs[0], cwd, env) if preload else start_contained
 
         def one(seq: Sequence) -> LiveRun:
             if cancel.is_set():  # the program does not start, or the user stopped the run: start no more
@@ -352,7 +370,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                         seq, ok_marker, error_marker, faults, safety_cap)))
                     local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                              server=srv, mcp_url=local.mcp.url, cancel=cancel)
+                              server=srv, mcp_url=local.mcp.url, cancel=cancel, start=start)
             if run.exit_status is None:  # killed: a request it had in flight must not reach the next run
                 srv.stop()
                 local.mcp.stop()

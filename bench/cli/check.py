@@ -224,6 +224,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
 
     loops = _loops(command, name, named)
     _refuse_missing_scripts(loops)
+    if preload:
+        _refuse_unpreloadable(loops, fuzz_n is not None)
     refuse_unwritable([junit_path, *([] if no_report else [reports_dir / "live" / f"{n}.json" for n, _ in loops])])
     jobs = jobs or cores_available()
     recipe = fault_recipe(faults_spec, seed)
@@ -302,7 +304,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
                     run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout, safety_cap=safety_cap,
                             cwd=Path.cwd(), env=run_env, progress=progress(loop_name),
                             ok_marker=ok_marker, error_marker=error_marker,
-                            faults=None if recipe is None else recipe.with_seed(seeds[t]))
+                            faults=None if recipe is None else recipe.with_seed(seeds[t]), preload=preload)
                     for t in range(trials)]
                 runs[loop_name] = every[loop_name][0]
         except OSError as exc:
@@ -407,6 +409,18 @@ def _stop(bar: Any, message: str, code: int) -> NoReturn:
         bar.end()
     click.echo(message, err=True)
     sys.exit(code)
+
+
+def _refuse_unpreloadable(loops: list[tuple[str, list[str]]], fuzzing: bool) -> None:
+    """Exit 2 with one line when --preload is given for a command that is not a Python program (or with --fuzz)."""
+    from bench.check.preload import refusal
+
+    if fuzzing:
+        _stop(None, "--preload runs the catalogue's sequences, not --fuzz's", EXIT_BAD_INPUT)
+    for _, argv in loops:
+        why = refusal(argv)
+        if why is not None:
+            _stop(None, why, EXIT_BAD_INPUT)
 
 
 def _refuse_missing_scripts(loops: list[tuple[str, list[str]]]) -> None:

@@ -11,12 +11,14 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
 from bench.check import run_program
+from bench.check.runner import run_all
 from tests.check.conftest import ANSWER, fake, small_sequence
 from tests.helpers import ROOT, ctrl_c_as_in_a_terminal
 
@@ -64,27 +66,45 @@ def wait_for(path: Path, timeout: float = 60.0) -> None:
         time.sleep(0.05)
 
 
-def test_what_a_program_started_ends_with_its_run(pid_dir: Path) -> None:
-    run = run_program(small_sequence("answer-once", [ANSWER], require={"ok": True}), fake("leave"), name="x@live")
+@pytest.mark.parametrize("preload", [False, True], ids=["plain", "preload"])
+def test_what_a_program_started_ends_with_its_run(pid_dir: Path, preload: bool) -> None:
+    seq = small_sequence("answer-once", [ANSWER], require={"ok": True})
+    run = run_all([seq], fake("leave"), name="x@live", preload=True)[0] if preload else \
+        run_program(seq, fake("leave"), name="x@live")
     assert run.cell.outcome == "stopped" and run.exit_status == 0
     assert set(pids(pid_dir)) == set(NAMES)
     assert left_behind(pid_dir) == []
     assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
 
 
-def _check(catalogue: Path, tmp_path: Path, jobs: int = 1) -> subprocess.Popen[str]:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_a_program_ended_by_a_signal_ends_its_reaper_by_that_signal(tmp_path: Path, sig: int) -> None:
+    """The caller sees -N as from a plain Popen, also for SIGKILL, whose handler cannot be set."""
+    from bench.check.processes import start_contained, wait_contained
+
+    proc = start_contained([sys.executable, "-c", f"import os; os.kill(os.getpid(), {int(sig)})"],
+                           stderr=subprocess.PIPE)
+    assert wait_contained(proc, 30) == -sig
+    assert proc.stderr is not None and proc.stderr.read() == b""
+
+
+def _check(catalogue: Path, tmp_path: Path, jobs: int = 1, preload: bool = False) -> subprocess.Popen[str]:
     return subprocess.Popen([sys.executable, "-m", "bench", "check", "--sequences", str(catalogue), "--reports",
-                             str(tmp_path / "r"), "-s", "answer-once", "-j", str(jobs), "--", *fake("leave-hang")],
+                             str(tmp_path / "r"), "-s", "answer-once", "-j", str(jobs),
+                             *(["--preload"] if preload else []), "--", *fake("leave-hang")],
                             cwd=ROOT,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             preexec_fn=ctrl_c_as_in_a_terminal)
 
 
+@pytest.mark.parametrize("preload", [False, True], ids=["plain", "preload"])
 @pytest.mark.parametrize(("signum", "jobs"), [(signal.SIGTERM, 1), (signal.SIGTERM, 2), (signal.SIGINT, 1)])
 def test_sigterm_or_ctrl_c_to_check_ends_every_process_of_the_run_and_its_temporary_folder(
-        catalogue: Path, tmp_path: Path, pid_dir: Path, signum: int, jobs: int) -> None:
-    """-j 1 runs the program from the main thread, -j 2 from a worker thread (the main thread waits)."""
-    proc = _check(catalogue, tmp_path, jobs)
+        catalogue: Path, tmp_path: Path, pid_dir: Path, signum: int, jobs: int, preload: bool) -> None:
+    """-j 1 runs the program from the main thread, -j 2 from a worker thread (the main thread waits);
+    with --preload the program is a fork of the preloading process, which ends too."""
+    before = preload_folders()
+    proc = _check(catalogue, tmp_path, jobs, preload)
     wait_for(pid_dir / "tmp")
     proc.send_signal(signum)
     _, err = proc.communicate(timeout=60)
@@ -94,13 +114,17 @@ def test_sigterm_or_ctrl_c_to_check_ends_every_process_of_the_run_and_its_tempor
     assert left_behind(pid_dir) == []
     assert not Path((pid_dir / "tmp").read_text(encoding="utf-8")).exists()
     assert not (tmp_path / "r").exists()
+    assert preload_folders() <= before
 
 
+@pytest.mark.parametrize("preload", [False, True], ids=["plain", "preload"])
 def test_check_killed_outright_still_ends_every_process_of_the_run(catalogue: Path, tmp_path: Path,
-                                                                  pid_dir: Path) -> None:
-    """SIGKILL runs no code in check: the reaper learns it from PR_SET_PDEATHSIG and sweeps the run.
-    (The temporary folder stays: nothing of check runs to remove it.)"""
-    proc = _check(catalogue, tmp_path)
+                                                                  pid_dir: Path, preload: bool) -> None:
+    """SIGKILL runs no code in check: the reaper learns it from PR_SET_PDEATHSIG and sweeps the run
+    (with --preload the preloading process learns it so, and ends each run's reaper, which sweeps it).
+    (The run's temporary folder stays: nothing of check runs to remove it.)"""
+    before = preload_folders()
+    proc = _check(catalogue, tmp_path, preload=preload)
     wait_for(pid_dir / "tmp")
     proc.kill()
     proc.communicate(timeout=60)
@@ -108,6 +132,14 @@ def test_check_killed_outright_still_ends_every_process_of_the_run(catalogue: Pa
     left = Path((pid_dir / "tmp").read_text(encoding="utf-8"))
     assert left.exists()  # the documented leftover (docs/check.md, Processes) ...
     shutil.rmtree(left)  # ... which the test removes, so that every run of the suite leaves no folder in /tmp
+    deadline = time.monotonic() + 10
+    while preload_folders() - before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert preload_folders() <= before  # the preloading process removes its own
+
+
+def preload_folders() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("stopbench-preload-*"))
 
 
 def test_sigterm_during_live_fuzzing_ends_the_run_with_one_line(catalogue: Path, tmp_path: Path,
