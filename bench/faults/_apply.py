@@ -101,7 +101,7 @@ def _one_body(plan: Plan) -> bool:
 
 
 def apply(recipe: Recipe, plan: Plan, *, request_index: int, rng: random.Random,
-          wire: str = "openai-chat") -> tuple[Plan, Injected]:
+          wire: str) -> tuple[Plan, Injected]:
     """The answer to model request `request_index` (1 is a run's first) as `recipe` delivers it, and
     what it did. `wire` chooses the provider's shape of an HTTP error status. Every fault draws from
     `rng` once whether or not it applies, in the recipe's order, so one fault's chance does not move

@@ -4,12 +4,14 @@ official ``openai`` and ``anthropic`` clients.
 Use it as it is, or copy it with the budgets and reminders it reads from ``predicates/reference.py``::
 
     import openai
+    from bench.loops.clients import APIS
     from bench.loops.reference import run
 
     def execute(name: str, arguments: object) -> str:  # your tools; raise to report a failure
         ...
 
-    result = run(openai.OpenAI(), api="openai-chat", model="gpt-5", prompt="fix the failing test",
+    # api: the wire the client speaks, one of APIS (the wires the loop has a client for; APIS[0] is Chat Completions)
+    result = run(openai.OpenAI(), api=APIS[0], model="gpt-5", prompt="fix the failing test",
                  tools=[{"name": "read_file", "description": "...", "parameters": {...JSON schema...}}],
                  execute=execute)
     if not result.ok:
