@@ -57,7 +57,8 @@ def _cohere(url: str, stream: bool) -> None:
             calls = [(c.id, c.function.name) for c in answer.message.tool_calls or []]
         if calls:
             messages.append({"role": "assistant", "tool_plan": "reading", "tool_calls": [
-                {"id": i, "type": "function", "function": {"name": n, "arguments": CALL["arguments"]}} for i, n in calls]})
+                {"id": i, "type": "function", "function": {"name": n, "arguments": CALL["arguments"]}}
+                for i, n in calls]})
             messages += [{"role": "tool", "tool_call_id": i, "content": "hello"} for i, _ in calls]
 
 

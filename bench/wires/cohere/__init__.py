@@ -15,7 +15,7 @@ from their names, and where the name leaves a choice the entry says so.
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,11 @@ class Cohere(Wire):
         "ERROR": Entry("error", f"{_SRC}; {_END}: 'something went wrong when generating the reply'"),
         "TIMEOUT": Entry("error", f"{_SRC}: undescribed; the generation ran out of time: neither done nor a call (ambiguous: a retry may succeed)"),
     })
+    default_model = "command-a-03-2025"
+    # the official client's base_url default and its key (cohere-python 7.0.9 src/cohere/client_v2.py L37,
+    # src/cohere/client.py L576-578: CO_API_KEY, else the undocumented COHERE_API_KEY)
+    client_env = MappingProxyType({"CO_API_URL": "{url}", "CO_API_KEY": "{key}"})
+    client_env_removed = ("COHERE_API_KEY",)
     id_prefix = "cohere-"
     paths = ("/v2/chat",)
     conversation_field = ("messages", (list,), True)
@@ -58,6 +63,11 @@ class Cohere(Wire):
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         return obj.get("type") in capture.STREAM_EVENTS
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        from bench.wires.cohere.client import official_client
+
+        return official_client(env)
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:

@@ -17,7 +17,7 @@ broken frame.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -39,6 +39,16 @@ from bench.wires.client import (
 )
 
 PATH = "/v2/chat"
+DEFAULT_URL = "https://api.cohere.com"
+"""The API's root (cohere-python 7.0.9 @ bc495daa src/cohere/environment.py L7, ClientEnvironment.PRODUCTION)."""
+
+
+def official_client(env: Mapping[str, str]) -> httpx.Client:
+    """The client the reference loop talks through: an ``httpx.Client`` on ``CO_API_URL`` (the official
+    client's variable), else the API's root, with ``CO_API_KEY`` as the bearer token."""
+    key = env.get("CO_API_KEY") or ""
+    return httpx.Client(base_url=env.get("CO_API_URL") or DEFAULT_URL, timeout=30.0,
+                        headers={"Authorization": f"Bearer {key}"} if key else None)
 
 
 class Chat:

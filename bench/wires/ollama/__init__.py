@@ -18,7 +18,7 @@ stopped at its token limit, llm/llama_server.go L1713-1717); the chat handler it
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,11 @@ class Ollama(Wire):
         "unload": Entry("unknown", f"{_SRC} server/routes.go L2501-2516, docs/api.md L1140-1168: a request with no messages and keep_alive 0 unloads the model: no generation, neither an answer nor a call"),
     })
     calls_finish = "stop"
+    default_model = "llama3.2"  # the model of docs/api.md's chat examples (L536-760)
+    # ollama-python v0.6.2 @ 25b93290 ollama/_client.py: the client's host, else OLLAMA_HOST (L113); OLLAMA_API_KEY
+    # goes out as a bearer token (L108), a real credential for ollama.com: removed
+    client_env = MappingProxyType({"OLLAMA_HOST": "{url}"})
+    client_env_removed = ("OLLAMA_API_KEY",)
     id_prefix = "ollama-"
     paths = ("/api/chat",)
     conversation_field = ("messages", (list,), True)
@@ -67,6 +72,11 @@ class Ollama(Wire):
 
     def is_stream_event(self, obj: dict[str, Any]) -> bool:
         return obj.get("done") is False and isinstance(obj.get("message"), dict)
+
+    def loop_client(self, env: Mapping[str, str]) -> Any:
+        from bench.wires.ollama.client import official_client
+
+        return official_client(env)
 
     def open_conversation(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                           system: str | None = None) -> ClientConversation:

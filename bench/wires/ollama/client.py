@@ -15,7 +15,7 @@ object was cut; a line that does not parse is a broken frame.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import httpx
@@ -37,6 +37,16 @@ from bench.wires.client import (
 )
 
 PATH = "/api/chat"
+DEFAULT_HOST = "http://127.0.0.1:11434"
+"""Where the official client looks without OLLAMA_HOST (ollama-python v0.6.2 @ 25b93290, ollama/_client.py
+L1343-1380 ``_parse_host``)."""
+
+
+def official_client(env: Mapping[str, str]) -> httpx.Client:
+    """The client the reference loop talks through: an ``httpx.Client`` on ``OLLAMA_HOST`` (the official
+    client's variable, a bare ``host:port`` taken as http), else Ollama's default host."""
+    host = env.get("OLLAMA_HOST") or DEFAULT_HOST
+    return httpx.Client(base_url=host if "://" in host else f"http://{host}", timeout=30.0)
 
 
 class Chat:
