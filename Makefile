@@ -18,7 +18,7 @@ bench: $(STAMP)
 
 ## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile); the docs extra
 ## is installed too, so the site is built strict by tests/docs
-test: $(STAMP) $(VENV)/.installed-docs lint typecheck
+test: $(STAMP) $(VENV)/.installed-docs $(WHEELHOUSE)/.filled lint typecheck
 	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
 
 ## make test-fast: the quick loop while working, pytest without the tests marked slow (tests/conftest.py's
@@ -66,9 +66,19 @@ dist: $(STAMP)
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
 
-## make smoke: the wheel smoke test (ci/wheel_smoke.py): built, installed into a fresh environment outside
-## the repository without the index (dependencies from this venv), used from an empty folder
-smoke: $(STAMP)
+## make wheelhouse: a wheel of every dependency the wheel declares, with the loops extra (ci/wheel_smoke.py
+## --fill-wheelhouse, the network), so that the tests that install the built wheel into a fresh environment
+## (tests/install, tests/docs) do it with no index, as a user's pip install would, and offline
+WHEELHOUSE := $(VENV)/wheelhouse
+.PHONY: wheelhouse
+wheelhouse: $(WHEELHOUSE)/.filled
+$(WHEELHOUSE)/.filled: $(STAMP) pyproject.toml
+	$(BIN)/python ci/wheel_smoke.py --fill-wheelhouse $(WHEELHOUSE)
+	touch $@
+
+## make smoke: the wheel smoke test (ci/wheel_smoke.py): built, installed with its declared dependencies only
+## (from the wheelhouse, no index) into a fresh environment outside the repository, used from an empty folder
+smoke: $(STAMP) $(WHEELHOUSE)/.filled
 	$(BIN)/python ci/wheel_smoke.py
 
 clean:

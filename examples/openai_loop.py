@@ -8,6 +8,9 @@ read by the client itself; STOPBENCH_PROMPT, STOPBENCH_TOOLS and STOPBENCH_MODEL
 and writes STOPBENCH_RESULT. :func:`agent` is the loop itself, which
 ``examples/test_openai_loop.py`` tests with stopbench's pytest plugin. Its tools are stubs: this is
 about the loop, not the tools.
+
+It needs the ``openai`` package in the Python that runs it: ``pip install openai``, or stopbench's loops
+extra (``pip install 'stopbench[loops]'``) in the environment stopbench is installed in.
 """
 
 import json

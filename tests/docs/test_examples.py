@@ -1,5 +1,5 @@
-"""The docs' examples run: the Python blocks of the tutorials and how-to guides, the sequence and golden
-files they show, and the first-predicate tutorial's commands, step by step, in a project of its own.
+"""The docs' examples run: the Python blocks of the tutorials and how-to guides, and the sequence and golden
+files they show (tests/docs/test_tutorials.py runs the tutorials' commands).
 
 A Python block is run unless the line before it says ``<!-- not run by the docs tests: why -->`` (a
 program that needs a served sequence; those are run by tests/check). A page's blocks run in order in
@@ -8,11 +8,7 @@ function a block defines is then called, as pytest would."""
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -104,39 +100,3 @@ def test_every_golden_file_the_docs_show_is_a_valid_golden_file(page: Path, code
     path = tmp_path / f"{yaml.safe_load(code)['predicate']}.yaml"
     path.write_text(code, encoding="utf-8")
     read_golden_file(path)
-
-
-def _stopbench(line: str) -> list[str]:
-    """A `.venv/bin/stopbench ...` line of a tutorial (continuations joined) as this interpreter's argv."""
-    words = shlex.split(line.replace("\\\n", " "), comments=True)
-    assert words[0].endswith("stopbench"), line
-    return [sys.executable, "-m", "bench", *words[1:]]
-
-
-def _commands(page: Path) -> list[str]:
-    text = "\n".join(code for code, _ in blocks(page, "sh"))
-    return re.findall(r"^\.venv/bin/stopbench (?:[^\n]*\\\n)*[^\n]*", text, re.M)
-
-
-def test_the_first_predicate_tutorial_works_as_written(project: Path) -> None:
-    """Run, strict run (fails: every cell unreviewed), accept as the tutorial says, strict run (passes)."""
-    commands = _commands(DOCS / "tutorials" / "first-predicate.md")
-    run = next(c for c in commands if c.startswith(".venv/bin/stopbench run -p my_loop --no-reports"))
-    accept = next(c for c in commands if " accept my_loop " in c)
-    strict = next(c for c in commands if "--strict" in c)
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    pinned = ["--no-entry-points"]
-
-    def stopbench(line: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([*_stopbench(line), *pinned], cwd=project, env=env, capture_output=True, text=True,
-                              timeout=300)
-
-    first = stopbench(run)
-    assert first.returncode == 0 and "unreviewed" in first.stderr, first.stderr[-2000:]
-    before = stopbench(strict)
-    assert before.returncode == 1, "a new predicate's unreviewed cells must fail a strict run (and make test)"
-    accepted = stopbench(accept)
-    assert accepted.returncode == 0, accepted.stderr[-2000:]
-    assert read_golden_file(project / "expected" / "my_loop.yaml").cells
-    after = stopbench(strict)
-    assert after.returncode == 0, after.stderr[-2000:]
