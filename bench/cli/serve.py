@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import signal
 import sys
 import threading
@@ -91,8 +93,14 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
         click.echo(str(exc), err=True)
         sys.exit(EXIT_BAD_INPUT)
     done = threading.Event()
+    stopped_by: list[str] = []
+
+    def stop(number: int, _frame: object) -> None:
+        stopped_by.append(signal.Signals(number).name)
+        done.set()
+
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the line a client may wait for, so a stop after it is clean
-        signal.signal(sig, lambda *_: done.set())
+        signal.signal(sig, stop)
     faulted = "" if recipe is None else f", faults: {recipe.name} (seed {recipe.seed})"
     click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}{faulted}) at {srv.url}  "
                f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
@@ -100,7 +108,13 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
         while not done.wait(0.5):
             pass
     finally:
+        cut = _CutAnswers()
+        logging.getLogger("uvicorn.error").addFilter(cut)
         srv.stop()
+        if cut.count:
+            how = "Ctrl-C" if stopped_by[:1] == ["SIGINT"] else stopped_by[0] if stopped_by else "stop"
+            click.echo(f"stopped ({how}): cut off {cut.count} answer{'' if cut.count == 1 else 's'} still being sent",
+                       err=True)
         text = json.dumps(session.report(), ensure_ascii=False, indent=2) + "\n"
         if observed_file is None:
             click.echo(text, nl=False)
@@ -112,3 +126,19 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
                 click.echo(text, nl=False)
                 sys.exit(EXIT_BAD_INPUT)
             click.echo(f"observed steps written to {observed_file}", err=True)
+
+
+class _CutAnswers(logging.Filter):
+    """Counts, and keeps out of the log, the answers the server's own stop cancels (one a fault holds
+    back, or one still streaming): uvicorn reports each as an exception with its traceback, but a stop
+    that cuts an answer is the stop the user asked for, said in one line."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is not None and isinstance(record.exc_info[1], asyncio.CancelledError):
+            self.count += 1
+            return False
+        return True

@@ -531,9 +531,18 @@ class _BodyError(Exception):
         self.message = message
 
 
+_COMPRESSED = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
+"""The content codings that compress a body (IANA's HTTP Content Coding Registry): the server reads
+none, and says so (415) rather than that the compressed bytes are not UTF-8."""
+
+
 async def _read_body(scope: Scope, receive: Receive, limit: int, timeout: float) -> bytes:
-    """The request's body, read off the ASGI messages as Starlette's ``Request.stream`` reads them: 413
-    past `limit` bytes (declared or sent), 408 when it does not arrive within `timeout` seconds."""
+    """The request's body, read off the ASGI messages as Starlette's ``Request.stream`` reads them: 415
+    for a compressed body, 413 past `limit` bytes (declared or sent), 408 when it does not arrive within
+    `timeout` seconds."""
+    coding = _header(scope, b"content-encoding")
+    if coding is not None and _COMPRESSED & {c.strip().lower() for c in coding.split(",")}:  # 415: RFC 9110 15.5.16
+        raise _BodyError(415, f"content-encoding {coding!r}: encoding not supported; send the body uncompressed")
     declared = _header(scope, b"content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _BodyError(413, f"request body of {declared} bytes is over the limit of {limit}")
