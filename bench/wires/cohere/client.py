@@ -3,7 +3,7 @@ dependency; the ``cohere`` package is not needed), its server-sent events read o
 
 `client` is an ``httpx.Client`` whose ``base_url`` is the API's root (``https://api.cohere.com``, or
 the replay server's root) and whose headers carry ``Authorization: Bearer <key>``. The body is the
-v2 chat request (cohere-ai/cohere-python 7.0.9 @ bc495daa, src/cohere/v2/raw_client.py L63-226:
+v2 chat request (cohere-ai/cohere-python 7.0.9 @ bc495daa, src/cohere/v2/raw_client.py L59-221:
 ``model``, ``messages``, ``tools`` as functions, ``max_tokens``, ``stream: true``). A reply is echoed
 as an assistant message with its ``tool_plan`` and ``tool_calls`` (arguments the raw string), each
 result as a ``tool`` message naming the call's id.

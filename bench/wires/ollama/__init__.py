@@ -12,7 +12,7 @@ no script to follow), as it refuses a missing conversation on every wire.
 The finish table: the ``done_reason`` strings Ollama's server writes. Its runner's reasons are
 ``stop`` and ``length`` (llm/server.go L249-265 ``DoneReason.String``; ``length`` when the runner
 stopped at its token limit, llm/llama_server.go L1713-1717); the chat handler itself answers
-``load`` and ``unload`` to a request with no messages (server/routes.go L2501-2516, L2645-2654).
+``load`` and ``unload`` to a request with no messages (server/routes.go L2504-2516, L2645-2654).
 """
 
 # ruff: noqa: E501  (one documented finish-table entry per line reads better than wrapped citations)
@@ -37,8 +37,8 @@ class Ollama(Wire):
     table = MappingProxyType({
         "stop": Entry("stop", f"{_SRC} llm/server.go L253, L262-263 (DoneReasonStop): the model ended its answer or hit a stop sequence; tool calls arrive with it (docs/api.md L760)"),
         "length": Entry("length", f"{_SRC} llm/server.go L254, L260-261 (DoneReasonLength), llm/llama_server.go L1713-1717: the runner stopped at its limit (options.num_predict)"),
-        "load": Entry("unknown", f"{_SRC} server/routes.go L2645-2654, docs/api.md L1110-1136: a request with no messages loads the model and is answered at once, with no generation: neither an answer nor a call"),
-        "unload": Entry("unknown", f"{_SRC} server/routes.go L2501-2516, docs/api.md L1140-1168: a request with no messages and keep_alive 0 unloads the model: no generation, neither an answer nor a call"),
+        "load": Entry("unknown", f"{_SRC} server/routes.go L2645-2654, docs/api.md L1111-1136: a request with no messages loads the model and is answered at once, with no generation: neither an answer nor a call"),
+        "unload": Entry("unknown", f"{_SRC} server/routes.go L2504-2516, docs/api.md L1139-1168: a request with no messages and keep_alive 0 unloads the model: no generation, neither an answer nor a call"),
     })
     calls_finish = "stop"
     default_model = "llama3.2"  # the model of docs/api.md's chat examples (L536-760)

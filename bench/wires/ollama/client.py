@@ -3,7 +3,7 @@ dependency; the ``ollama`` package is not needed), its NDJSON lines read one by 
 
 `client` is an ``httpx.Client`` whose ``base_url`` is the Ollama host (``http://localhost:11434``,
 or the replay server's root). The body is the chat request of ollama/ollama v0.33.0-rc2 @ fb307609
-(api/types.go L133-186 ``ChatRequest``): ``messages``, ``tools`` as functions, ``stream: true``,
+(api/types.go L133-180 ``ChatRequest``): ``messages``, ``tools`` as functions, ``stream: true``,
 the output limit as ``options.num_predict`` (docs/api.md L390). A tool call is echoed with its id
 when it had one and answered by ``tool_name`` and ``tool_call_id`` (api/types.go L205-206).
 

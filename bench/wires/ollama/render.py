@@ -6,7 +6,7 @@ api/types.go L197-230 ``Message``/``ToolCall``, L520-553 ``ChatResponse``; docs/
 A stream is one such object per line (``application/x-ndjson``, server/routes.go L2097-2124
 ``streamResponse``): the text and thinking in pieces with ``done: false``, then a last object with
 ``done: true``, the ``done_reason`` and the counts. Tool calls arrive whole in one object (Ollama
-parses them out of the model's output before sending them, routes.go L2808-2818), their arguments
+parses them out of the model's output before sending them, routes.go L2806-2822), their arguments
 a JSON object; a raw string that is not one is sent as ``{}``, as on the other object wires.
 ``content`` is always sent (a string, empty when the turn has none: the field has no
 ``omitempty``); ``done_reason`` is left out when the turn has none (``omitempty``, as Ollama does
