@@ -86,6 +86,9 @@ SLOW: dict[str, str] = {
         "starts four server processes and loads each",
     "tests/install/test_wheel.py": "builds the wheel, installs it into a fresh environment and runs the commands "
                                    "from an empty folder (ci/wheel_smoke.py)",
+    "tests/docs/test_tutorials.py::test_a_tutorial_s_commands_pass_as_written_from_an_empty_folder":
+        "runs a tutorial's commands in the installed wheel's fresh environment (made once per session, "
+        "tests/installed.py)",
 }
 """Tests of ten seconds or more (measured with --durations on two loaded cores), each with why: marked
 `slow`, so ``pytest -m "not slow"`` is a quick pass while working; `make test` and CI run everything.
