@@ -9,7 +9,6 @@ the decision table, cells.csv, the JSON lines or the page.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +18,7 @@ from bench.catalogue.files import write_atomically
 from bench.check.explain import BLANK, tool_names
 from bench.check.explain import violation_words as _requirement_words
 from bench.check.faulted import WORDS, StepFault, judge_faulted
-from bench.check.runner import LiveRun
+from bench.check.runner import LiveRun, stable
 from bench.engine.changes import changes_data, changes_from
 from bench.engine.model import ALL, Cell, Decision, Step, Violation
 from bench.engine.model import Sequence as SequenceModel
@@ -51,32 +50,6 @@ __all__ = [
 
 LIVE = "live"
 """The folder under reports/ and the column suffix."""
-
-
-_PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):\d+")
-_TEMP = re.compile(r"/stopbench-[a-z]+-[A-Za-z0-9_]{6,}")
-_WORD = re.compile(r"[^\s'\"]*")
-
-
-def stable(text: str) -> str:
-    """`text` without what changes from run to run: a loopback port is written ``PORT`` and a
-    stopbench temporary folder ``<tmp>`` (a program's last stderr line often names the server's
-    address or its result file), so a record and the printed table are the same on every run."""
-    return _without_temp_folders(_PORT.sub(r"\1:PORT", text))
-
-
-def _without_temp_folders(text: str) -> str:
-    """Each path ending in a stopbench temporary folder, from the start of its word (after a space or a
-    quote), written ``<tmp>``. Linear in `text`: the word's start is found by matching its reversed head
-    once, where a pattern with the head in front would retry it from every character of a long word."""
-    out: list[str] = []
-    done = 0
-    for found in _TEMP.finditer(text):
-        head = text[done:found.start()]
-        word = _WORD.match(head[::-1])
-        out += [head[:len(head) - (word.end() if word else 0)], "<tmp>"]
-        done = found.end()
-    return "".join(out) + text[done:]
 
 
 def column(name: str) -> str:

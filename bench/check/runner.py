@@ -18,6 +18,7 @@ had asked for more than its sequence allows, a verdict; else ``crashed``, with t
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import tempfile
@@ -47,6 +48,32 @@ DEFAULT_TIMEOUT = 60.0
 _POLL = 0.02
 INTERRUPT_POLL_S = 0.5
 """How often the main thread wakes while runs go on, so a Ctrl-C another thread took is acted on."""
+
+
+_PORT = re.compile(r"\b(127\.0\.0\.1|localhost|\[::1\]|0\.0\.0\.0):\d+")
+_TEMP = re.compile(r"/stopbench-[a-z]+-[A-Za-z0-9_]{6,}")
+_WORD = re.compile(r"[^\s'\"]*")
+
+
+def stable(text: str) -> str:
+    """`text` without what changes from run to run: a loopback port is written ``PORT`` and a
+    stopbench temporary folder ``<tmp>`` (a program's last stderr line often names the server's
+    address or its result file), so a record and the printed table are the same on every run."""
+    return _without_temp_folders(_PORT.sub(r"\1:PORT", text))
+
+
+def _without_temp_folders(text: str) -> str:
+    """Each path ending in a stopbench temporary folder, from the start of its word (after a space or a
+    quote), written ``<tmp>``. Linear in `text`: the word's start is found by matching its reversed head
+    once, where a pattern with the head in front would retry it from every character of a long word."""
+    out: list[str] = []
+    done = 0
+    for found in _TEMP.finditer(text):
+        head = text[done:found.start()]
+        word = _WORD.match(head[::-1])
+        out += [head[:len(head) - (word.end() if word else 0)], "<tmp>"]
+        done = found.end()
+    return "".join(out) + text[done:]
 
 
 class Cancelled(Exception):
@@ -101,8 +128,6 @@ def no_request_reason(run: LiveRun) -> str | None:
     port or temporary path), or None when it made a request, was ended by the bench or has a verdict."""
     if run.observed or run.cell.outcome != "crashed" or run.exit_status is None or not run.cell.error:
         return None
-    from bench.check.report import stable
-
     return stable(run.cell.error)
 
 
