@@ -18,7 +18,11 @@ Sections (each prints its own wall time; ``--only`` picks some):
 * ``help``: ``stopbench --help`` in a fresh interpreter;
 * ``serve``: :mod:`devtools.perf_serve`'s figures (the replay server's JSON and streamed request
   rates and latencies with 1 and 8 connections, against the floor of its stack and CopilotKit aimock
-  where installed; ``stopbench check``'s CPU per sequence), written to ``reports/perf-serve.md``.
+  where installed; ``stopbench check``'s CPU per sequence), written to ``reports/perf-serve.md``;
+* ``preload``: :mod:`devtools.perf_preload`'s figures (``stopbench check`` with examples/openai_loop.py on
+  the Chat sequences plain and with ``--preload``, the same verdicts required, goal: at least 3 times
+  faster; the whole catalogue with ``--preload``, goal: under 40 s on two cores), written to
+  ``reports/perf-preload.md``. It runs the loop a few hundred times: minutes, outside the 90 s.
 
 Timings are CPU or wall time as said, the best (minimum) of several rounds for the ratios, taken in
 one process, rounds of the two sides interleaved; the machines are shared and noisy, so compare
@@ -47,7 +51,7 @@ from bench.engine.discovery import discover
 from bench.engine.model import Requirement, Sequence, ToolCall, Turn, Usage
 from bench.engine.predicate import Predicate, State
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
-from devtools import perf_import, perf_load, perf_serve
+from devtools import perf_import, perf_load, perf_preload, perf_serve
 
 _TOOLS = ("read_file", "grep", "edit_file", "run_tests", "list_dir")
 
@@ -193,7 +197,7 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-SECTIONS = ("load", "import", "replay", "decode", "memory", "dask", "help", "serve")
+SECTIONS = ("load", "import", "replay", "decode", "memory", "dask", "help", "serve", "preload")
 """The sections of ``make perf``, in the order they run."""
 
 
@@ -223,6 +227,8 @@ def main(argv: list[str] | None = None) -> None:
                              "without it the server section leaves aimock out")
     parser.add_argument("--serve-report", type=Path, default=Path("reports/perf-serve.md"),
                         help="where the server section's Markdown goes (default reports/perf-serve.md)")
+    parser.add_argument("--preload-report", type=Path, default=Path("reports/perf-preload.md"),
+                        help="where the preload section's Markdown goes (default reports/perf-preload.md)")
     parser.add_argument("--only", action="append", choices=SECTIONS,
                         help="only this section (repeatable); default: all")
     parser.add_argument("--load-only", action="store_true",
@@ -253,6 +259,8 @@ def main(argv: list[str] | None = None) -> None:
                 perf_corpus.dask_section(Path(tmp), args.dask_turns, args.predicates)
             elif name == "serve":
                 perf_serve.report(args.serve_seconds, args.serve_rounds, args.aimock, args.serve_report)
+            elif name == "preload":
+                perf_preload.report(args.preload_report)
             elif name == "help":
                 print(f"stopbench --help: {help_seconds():.2f} s wall, median of 7 fresh interpreters "
                       f"(goal: well under 0.5 s); load average {os.getloadavg()[0]:.1f}")
