@@ -83,14 +83,16 @@ def claude_rounds(client: anthropic.Anthropic | anthropic.AnthropicVertex | anth
             {"type": "tool_result", "tool_use_id": c.id, "content": RESULT} for c in calls]})
 
 
+@pytest.mark.parametrize("version", ["/v1", ""], ids=["v1", "root"])
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
-def test_anthropic_vertex_runs_the_rounds_to_the_answer(stream: bool) -> None:
+def test_anthropic_vertex_runs_the_rounds_to_the_answer(stream: bool, version: str) -> None:
     with serving(ROUNDS) as srv:
-        client = anthropic.AnthropicVertex(region="us-east5", project_id=PROJECT, base_url=srv.url + "/v1",
+        client = anthropic.AnthropicVertex(region="us-east5", project_id=PROJECT, base_url=srv.url + version,
                                            access_token="fake-token", max_retries=0, timeout=10)
         rounds, answer, models = claude_rounds(client, CLAUDE, stream)
         method = "streamRawPredict" if stream else "rawPredict"
-        reached_the_end(srv, f"/v1/projects/{PROJECT}/locations/us-east5/publishers/anthropic/models/{CLAUDE}:{method}")
+        at = f"{version}/projects/{PROJECT}/locations/us-east5/publishers/anthropic/models/{CLAUDE}"
+        reached_the_end(srv, f"{at}:{method}")
         first = srv.session.records()[0].body
     assert (rounds, answer, set(models)) == (calls_served(), ANSWER, {CLAUDE})
     assert "anthropic_version" in first and "model" not in first  # the version: the client's (module docstring)

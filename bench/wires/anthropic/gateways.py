@@ -34,7 +34,10 @@ from bench.wires.bedrock_converse import render as bedrock
 
 VERTEX = "vertex"
 BEDROCK = "bedrock"
-VERTEX_PATHS = ("/v1/projects/{project}/locations/{location}/publishers/anthropic/models/{name:path}",)
+VERTEX_PATHS = tuple(f"{version}/projects/{{project}}/locations/{{location}}/publishers/anthropic/models/{{name:path}}"
+                     for version in ("/v1", ""))
+"""Vertex AI's paths, with ``/v1`` (the client's base URL ends with it) and without, as the server's other
+paths work without it."""
 BEDROCK_PATHS = ("/model/{model_id:path}/invoke", "/model/{model_id:path}/invoke-with-response-stream")
 _RAW, _STREAM_RAW = ":rawPredict", ":streamRawPredict"
 _VERTEX_MODELS = "/publishers/anthropic/models/"
