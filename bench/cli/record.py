@@ -16,12 +16,32 @@ from bench.record.redact import DEFAULT_PATTERNS
 from bench.serve.server import DEFAULT_HOST, bind_problem
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+GRACE = 5
+"""Seconds the proxy's stop gives answers still on their way before it cancels them (and records them as cut)."""
 
 
 def _upstream(_ctx: click.Context, param: click.Parameter, value: str) -> str:
     if not re.match(r"^https?://[^/\s]+", value):
         raise click.BadParameter(f"expected an http:// or https:// URL, got {value!r}", param=param)
     return value.rstrip("/")
+
+
+def unwritable(out: Path) -> str | None:
+    """Why the recording cannot be written into `out` (a file is created there and removed; for a
+    folder still to be made, in the nearest folder that exists), or None."""
+    import tempfile
+
+    where = out
+    while not where.exists() and where.parent != where:
+        where = where.parent
+    if not where.is_dir():
+        return f"{where} is not a folder"
+    try:
+        with tempfile.TemporaryFile(dir=where, prefix=".stopbench-record-"):
+            pass
+    except OSError as exc:
+        return f"cannot write in {where} ({exc.strerror or exc})"
+    return None
 
 
 def _patterns(_ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -72,7 +92,8 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     requests counted from the proxy's start; the cassette and sequence keep the upstream's bytes, and
     the sequence's provenance and the cassette say what the client got instead.
 
-    Exit status: 0 after a clean stop; 2 when an option, the port or the output folder cannot be used.
+    Exit status: 0 after a clean stop; 2 when an option, the port or the output folder cannot be used,
+    or when a conversation could not be written (a full disk: the last line names what was lost).
     """
     import uvicorn
 
@@ -99,9 +120,13 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     if unbindable is not None:
         click.echo(f"cannot listen on {host}:{port}: {unbindable}", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    problem = unwritable(out)
+    if problem is not None:
+        click.echo(f"cannot record: --out {out}: {problem}", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     recorder = Recorder(upstream, out, name, redactor(patterns, defaults=not no_default_redactions))
     config = uvicorn.Config(create_proxy(recorder, faults=recipe), host=host, port=port, log_level="warning",
-                            lifespan="off", access_log=False, timeout_graceful_shutdown=5)
+                            lifespan="off", access_log=False, timeout_graceful_shutdown=GRACE)
     proxy = BackgroundUvicorn(config, "recording proxy", "stopbench-record")
     try:
         proxy.start()
@@ -118,12 +143,16 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
         while not done.wait(0.5):
             pass
     finally:
-        proxy.stop()
+        proxy.stop(timeout=GRACE + 5)  # past the grace: a request still waiting on the upstream is recorded
         if recorder.writing():
             click.echo("writing the last exchanges' files (a large conversation takes seconds)...", err=True)
         recorder.close()
     sequences = [p for p in recorder.written if p.suffix == ".yaml"]
-    for problem in recorder.problems:
-        click.echo(f"note: {problem}", err=True)
+    for note in recorder.problems:
+        click.echo(f"note: {note}", err=True)
     click.echo(f"recorded {len(recorder.conversations)} conversation(s): "
                + (", ".join(display_path(p) for p in sequences) or "no sequence written"), err=True)
+    if recorder.lost:
+        click.echo("cannot record: lost, not on disk as recorded: "
+                   + "; ".join(f"{what}: {why}" for what, why in recorder.lost.items()), err=True)
+        sys.exit(EXIT_BAD_INPUT)

@@ -19,9 +19,11 @@ Requests are counted from the proxy's start (1 is its first model request) for t
 
 from __future__ import annotations
 
+import asyncio
+import json
+import logging
 import re
 import time
-import zlib
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit
@@ -29,11 +31,12 @@ from urllib.parse import urlsplit
 import httpx
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from bench.engine.model import ErrorKind
 from bench.importers.cassette import dialect_of_uri
-from bench.record.recording import EVENTSTREAM, Exchange, Recorder
+from bench.record.recording import EVENTSTREAM, Exchange, Recorder, plain
 from bench.serve.respond import Frame, Plan, PlanResponse
 from bench.wires.registry import wire
 
@@ -91,16 +94,56 @@ def frames_of(body: bytes, content_type: str) -> list[bytes]:
     return [body] if body else []
 
 
-def _plain(body: bytes, coding: str) -> bytes | None:
-    """The body without its content coding, or None when it cannot be undone."""
-    try:
-        if coding == "gzip":
-            return zlib.decompress(body, 16 + zlib.MAX_WBITS)
-        if coding == "deflate":
-            return zlib.decompress(body)
-    except zlib.error:
-        return None
-    return body if coding in ("", "identity") else None
+class UpstreamBroke(Exception):
+    """The upstream broke an answer off mid-body: raised into the server so it breaks the client's
+    connection too; logged as its one line (:class:`OneLine`), never as a traceback."""
+
+
+STOPPED = ("stopbench record: an exchange still under way when the proxy stopped was cut off "
+           "(recorded as far as it went)")
+
+
+class OneLine(logging.Filter):
+    """Makes the server's log of an :class:`UpstreamBroke`, or of an exchange the proxy's stop cut off,
+    one line, a warning."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        exc = record.exc_info[1] if record.exc_info else None
+        if isinstance(exc, UpstreamBroke | asyncio.CancelledError):
+            said = str(exc) if isinstance(exc, UpstreamBroke) else STOPPED
+            record.msg, record.args, record.exc_info, record.exc_text = "%s", (said,), None, None
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+def _one_line_log() -> None:
+    """The filter on the server's error log, once."""
+    log = logging.getLogger("uvicorn.error")
+    if not any(isinstance(f, OneLine) for f in log.filters):
+        log.addFilter(OneLine())
+
+
+def failure(exc: BaseException, size: int, then: str) -> tuple[ErrorKind, str]:
+    """The kind and the words of an upstream failure after `size` body bytes, as the client gets it:
+    its connection broken off (whatever broke the upstream's: a reset, a body shorter than its
+    Content-Length, a read that timed out); `then` says what the client got."""
+    detail = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    return "connection_reset", f"the upstream broke off the answer after {size:,} bytes ({detail}); {then}"
+
+
+def no_answer(ex: Exchange, exc: BaseException, upstream: str, started: float) -> bytes:
+    """Make `ex` the proxy's own answer to a request the upstream did not answer (504 for a timeout or
+    a proxy stopped meanwhile, else 502), and its body, which the client gets."""
+    timeout = isinstance(exc, httpx.TimeoutException) or not isinstance(exc, Exception)
+    why = ((f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__) if isinstance(exc, Exception)
+           else "the proxy stopped before it did")
+    body = json.dumps({"error": {"message": f"stopbench record: the upstream {upstream} did not answer: {why}",
+                                 "type": "upstream_timeout" if timeout else "upstream_unreachable"}}).encode()
+    ex.status = 504 if timeout else 502
+    ex.response_headers = [("content-type", "application/json")]
+    ex.chunks = [(time.monotonic() - started, body)]
+    ex.answered_by = f"stopbench record: the upstream gave no answer ({why})"
+    return body
 
 
 def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
@@ -109,6 +152,8 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
     upstream = recorder.upstream
     http = client or httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False)
     counted = [0]
+    add = recorder.add
+    _one_line_log()
 
     async def handle(request: Request) -> Response:
         body = await request.body()
@@ -124,10 +169,12 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
         started = time.monotonic()
         try:
             resp = await http.send(req, stream=True)
-        except httpx.HTTPError as exc:
-            return JSONResponse({"error": {"message": f"stopbench record: the upstream {upstream} did not answer: "
-                                                     f"{type(exc).__name__}: {exc}",
-                                           "type": "upstream_unreachable"}}, status_code=502)
+        except BaseException as exc:  # no answer, or the proxy stopped while waiting: recorded either way
+            answer = no_answer(ex, exc, upstream, started)
+            add(ex)
+            if not isinstance(exc, httpx.HTTPError):
+                raise
+            return Response(answer, ex.status, media_type="application/json")
         ex.status = resp.status_code
         ex.response_headers = list(resp.headers.multi_items())
         dialect = model_wire(target) if faults is not None else None
@@ -142,15 +189,13 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
                     yield chunk
             except httpx.HTTPError as exc:
                 ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
-                raise
+                ex.error = failure(exc, len(ex.body), "the proxy broke the client's connection too")
+                raise UpstreamBroke(f"stopbench record: {ex.method} {ex.target}: {ex.error[1]}") from None
             except BaseException:  # cancelled or closed: the client went away mid-body
                 ex.ended = "the client went away before the end"
                 raise
             finally:
-                try:  # recorded before anything is awaited: a cancelled task would not get past an await
-                    recorder.add(ex)
-                except Exception as exc:  # the client has its answer; the recording says what it lost
-                    recorder.problems.append(f"{ex.method} {ex.target}: not recorded: {type(exc).__name__}: {exc}")
+                add(ex)  # before anything is awaited: a cancelled task would not get past an await
                 await resp.aclose()
 
         out = StreamingResponse(relay(), status_code=resp.status_code)
@@ -167,15 +212,13 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
                 ex.chunks.append((time.monotonic() - started, chunk))
         except httpx.HTTPError as exc:
             ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
+            ex.error = failure(exc, len(ex.body), "the client got the answer cut there")
         except BaseException:
             ex.ended = "the client went away before the end"
             raise
         finally:
             plan = _deliver(recipe, ex, resp, dialect, number)
-            try:  # recorded before anything is awaited: a cancelled task would not get past an await
-                recorder.add(ex)
-            except Exception as exc:
-                recorder.problems.append(f"{ex.method} {ex.target}: not recorded: {type(exc).__name__}: {exc}")
+            add(ex)  # before anything is awaited: a cancelled task would not get past an await
             await resp.aclose()
         return PlanResponse(plan, WRITE_TIMEOUT)
 
@@ -187,10 +230,9 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
                    if k.lower() not in _HOP and k.lower() != "content-length"]
         end: Literal["close", "cut"] = "cut" if ex.ended else "close"
         content_type = (resp.headers.get("content-type") or "").lower()
-        body = _plain(ex.body, (resp.headers.get("content-encoding") or "").lower().strip())
+        body, why = plain(ex.body, resp.headers.get("content-encoding"), recorder.bounds, cut=ex.error is not None)
         if body is None:
-            recorder.problems.append(f"{ex.method} {ex.target}: no fault injected (a body in a content coding "
-                                     "the proxy cannot undo)")
+            recorder.problems.append(f"{ex.method} {ex.target}: no fault injected ({why})")
             return Plan(ex.status, tuple(headers), (Frame(ex.body),), end)
         headers = [(k, v) for k, v in headers if k != "content-encoding"]
         if not content_type.startswith(("text/event-stream", EVENTSTREAM, NDJSON)):

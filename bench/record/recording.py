@@ -28,8 +28,9 @@ stop waits for the last write (:meth:`Recorder.close`).
 from __future__ import annotations
 
 import base64
-import gzip
 import json
+import re
+import struct
 import threading
 import zlib
 from collections import Counter
@@ -43,14 +44,22 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from bench.catalogue.files import write_all_or_nothing
 from bench.catalogue.load import SequenceError
 from bench.catalogue.yaml_write import dump
-from bench.engine.model import Turn
+from bench.engine.model import ErrorKind, Turn, TurnError
 from bench.importers import _read, import_capture
 from bench.importers.cassette import dialect_of_uri
 from bench.importers.sequence import Options, build_sequences
 from bench.record import eventstream
 from bench.record.redact import MASK, Redactor, is_credential_header, redact_sse, redact_values, rewrite_json
 from bench.serve.threads import Refusal, follow
-from bench.wires.capture import CaptureError, ImportedTurn
+from bench.wires.capture import (
+    MAX_INFLATED,
+    MAX_RATIO,
+    RATIO_FLOOR,
+    CaptureError,
+    ImportedTurn,
+    ImportResult,
+    inflate,
+)
 from bench.wires.registry import wire
 
 if TYPE_CHECKING:
@@ -84,6 +93,11 @@ class Exchange:
     """Each body chunk as it came from the upstream, with its arrival in seconds after the request."""
     ended: str | None = None
     """Why the body ended early (the upstream broke the connection), or None for a clean end."""
+    error: tuple[ErrorKind, str] | None = None
+    """What the client got in place of the answer's end when the upstream failed mid-body (the kind
+    and what happened), or None."""
+    answered_by: str | None = None
+    """Why the status and body are the proxy's own (the upstream gave no answer), or None."""
     injected: tuple[int, str, Injected] | None = None
     """What a fault recipe did to the answer on its way to the client (``record --faults``): the
     proxy's model request number, the recipe's name and what was done; None when nothing. The body
@@ -95,6 +109,38 @@ class Exchange:
 
     def header(self, name: str) -> str | None:
         return next((v for k, v in self.response_headers if k.lower() == name), None)
+
+    def request_header(self, name: str) -> str | None:
+        return next((v for k, v in self.request_headers if k.lower() == name), None)
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    """How far a compressed body is inflated: the importer's bounds (:func:`bench.wires.capture.inflate`
+    and its :data:`~bench.wires.capture.MAX_INFLATED`, :data:`~bench.wires.capture.MAX_RATIO`), which
+    tests make small."""
+
+    limit: int = MAX_INFLATED
+    ratio: int = MAX_RATIO
+    floor: int = RATIO_FLOOR
+
+
+BOUNDS = Bounds()
+
+
+def plain(body: bytes, coding: str | None, bounds: Bounds = BOUNDS, *, cut: bool = False) -> tuple[bytes | None, str]:
+    """`body` without its content coding (gzip, deflate), inflated within `bounds` (what a body `cut`
+    short inflates to); (None, why) when it cannot be undone."""
+    coding = (coding or "").lower().strip()
+    if coding in ("", "identity"):
+        return body, ""
+    if coding not in ("gzip", "x-gzip", "deflate"):
+        return None, f"content-encoding {coding!r} is not one stopbench undoes (gzip, deflate)"
+    try:
+        return inflate(body, "", "", limit=bounds.limit, ratio=bounds.ratio, floor=bounds.floor,
+                       coding="deflate" if coding == "deflate" else "gzip", cut=cut), ""
+    except CaptureError as exc:
+        return None, exc.problem
 
 
 def _headers(pairs: list[tuple[str, str]], rx: Redactor) -> dict[str, list[str]]:
@@ -112,19 +158,6 @@ def redact_target(target: str, rx: Redactor) -> str:
     query = [(k, MASK if is_credential_header(k) else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
     path = parts.path + (f"?{urlencode(query, safe='[]:/')}" if parts.query else "")
     return rx.text(path)
-
-
-def _decoded(ex: Exchange) -> bytes:
-    body = ex.body
-    coding = (ex.header("content-encoding") or "").lower()
-    try:
-        if coding == "gzip":
-            return gzip.decompress(body)
-        if coding == "deflate":
-            return zlib.decompress(body)
-    except (OSError, zlib.error, EOFError):
-        return body
-    return body
 
 
 def redact_body(text: str, content_type: str, rx: Redactor) -> str:
@@ -146,56 +179,122 @@ def redact_body(text: str, content_type: str, rx: Redactor) -> str:
     return rx.text(text)
 
 
-def redact_eventstream(data: bytes, rx: Redactor) -> tuple[bytes, list[dict[str, Any]]]:
-    """An AWS event stream redacted over its messages' reassembled payloads (per event type); the
-    redacted bytes (changed messages framed again) and the events as botocore yields them."""
+def redact_eventstream(data: bytes, rx: Redactor) -> tuple[bytes, list[dict[str, Any]], str]:
+    """An AWS event stream redacted over its messages' reassembled payloads (per event type), then
+    every message's header and payload bytes as bytes; the redacted bytes (changed messages framed
+    again), the events as botocore yields them, and what was withheld: bytes after the last whole
+    message (a message cut off, a prelude whose CRC or length is wrong) cannot be searched, so they
+    are not kept."""
     messages, rest = eventstream.decode(data)
-    payloads: list[Any] = []
-    for m in messages:
-        try:
-            payloads.append(json.loads(m.payload or b"{}"))
-        except ValueError:
-            payloads.append(None)
+    payloads = [_json_payload(m.payload) for m in messages]
     before = json.loads(json.dumps(payloads))
     changed = redact_values(payloads, rx, lambda i: messages[i].headers.get(":event-type", ""))
     out = bytearray()
     events: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
+        payload = m.payload
         if i in changed:
-            m = eventstream.Message(m.raw_headers, m.headers,
-                                    rewrite_json(m.payload.decode(), before[i], payloads[i]).encode())
+            payload = _utf8(rewrite_json(payload.decode("utf-8", "surrogateescape"), before[i], payloads[i]))
+        head, payload = rx.data(m.raw_headers), rx.data(payload)
+        if (head, payload) != (m.raw_headers, m.payload):
+            [m], _ = eventstream.decode(eventstream.Message(head, m.headers, payload).encode())
         out += m.encode()  # an unchanged message framed again is its own bytes (same headers, same CRCs)
         event = m.as_event()
         if event is not None:
             events.append(event)
-    return bytes(out) + rest, events
+    withheld = f"{len(rest):,} byte(s) after message {len(messages)} ({_undecodable(rest)})" if rest else ""
+    return bytes(out), events, withheld
 
 
-def interaction(ex: Exchange, upstream: str, rx: Redactor) -> dict[str, Any]:
+def _json_payload(payload: bytes) -> Any:
+    try:
+        return json.loads(payload or b"{}")
+    except ValueError:
+        return None
+
+
+def _undecodable(rest: bytes) -> str:
+    """Why the bytes after an event stream's last whole message are no message."""
+    if len(rest) < 16:
+        return "a message cut off"
+    total, _ = struct.unpack(">II", rest[:8])
+    if struct.unpack(">I", rest[8:12])[0] != zlib.crc32(rest[:8]):
+        return "a message prelude whose CRC does not match"
+    if total > len(rest):
+        return f"a message cut off: its prelude gives {total:,} bytes, {len(rest):,} came"
+    return f"a message prelude whose lengths do not add up ({total:,} bytes in all)"
+
+
+def _utf8(text: str) -> bytes:
+    """Text read from bytes (``surrogateescape``) and redacted, as bytes again: the bytes UTF-8 could
+    not read come back as they came."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate a JSON escape wrote
+        return text.encode("utf-8", "surrogatepass")
+
+
+def _kept(data: bytes) -> dict[str, Any]:
+    """A redacted body as the cassette keeps it: its text, and its bytes (``raw``, base64) beside it
+    when they are not UTF-8, so none is lost to a replacement character."""
+    try:
+        return {"string": data.decode("utf-8")}
+    except UnicodeDecodeError:
+        return {"string": data.decode("utf-8", "replace"), "raw": base64.b64encode(data).decode()}
+
+
+_WITHHELD = ": it cannot be searched for secrets, so it is not written"
+
+
+def _response_body(ex: Exchange, rx: Redactor, bounds: Bounds) -> dict[str, Any]:
+    """The answer's body fields of a cassette interaction: ``body``, ``raw`` and ``withheld``."""
+    data, why = plain(ex.body, ex.header("content-encoding"), bounds, cut=ex.error is not None)
+    if data is None:
+        return {"body": {"string": ""}, "withheld": f"the body ({len(ex.body):,} bytes; {why}){_WITHHELD}"}
+    content_type = (ex.header("content-type") or "").lower()
+    if content_type.startswith(EVENTSTREAM):
+        raw, events, withheld = redact_eventstream(data, rx)
+        out: dict[str, Any] = {"body": {"string": "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)},
+                               "raw": base64.b64encode(raw).decode()}
+        if withheld:
+            out["withheld"] = withheld + _WITHHELD
+        return out
+    kept = _kept(_utf8(redact_body(data.decode("utf-8", "surrogateescape"), content_type, rx)))
+    raw = kept.pop("raw", None)
+    return {"body": kept} | ({"raw": raw} if raw is not None else {})
+
+
+def _request_body(ex: Exchange, rx: Redactor, bounds: Bounds) -> dict[str, Any]:
+    """The request's body fields of a cassette interaction: ``body`` (text), ``raw`` and ``withheld``."""
+    data, why = plain(ex.request_body, ex.request_header("content-encoding"), bounds)
+    if data is None:
+        return {"body": "", "withheld": f"the body ({len(ex.request_body):,} bytes; {why}){_WITHHELD}"}
+    kept = _kept(rx.data(data))
+    return {"body": kept["string"]} | ({"raw": kept["raw"]} if "raw" in kept else {})
+
+
+def interaction(ex: Exchange, upstream: str, rx: Redactor, bounds: Bounds = BOUNDS) -> dict[str, Any]:
     """The exchange as one redacted cassette interaction (the layout VCR.py writes, which
-    :mod:`bench.importers.cassette` reads), with the upstream's chunk timing beside it."""
-    request_text = ex.request_body.decode("utf-8", "replace")
+    :mod:`bench.importers.cassette` reads), with the upstream's chunk timing beside it, what the
+    upstream's failure left the client with (``error``), and what could not be kept (``withheld``)."""
     response: dict[str, Any] = {
         "status": {"code": ex.status, "message": ""},
         "headers": _headers(ex.response_headers, rx),
+        **_response_body(ex, rx, bounds),
+        "chunks": [[round(at, 4), len(chunk)] for at, chunk in ex.chunks],
     }
-    content_type = (ex.header("content-type") or "").lower()
-    body = _decoded(ex)
-    if content_type.startswith(EVENTSTREAM):
-        raw, events = redact_eventstream(body, rx)
-        response["body"] = {"string": "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)}
-        response["raw"] = base64.b64encode(raw).decode()
-    else:
-        response["body"] = {"string": redact_body(body.decode("utf-8", "replace"), content_type, rx)}
-    response["chunks"] = [[round(at, 4), len(chunk)] for at, chunk in ex.chunks]
     if ex.ended:
         response["ended"] = ex.ended
+    if ex.error is not None:
+        response["error"] = {"kind": ex.error[0], "message": rx.text(ex.error[1])}
+    if ex.answered_by:
+        response["answered_by"] = ex.answered_by
     if ex.injected is not None:
         number, recipe, done = ex.injected
         response["injected"] = {"request": number, "recipe": recipe, **done.as_json()}
     return {
         "request": {"method": ex.method, "uri": upstream.rstrip("/") + redact_target(ex.target, rx),
-                    "headers": _headers(ex.request_headers, rx), "body": rx.text(request_text)},
+                    "headers": _headers(ex.request_headers, rx), **_request_body(ex, rx, bounds)},
         "response": response,
         "recorded_at": ex.started.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
     }
@@ -231,15 +330,18 @@ class Recorder:
     :meth:`add` places an exchange in its conversation and returns at once; a writer thread writes
     the conversations that changed. :meth:`close` waits for every write, then ends the thread."""
 
-    def __init__(self, upstream: str, out: Path, name: str, rx: Redactor) -> None:
+    def __init__(self, upstream: str, out: Path, name: str, rx: Redactor, bounds: Bounds = BOUNDS) -> None:
         self.upstream = upstream.rstrip("/")
         self.out = out
         self.name = name
         self.rx = rx
+        self.bounds = bounds
         self.lock = threading.Lock()
         self.conversations: list[_Conversation] = []
         self.side: list[dict[str, Any]] = []
         self.problems: list[str] = []
+        self.lost: dict[str, str] = {}
+        """What is not on disk as it was recorded (a conversation, the side cassette, an exchange), and why."""
         self.written: list[Path] = []
         self._changed = threading.Condition(self.lock)
         self._pending: dict[int, _Conversation | None] = {}
@@ -249,12 +351,22 @@ class Recorder:
         self._writer: threading.Thread | None = None
 
     def add(self, ex: Exchange) -> None:
-        """Record one completed exchange; its conversation's files are written again by the writer."""
-        inter = interaction(ex, self.upstream, self.rx)
+        """Record one completed exchange; its conversation's files are written again by the writer. An
+        exchange that cannot be recorded is counted as lost (:attr:`lost`); the proxy goes on."""
+        try:
+            inter = interaction(ex, self.upstream, self.rx, self.bounds)
+        except Exception as exc:
+            with self.lock:
+                self.lost[f"{ex.method} {redact_target(ex.target, self.rx)}"] = f"{type(exc).__name__}: {exc}"
+            return
         with self.lock:
             conv = self._place(ex, inter)
             if conv is None:
                 self.side.append(inter)
+            what = "the side cassette" if conv is None else self.sequence_id(conv)
+            count = len(self.side if conv is None else conv.interactions)
+            self.problems += [f"{what}: request {count}: {side}: {inter[side].get('withheld')}"
+                              for side in ("request", "response") if inter[side].get("withheld")]
             self._pending[_SIDE if conv is None else conv.number] = conv
             if self._writer is None:
                 self._writer = threading.Thread(target=self._write_changed, name="stopbench-record-writer",
@@ -296,9 +408,9 @@ class Recorder:
                              else self._files(conv))
                     write_all_or_nothing(files)
                     done += files
+                    self.lost.pop(self._what(conv), None)  # a later write of it holds all it lost
                 except Exception as exc:  # the proxy goes on; the recording says what it could not write
-                    what = "the side cassette" if conv is None else self.sequence_id(conv)
-                    self.problems.append(f"{what}: not written: {type(exc).__name__}: {exc}")
+                    self.lost[self._what(conv)] = f"{type(exc).__name__}: {exc}"
             with self.lock:
                 self.written.extend(p for p in done if p not in self.written)
                 self._writing = False
@@ -366,6 +478,9 @@ class Recorder:
     def sequence_id(self, conv: _Conversation) -> str:
         return f"{self.name}-{conv.number}"
 
+    def _what(self, conv: _Conversation | None) -> str:
+        return f"{self.name}-side.cassette" if conv is None else f"{self.sequence_id(conv)} (.yaml, .cassette)"
+
     def _files(self, conv: _Conversation) -> dict[Path, str]:
         seq_id = self.sequence_id(conv)
         cassette_path = self.out / f"{seq_id}.cassette"
@@ -385,6 +500,7 @@ class Recorder:
             staged.write_text(text, encoding="utf-8")
             try:
                 result = import_capture(staged, "cassette", shown=path.name)
+                failed = _failures(conv.interactions, result)
                 first = conv.interactions[0]["recorded_at"]
                 opts = Options(
                     summary=f"recorded by stopbench record from {self.upstream} ({conv.dialect}, "
@@ -392,7 +508,7 @@ class Recorder:
                     title=f"{conv.dialect} conversation {conv.number} recorded from {self.upstream}",
                     provenance={"upstream": self.upstream, "models asked": "; ".join(conv.models) or "(none named)",
                                 "recorded": first, "recorded by": f"stopbench record {version()}",
-                                **_injected(conv)},
+                                **_injected(conv), **failed},
                     tags=("recorded-by-proxy",), split_runs=False)
                 docs = build_sequences(result, self.sequence_id(conv), opts)
             except (CaptureError, SequenceError) as exc:
@@ -401,6 +517,28 @@ class Recorder:
         doc = docs[0][1]
         _redact_doc(doc, self.rx)
         return doc
+
+
+_SKIPPED = re.compile(r"interactions\[(\d+)\]")
+
+
+def _failures(interactions: list[dict[str, Any]], result: ImportResult) -> dict[str, str]:
+    """Each answer the upstream broke off made the error the client got (``error`` of the cassette's
+    response: a broken connection, not the clean cut or finish its bytes so far would read as), and
+    a provenance line naming them; nothing when none was."""
+    skipped = {int(m.group(1)) for s in result.skipped if (m := _SKIPPED.match(s))}
+    said = []
+    for i, inter in enumerate(interactions):
+        error = inter["response"].get("error")
+        if error is None or i in skipped:
+            continue
+        imported = result.turns[i - sum(1 for k in skipped if k < i)]
+        before = imported.turn
+        status = before.error.status if before.error is not None else None
+        imported.turn = replace(before, finish="error", finish_raw=None,
+                                error=TurnError(error["kind"], error["message"], status))
+        said.append(f"answer {i + 1}: {error['message']} ({error['kind']})")
+    return {"upstream failures": "; ".join(said)} if said else {}
 
 
 def _injected(conv: _Conversation) -> dict[str, str]:

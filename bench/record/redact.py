@@ -19,6 +19,7 @@ Bodies: the patterns (:data:`DEFAULT_PATTERNS` plus the caller's ``--redact``) a
 
 from __future__ import annotations
 
+import bisect
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -72,8 +73,15 @@ class Redactor:
     patterns: tuple[re.Pattern[str], ...]
 
     def spans(self, text: str) -> list[tuple[int, int]]:
-        """The stretches of `text` any pattern matches, merged where they overlap, in order."""
-        found = sorted((m.start(), m.end()) for p in self.patterns for m in p.finditer(text) if m.end() > m.start())
+        """The stretches of `text` any pattern matches, as written or once its escapes are undone
+        (:func:`unescaped`: a key sent as ``\\u0073\\u006b...`` or ``%73%6b...``), merged where they
+        overlap, in order."""
+        found = [(m.start(), m.end()) for p in self.patterns for m in p.finditer(text) if m.end() > m.start()]
+        if _ESCAPE.search(text):
+            shadow, where = unescaped(text)
+            found += [(where(m.start()), where(m.end())) for p in self.patterns for m in p.finditer(shadow)
+                      if m.end() > m.start()]
+        found.sort()
         merged: list[tuple[int, int]] = []
         for start, end in found:
             if merged and start <= merged[-1][1]:
@@ -104,6 +112,44 @@ class Redactor:
             out.append(masked[offset:offset + len(part)])
             offset += len(part)
         return out
+
+
+    def data(self, data: bytes) -> bytes:
+        """`data` with every secret masked, as bytes: read as UTF-8 with each byte that is not kept as
+        itself (``surrogateescape``), so every other byte comes back as it was."""
+        text = data.decode("utf-8", "surrogateescape")
+        out = self.text(text)
+        return data if out == text else out.encode("utf-8", "surrogateescape")
+
+
+_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\(/)|%([0-9a-fA-F]{2})")
+"""A JSON ``\\uXXXX`` or ``\\/`` escape, or a URL's ``%XX``: the ways a client may write a key's characters."""
+
+
+def unescaped(text: str) -> tuple[str, Callable[[int], int]]:
+    """`text` with its escapes (:data:`_ESCAPE`) undone, and the map from a position in it back to
+    `text` (an escaped character's position is its escape's start; the end of one is its escape's end)."""
+    out: list[str] = []
+    marks: list[tuple[int, int]] = [(0, 0)]  # (position in the unescaped text, position in `text`)
+    done = shown = 0
+    for m in _ESCAPE.finditer(text):
+        out.append(text[done:m.start()])
+        shown += m.start() - done
+        marks.append((shown, m.start()))
+        hexa, slash, pct = m.groups()
+        out.append(chr(int(hexa or pct, 16)) if slash is None else "/")
+        shown += 1
+        marks.append((shown, m.end()))
+        done = m.end()
+    out.append(text[done:])
+    keys = [s for s, _ in marks]
+
+    def where(pos: int) -> int:
+        i = bisect.bisect_right(keys, pos) - 1
+        at, raw = marks[i]
+        return raw + (pos - at)
+
+    return "".join(out), where
 
 
 def redactor(extra: Iterable[str] = (), *, defaults: bool = True) -> Redactor:
@@ -195,6 +241,7 @@ def redact_sse(text: str, rx: Redactor) -> str:
     the framing (blank lines, event names, comments, line endings) is kept byte for byte."""
     blocks = _BLOCKS.split(text)  # block, separator, block, separator, ...
     where: list[tuple[int, int, str, str]] = []  # (block index, line index, prefix, JSON text)
+    plain: list[tuple[int, int, str, str]] = []  # the same for data that is not JSON
     values: list[Any] = []
     split_blocks: list[list[str]] = []
     for b, block in enumerate(blocks):
@@ -203,16 +250,13 @@ def redact_sse(text: str, rx: Redactor) -> str:
         if b % 2:
             continue
         for n, line in enumerate(lines):
-            body = line.rstrip("\r\n")
-            prefix = ""
-            if body.startswith("data:"):
-                prefix = "data: " if body.startswith("data: ") else "data:"
-                body = body[len(prefix):]
-            if not body.lstrip().startswith(("{", "[")):
+            data = _data(line.rstrip("\r\n"))
+            if data is None:
                 continue
-            try:
-                value = json.loads(body)
-            except ValueError:
+            prefix, body = data
+            value = _json(body)
+            if value is None:
+                plain.append((b, n, prefix, body))
                 continue
             where.append((b, n, prefix, body))
             values.append(value)
@@ -220,8 +264,40 @@ def redact_sse(text: str, rx: Redactor) -> str:
     changed = redact_values(values, rx)
     for i in changed:
         b, n, prefix, body = where[i]
-        line = split_blocks[b][n]
-        ending = line[len(line.rstrip("\r\n")):]
-        split_blocks[b][n] = prefix + rewrite_json(body, originals[i], values[i]) + ending
+        _set_line(split_blocks, b, n, prefix + rewrite_json(body, originals[i], values[i]))
+    for (b, n, prefix, body), after in zip(plain, rx.pieces([body for *_, body in plain]), strict=True):
+        if after != body:  # data that is no JSON, reassembled across its events like the values above
+            _set_line(split_blocks, b, n, prefix + after)
     joined = "".join("".join(lines) if b % 2 == 0 else blocks[b] for b, lines in enumerate(split_blocks))
     return rx.text(joined)
+
+
+_FIELDS = ("event:", "id:", "retry:", ":")
+"""The SSE lines that carry no data."""
+
+
+def _data(line: str) -> tuple[str, str] | None:
+    """A line's data and the prefix before it (``data:`` and its space; none for a JSON line), or
+    None for a line that carries none (an event name, an id, a comment, a blank line)."""
+    if line.startswith("data:"):
+        prefix = "data: " if line.startswith("data: ") else "data:"
+        return prefix, line[len(prefix):]
+    if not line or line.startswith(_FIELDS):
+        return None
+    return "", line
+
+
+def _json(body: str) -> Any:
+    """The JSON object or array `body` holds, or None."""
+    if not body.lstrip().startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(body)
+    except ValueError:
+        return None
+
+
+def _set_line(blocks: list[list[str]], b: int, n: int, text: str) -> None:
+    """Line `n` of block `b` made to say `text`, its line ending kept."""
+    line = blocks[b][n]
+    blocks[b][n] = text + line[len(line.rstrip("\r\n")):]

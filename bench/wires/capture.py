@@ -257,33 +257,37 @@ def _mib(n: int) -> str:
 
 
 def inflate(data: bytes, file: str, where: str, *, limit: int = MAX_INFLATED, ratio: int = MAX_RATIO,
-            floor: int = RATIO_FLOOR) -> bytes:
+            floor: int = RATIO_FLOOR, coding: str = "gzip", cut: bool = False) -> bytes:
     """A gzip body (every member of it) inflated a piece at a time, refused with a CaptureError naming
     `where` as soon as it passes `limit` bytes or, past `floor` bytes, `ratio` times the compressed bytes
-    read so far: a decompression bomb costs a MiB or two, never what it unpacks to."""
+    read so far: a decompression bomb costs a MiB or two, never what it unpacks to. `coding` ``deflate``
+    reads an HTTP deflate body (zlib's wrapper) instead; `cut` gives what a body cut short inflates to
+    rather than refusing it (a stream the upstream broke off)."""
     out: list[bytes] = []
     size = 0
     rest = data
     while rest:
-        d = zlib.decompressobj(wbits=31)
+        d = zlib.decompressobj(wbits=15 if coding == "deflate" else 31)
         pending = rest
         while pending and not d.eof:
             try:
                 piece = d.decompress(pending, _PIECE)
             except zlib.error as exc:
-                raise CaptureError(file, where, f"gzip body: {exc}") from None
+                raise CaptureError(file, where, f"{coding} body: {exc}") from None
             pending = d.unconsumed_tail
             size += len(piece)
             read = len(data) - len(pending) - len(d.unused_data)
             if size > limit:
-                raise CaptureError(file, where, f"gzip body inflates past {_mib(limit)} (from {len(data):,} bytes), "
-                                                f"the bound on a body stopbench unpacks")
+                raise CaptureError(file, where, f"{coding} body inflates past {_mib(limit)} (from {len(data):,} "
+                                                f"bytes), the bound on a body stopbench unpacks")
             if size > floor and size > ratio * max(read, 1):
-                raise CaptureError(file, where, f"gzip body inflates past {ratio} times its {read:,} compressed "
+                raise CaptureError(file, where, f"{coding} body inflates past {ratio} times its {read:,} compressed "
                                                 f"bytes ({_mib(size)} so far), the bound on a body stopbench unpacks")
             out.append(piece)
         if not d.eof:
-            raise CaptureError(file, where, "gzip body: cut short (no end of stream)")
+            if cut:
+                break
+            raise CaptureError(file, where, f"{coding} body: cut short (no end of stream)")
         rest = d.unused_data.lstrip(b"\0")  # members follow one another; padding zeros may end the file
     return b"".join(out)
 

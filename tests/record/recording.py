@@ -18,6 +18,7 @@ from bench.engine.model import Sequence
 from bench.faults import Recipe
 from bench.record import Recorder, redactor, response_bytes
 from bench.record.proxy import create_proxy
+from bench.record.recording import BOUNDS, Bounds
 from bench.serve import BackgroundServer, Session
 from bench.serve.server import BackgroundUvicorn
 
@@ -47,9 +48,10 @@ def conversation_sequence(dialect: str, sid: str = "upstream") -> Sequence:
 
 @contextmanager
 def recording_proxy(upstream: str, out: Path, name: str = "rec", patterns: tuple[str, ...] = (),
-                    faults: Recipe | None = None) -> Iterator[tuple[BackgroundUvicorn, Recorder]]:
-    recorder = Recorder(upstream, out, name, redactor(patterns))
-    config = uvicorn.Config(create_proxy(recorder, faults=faults), host="127.0.0.1", port=0, log_level="warning",
+                    faults: Recipe | None = None, client: httpx.AsyncClient | None = None,
+                    bounds: Bounds = BOUNDS) -> Iterator[tuple[BackgroundUvicorn, Recorder]]:
+    recorder = Recorder(upstream, out, name, redactor(patterns), bounds)
+    config = uvicorn.Config(create_proxy(recorder, client, faults), host="127.0.0.1", port=0, log_level="warning",
                             lifespan="off", access_log=False)
     try:
         with BackgroundUvicorn(config, "recording proxy", "stopbench-record") as proxy:
