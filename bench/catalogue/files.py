@@ -73,6 +73,17 @@ def display_path(path: Path | str) -> str:
         return str(path)
 
 
+def what_it_is(path: Path) -> str:
+    """What `path`, which is there but is not a regular file, is, in the words of a one-line refusal
+    (``is a folder``, ``is not a regular file (a FIFO)``), found without opening it: a FIFO's open
+    would wait for a writer, a device's read would not end."""
+    if path.is_dir():
+        return "is a folder"
+    kind = ("a FIFO" if path.is_fifo() else "a device" if path.is_char_device() or path.is_block_device()
+            else "a socket" if path.is_socket() else "neither a file nor a folder")
+    return f"is not a regular file ({kind})"
+
+
 def write_atomically(path: Path, text: str) -> None:
     """Replace `path` with `text` (UTF-8, newlines as given) in one step; see the module docstring."""
     write_all_or_nothing({path: text})

@@ -29,6 +29,7 @@ def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns
     """
     import re
 
+    from bench.catalogue.files import what_it_is
     from bench.catalogue.load import SequenceError, load_sequence
     from bench.check.processes import Terminated, sigterm_as_interrupt
     from bench.check.runner import run_program
@@ -54,6 +55,9 @@ def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns
         click.echo(f"cannot diff: {recording}: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     cassette = cassette_of(recording)
+    if cassette.exists() and not cassette.is_file():
+        click.echo(f"cannot diff: {cassette}: {what_it_is(cassette)}, not the recording's cassette", err=True)
+        sys.exit(EXIT_BAD_INPUT)
     if not cassette.is_file():
         click.echo(f"cannot diff: {recording} has no cassette beside it ({cassette.name}): was it written by "
                    "stopbench record?", err=True)

@@ -7,7 +7,9 @@ them is there, one line names it and nothing is written (exit 2).
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterable
 from importlib.resources import files
 from pathlib import Path
 
@@ -44,7 +46,12 @@ def init_cmd(folder: Path) -> None:
     origin = installed_source()
     workflow = folder / FILES[WORKFLOW]
     texts[workflow] = render(texts[workflow], origin)
-    write_all_or_nothing(texts)
+    made = _missing_folders(texts)
+    try:
+        write_all_or_nothing(texts)
+    except BaseException:  # a full disk, Ctrl-C: no file was written, and no folder init made is left
+        _remove_empty(made)
+        raise
     for path in targets:
         click.echo(f"wrote {display_path(path)}", err=True)
     if origin.requirement is None:
@@ -53,3 +60,16 @@ def init_cmd(folder: Path) -> None:
     click.echo(f"next: {NEXT} (your loop, served the sequences); stopbench run "
                "(every sequence through every predicate, yours included)", err=True)
     sys.exit(EXIT_OK)
+
+
+def _missing_folders(paths: Iterable[Path]) -> list[Path]:
+    """The folders the files at `paths` need that are not there yet, deepest first."""
+    missing = {folder for path in paths for folder in [path.parent, *path.parent.parents] if not folder.exists()}
+    return sorted(missing, key=lambda folder: len(folder.parts), reverse=True)
+
+
+def _remove_empty(folders: list[Path]) -> None:
+    """Remove each of `folders` (deepest first) that is empty: those init made, which nothing else filled."""
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            folder.rmdir()

@@ -27,7 +27,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from bench.catalogue.files import display_path
+from bench.catalogue.files import display_path, what_it_is
 from bench.catalogue.load import describe_validation_error, field_path
 from bench.catalogue.yaml_read import YamlError, parse_yaml, read_yaml
 from bench.errors import UnusableInput
@@ -249,22 +249,13 @@ def load_recipe(spec: str) -> Recipe:
         known = ", ".join(PRESETS)
         raise RecipeError(f"{spec}: no such recipe file, nor a preset ({known})")
     if not path.is_file():
-        raise RecipeError(f"{spec}: {_kind(path)}")
+        raise RecipeError(f"{spec}: {what_it_is(path)}, not a recipe file")
     shown = display_path(path)
     try:
         data = read_yaml(path, shown=shown)
     except YamlError as exc:
         raise RecipeError(str(exc)) from None
     return parse_recipe(data, shown)
-
-
-def _kind(path: Path) -> str:
-    """What `path`, which is there and not a regular file, is, in a recipe error's words."""
-    if path.is_dir():
-        return "is a folder, not a recipe file"
-    kind = ("a FIFO" if path.is_fifo() else "a device" if path.is_char_device() or path.is_block_device()
-            else "a socket" if path.is_socket() else "not a file")
-    return f"is not a regular file ({kind}): not read"
 
 
 def parse_recipe_text(text: str, name: str = "<recipe>") -> Recipe:

@@ -69,4 +69,4 @@ def test_a_recipe_path_that_is_not_a_file_is_named_as_what_it_is(tmp_path: Path,
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero here")
 def test_dev_zero_as_a_recipe_is_a_device_in_one_line(tmp_path: Path) -> None:
     line = one_line(stopbench(tmp_path, "check", "--faults", "/dev/zero", "--", "python", "-c", "pass"))
-    assert line == "--faults: /dev/zero: is not a regular file (a device): not read"
+    assert line == "--faults: /dev/zero: is not a regular file (a device), not a recipe file"
