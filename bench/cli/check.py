@@ -209,7 +209,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
 
     Exit status: 0 when every cell meets its requirements, 1 when one breaks them (or the program
     crashed, hung or wrote a bad result), 2 on unusable input (a bad sequence file, no matching
-    sequence, a command that cannot be started).
+    sequence, a command that cannot be started or names a script that is not there, a program whose
+    first runs all end before their first model request the same way: that reason is printed once).
     """
     from bench.check.processes import Terminated, sigterm_as_interrupt
     from bench.check.report import (
