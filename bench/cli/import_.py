@@ -72,7 +72,8 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     """Turn CAPTURE (a response JSON, an SSE stream, JSON chunks, or a VCR cassette) into a sequence.
 
     Formats: OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini generateContent,
-    Bedrock Converse (the body, or botocore's stream events one per line), each whole or streamed,
+    Bedrock Converse (the body, or botocore's stream events one per line), Ollama /api/chat (the
+    body, or its NDJSON stream), Cohere v2 chat, each whole or streamed,
     and VCR / pytest-recording cassettes holding any of them (one turn per model call; interactions
     that are not model calls, such as an image download's 403, and bodies no importer reads are
     skipped and listed). A capture that cannot be read is reported with its
