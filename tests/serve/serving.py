@@ -75,15 +75,19 @@ class ServedProcess:
 
 
 @contextmanager
-def serve_command(tmp_path: Path) -> Iterator[ServedProcess]:
-    """``stopbench serve cli-seq`` (:data:`SEQ`) as a process on a free port, once it answers; on leaving,
-    SIGTERM and wait for it to end (it writes its observed steps then)."""
-    (tmp_path / "seqs").mkdir()
-    (tmp_path / "seqs" / "cli-seq.yaml").write_text(SEQ, encoding="utf-8")
+def serve_command(tmp_path: Path, sequence: str | None = None) -> Iterator[ServedProcess]:
+    """``stopbench serve cli-seq`` (:data:`SEQ`), or ``stopbench serve SEQUENCE`` of the shipped catalogue,
+    as a process on a free port, once it answers; on leaving, SIGTERM and wait for it to end (it writes
+    its observed steps then)."""
+    where: list[str] = []
+    if sequence is None:
+        (tmp_path / "seqs").mkdir()
+        (tmp_path / "seqs" / "cli-seq.yaml").write_text(SEQ, encoding="utf-8")
+        where = ["--sequences", str(tmp_path / "seqs")]
     port = free_port()
     observed = tmp_path / "observed.json"
-    proc = subprocess.Popen([sys.executable, "-m", "bench", "serve", "cli-seq", "--port", str(port),
-                             "--sequences", str(tmp_path / "seqs"), "--observed", str(observed)],
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "serve", sequence or "cli-seq", "--port", str(port),
+                             *where, "--observed", str(observed)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     served = ServedProcess(proc, f"http://127.0.0.1:{port}", observed)
     try:
