@@ -200,3 +200,12 @@ def test_the_finish_table_is_the_sdks_chat_finish_reason() -> None:
     from cohere.types.chat_finish_reason import ChatFinishReason
     literal = typing.get_args(ChatFinishReason)[0]
     assert sorted(WIRE.table) == sorted(typing.get_args(literal))
+
+
+def test_tool_choice_none_from_the_client_gets_no_tool_call_and_the_step_says_the_script_was_bent() -> None:
+    with serving(make_sequence(TOOL_THEN_END, "cohere")) as srv:
+        answer = _client(srv).chat(model="m", messages=GO, tools=CHAT_TOOLS, tool_choice="NONE")
+        (step,) = srv.session.observed()
+    assert not answer.message.tool_calls and answer.finish_reason == "COMPLETE"
+    assert answer.message.content[0].text == TOOL_THEN_END[0]["content"]
+    assert "tool_choice none" in step.note
