@@ -58,6 +58,8 @@ def _type(annotation: Any) -> str:
 def _limits(info: Any) -> str:
     words = {"ge": ">=", "gt": ">", "le": "<=", "lt": "<", "min_length": "length at least"}
     out = [f"{words[k]} {getattr(m, k)}" for m in info.metadata for k in words if getattr(m, k, None) is not None]
+    if any(getattr(m, "allow_inf_nan", None) is False for m in info.metadata):
+        out.append("finite")
     return "; ".join(out)
 
 

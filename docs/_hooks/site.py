@@ -309,6 +309,9 @@ _LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
      "inflates to over its compressed size, past `RATIO_FLOOR` bytes", "refused when reached (a row group: before "
      "its rows are made), one line naming the body or the row group"),
     ("bench.engine.replay", "DEFAULT_SAFETY_CAP", "requests", "a replay (`--safety-cap`)", "the cell ends `capped`"),
+    ("bench.check.limits", "MAX_TRIALS", "trials", "`check --trials`", "refused before any run, one line"),
+    ("bench.check.limits", "MAX_NAME_CHARS", "characters", "a loop's name (`check --name`, `-c NAME=...`; letters "
+     "of any script, digits, `_`, `.`, `-`)", "refused before any run, one line; a default name is cut to it"),
     ("bench.engine.contain", "DEFAULT_DECISION_TIMEOUT", "seconds", "one decision or one predicate file's import "
      "(`--decision-timeout`)", "the cell crashes"),
     ("bench.engine.replay", "SHARE_AFTER", "steps", "a cell whose steps keep their own records",
