@@ -60,7 +60,7 @@ def api_of(sequence: Sequence) -> Api:
 def client(s: Served, api: str) -> Any:
     if api == "anthropic":
         return anthropic.Anthropic(base_url=s.anthropic_base_url, api_key=s.api_key, timeout=10)
-    if api == "bedrock-converse":
+    if api in ("bedrock-converse", "ollama", "cohere"):  # their clients are httpx.Clients on the server's root
         return httpx.Client(base_url=s.url, timeout=10)
     return openai.OpenAI(base_url=s.openai_base_url, api_key=s.api_key, timeout=10)
 
@@ -83,7 +83,7 @@ def server() -> Iterator[Served]:
 
 def test_every_dialect_is_compared_and_only_the_listed_sequences_are_left_out() -> None:
     assert {s.dialect for s in SPOKEN} == {"openai-chat", "anthropic", "openai-responses", "gemini",
-                                           "bedrock-converse"}
+                                           "bedrock-converse", "ollama", "cohere"}
     assert set(CANNOT) <= {s.id for s in CATALOGUE.sequences}
 
 
