@@ -1,7 +1,8 @@
 """What ``stopbench check`` refuses before it runs anything: a trial count past its bound, a loop name
 that cannot name a file, an output it could not write. Each check says why in words a user can act on
 and returns None when the value is fine; ``bench/cli/check.py`` turns a reason into one line and exit 2,
-so a mistake costs no run (a run of the whole catalogue takes minutes)."""
+so a mistake costs no run (a run of the whole catalogue takes minutes). Also the bound on what a run
+reads of a program's stderr."""
 
 from __future__ import annotations
 
@@ -18,6 +19,10 @@ cells are kept until the report, so a count past this is a typo, not a plan."""
 MAX_NAME_CHARS = 50
 """The longest loop name: it names ``reports/live/<name>.json``, and 50 characters of at most 4 bytes
 each, with the suffix and the writer's temporary name around them, stay under a file name's 255 bytes."""
+
+STDERR_TAIL_BYTES = 64 * 1024
+"""How much of the end of a program's stderr a run reads for its cell's error (its last lines): a program
+that writes gigabytes there, or one line of megabytes, costs a read of this much, not of all of it."""
 
 NAME_PUNCTUATION = "_.-"
 """What a loop name may hold besides letters and digits (any script's: ``λ-loop`` is a name)."""

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.faulted import StepFault, judge_faulted, step_faults
+from bench.check.limits import STDERR_TAIL_BYTES
 from bench.check.processes import deferred_interrupts, end_contained, start_contained
 from bench.check.program import BadResult, ProgramResult, program_env, read_result, tools_url
 from bench.engine.model import Cell, Sequence
@@ -158,8 +159,12 @@ class LiveRun:
 
 
 def _tail(path: Path, lines: int = 5) -> str:
+    """The last `lines` lines of the file at `path` (a program's stderr), read from its last
+    :data:`~bench.check.limits.STDERR_TAIL_BYTES` bytes only, joined by `` | ``."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with open(path, "rb") as fh:
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - STDERR_TAIL_BYTES))
+            text = fh.read().decode("utf-8", errors="replace")
     except OSError:
         return ""
     return " | ".join(line.strip() for line in text.strip().splitlines()[-lines:] if line.strip())

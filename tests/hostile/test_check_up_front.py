@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, loop_name_problem
+from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, STDERR_TAIL_BYTES, loop_name_problem
 from bench.check.report import stable
 from tests.hostile.test_one_line import one_line, stopbench
 
@@ -119,3 +119,13 @@ def test_temporary_folders_are_masked_from_the_start_of_their_word(text: str) ->
     space or quote, or the previous mask) through the folder's name."""
     definition = re.compile(r"[^\s'\"]*?/stopbench-[a-z]+-[A-Za-z0-9_]{6,}")
     assert stable(text) == definition.sub("<tmp>", text)
+
+
+def test_what_is_kept_of_a_program_s_stderr_is_bounded(project: Path) -> None:
+    """Only the end of a program's stderr is read (:data:`bench.check.limits.STDERR_TAIL_BYTES`): 30 MB
+    on one line make a cell's error, and the table's line, of at most that many bytes."""
+    done = stopbench(project, *check(project, program="sys.stderr.write('x' * 30_000_000 + ' the end' + chr(10)); "
+                                                      "sys.exit(3)"))
+    assert done.returncode == 1, done.stderr[-500:]
+    assert "x the end" in done.stdout
+    assert len(done.stdout.encode()) < 3 * STDERR_TAIL_BYTES
