@@ -312,6 +312,8 @@ _LIMITS = (  # (module, constant, unit, what it bounds, what happens past it)
     ("bench.check.limits", "MAX_TRIALS", "trials", "`check --trials`", "refused before any run, one line"),
     ("bench.check.limits", "MAX_NAME_CHARS", "characters", "a loop's name (`check --name`, `-c NAME=...`; letters "
      "of any script, digits, `_`, `.`, `-`)", "refused before any run, one line; a default name is cut to it"),
+    ("bench.check.limits", "STDERR_TAIL_BYTES", "bytes", "a program's stderr that `check` reads for its cell's error "
+     "(the last lines)", "only its end is read"),
     ("bench.engine.contain", "DEFAULT_DECISION_TIMEOUT", "seconds", "one decision or one predicate file's import "
      "(`--decision-timeout`)", "the cell crashes"),
     ("bench.engine.replay", "SHARE_AFTER", "steps", "a cell whose steps keep their own records",
