@@ -129,3 +129,11 @@ def test_what_is_kept_of_a_program_s_stderr_is_bounded(project: Path) -> None:
     assert done.returncode == 1, done.stderr[-500:]
     assert "x the end" in done.stdout
     assert len(done.stdout.encode()) < 3 * STDERR_TAIL_BYTES
+
+
+def test_masking_a_long_word_without_spaces_is_linear() -> None:
+    """A word of 2 MB with no space, quote or temporary folder: the mask passes over it once (the
+    pattern with the word's head in front of the folder retried it from each of its characters)."""
+    started = time.monotonic()
+    assert stable("x" * 2_000_000 + "/stopbench-check-abcdef1") == "<tmp>"
+    assert time.monotonic() - started < 2
