@@ -158,3 +158,34 @@ def build_cmd(records_dir: Path, docs_path: Path, readme_path: Path, check_only:
     write_all_or_nothing(dict(want))
     click.echo(f"scorecard of {len(rows)} framework record(s): {', '.join(str(p) for p in want)}", err=True)
 
+
+
+@scorecard_cmd.command("repro")
+@click.argument("name")
+@click.argument("sequence")
+@click.option("--out", type=click.Path(path_type=Path), required=True,
+              help="The folder to write (it must not exist, or be empty).")
+@click.option("--sequences", "sequences_dir", type=click.Path(path_type=Path), default=Path("sequences"),
+              show_default=True, help="Folder of sequence YAML files (sub-folders included).")
+@_frameworks
+@_records
+def repro_cmd(name: str, sequence: str, out: Path, sequences_dir: Path, frameworks_dir: Path,
+              records_dir: Path) -> None:
+    """Write a reproduction of framework NAME's recorded cell on SEQUENCE to the folder OUT.
+
+    The folder holds the program, the sequence, the exchange recorded (the answers served and what
+    the loop did after each), the verdict in words, run.sh (installs the framework's pins once,
+    then replays the cell with stopbench check) and README.md, a write-up an upstream issue can
+    start from. Exit status 0 when written, 2 on an unknown framework or sequence, a sequence the
+    record lacks, or an OUT that is not an empty folder or cannot be written (nothing is written).
+    """
+    from bench.errors import UnusableInput
+    from bench.scorecard.repro import write_repro
+    fw = _framework(frameworks_dir, name)
+    path = records_dir / f"{name}.json"
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raise UnusableInput(f"{path}: no readable record of {name}: stopbench scorecard record {name}") from None
+    written = write_repro(fw, record, path, sequences_dir, sequence, out)
+    click.echo(f"wrote {written}: ./run.sh replays it", err=True)
