@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, STDERR_TAIL_BYTES, loop_name_problem
+from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, STDERR_TAIL_BYTES, loop_name_problem, unwritable_file
 from bench.check.report import stable
 from tests.hostile.test_one_line import one_line, stopbench
 
@@ -137,3 +137,11 @@ def test_masking_a_long_word_without_spaces_is_linear() -> None:
     started = time.monotonic()
     assert stable("x" * 2_000_000 + "/stopbench-check-abcdef1") == "<tmp>"
     assert time.monotonic() - started < 2
+
+
+def test_an_output_in_a_folder_the_user_cannot_write_is_refused(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """As root every folder is writable, so the refusal is seen through ``os.access`` saying no."""
+    monkeypatch.setattr("bench.check.limits.os.access", lambda *_args: False)
+    why = unwritable_file(tmp_path / "new" / "j.xml")
+    assert why == f"{tmp_path}: cannot write into this folder: Permission denied"
