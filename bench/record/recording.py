@@ -59,6 +59,7 @@ from bench.wires.capture import (
     ImportedTurn,
     ImportResult,
     inflate,
+    past_bound,
 )
 from bench.wires.registry import wire
 
@@ -129,18 +130,52 @@ BOUNDS = Bounds()
 
 
 def plain(body: bytes, coding: str | None, bounds: Bounds = BOUNDS, *, cut: bool = False) -> tuple[bytes | None, str]:
-    """`body` without its content coding (gzip, deflate), inflated within `bounds` (what a body `cut`
-    short inflates to); (None, why) when it cannot be undone."""
+    """`body` without its content coding (gzip, deflate; br when the brotli package is installed),
+    inflated within `bounds` (what a body `cut` short inflates to); (None, why) when it cannot be undone."""
     coding = (coding or "").lower().strip()
     if coding in ("", "identity"):
         return body, ""
+    if coding == "br":
+        return _unbrotli(body, bounds, cut)
     if coding not in ("gzip", "x-gzip", "deflate"):
-        return None, f"content-encoding {coding!r} is not one stopbench undoes (gzip, deflate)"
+        return None, f"content-encoding {coding!r} is not one stopbench undoes (gzip, deflate, br)"
     try:
         return inflate(body, "", "", limit=bounds.limit, ratio=bounds.ratio, floor=bounds.floor,
                        coding="deflate" if coding == "deflate" else "gzip", cut=cut), ""
     except CaptureError as exc:
         return None, exc.problem
+
+
+_PIECE = 1 << 16
+
+
+def _unbrotli(body: bytes, bounds: Bounds, cut: bool) -> tuple[bytes | None, str]:
+    """A brotli body decoded a piece at a time within `bounds` (:func:`bench.wires.capture.past_bound`)."""
+    try:
+        import brotli  # type: ignore[import-untyped, import-not-found, unused-ignore]
+    except ImportError:
+        return None, "content-encoding 'br' and no brotli decoder installed (pip install brotli)"
+    d = brotli.Decompressor()
+    out: list[bytes] = []
+    size = 0
+    try:
+        for start in range(0, len(body), _PIECE):
+            data = body[start:start + _PIECE]
+            while True:
+                piece = d.process(data, output_buffer_limit=_PIECE)
+                data, size = b"", size + len(piece)
+                problem = past_bound("br", size, min(start + _PIECE, len(body)), len(body), limit=bounds.limit,
+                                     ratio=bounds.ratio, floor=bounds.floor)
+                if problem is not None:
+                    return None, problem
+                out.append(piece)
+                if d.can_accept_more_data():
+                    break
+    except brotli.error as exc:
+        return None, f"br body: {exc}"
+    if not d.is_finished() and not cut:
+        return None, "br body: cut short (no end of stream)"
+    return b"".join(out), ""
 
 
 def _headers(pairs: list[tuple[str, str]], rx: Redactor) -> dict[str, list[str]]:

@@ -256,6 +256,20 @@ def _mib(n: int) -> str:
     return f"{n >> 20} MiB" if n % (1 << 20) == 0 else f"{n:,} bytes"
 
 
+def past_bound(coding: str, size: int, read: int, total: int, *, limit: int = MAX_INFLATED, ratio: int = MAX_RATIO,
+               floor: int = RATIO_FLOOR) -> str | None:
+    """Why a body of `total` compressed bytes, `size` bytes inflated from the first `read` so far, is
+    past the bounds on a body stopbench unpacks (`limit` bytes; past `floor` bytes, `ratio` times the
+    compressed bytes read), or None."""
+    if size > limit:
+        return (f"{coding} body inflates past {_mib(limit)} (from {total:,} bytes), "
+                "the bound on a body stopbench unpacks")
+    if size > floor and size > ratio * max(read, 1):
+        return (f"{coding} body inflates past {ratio} times its {read:,} compressed bytes ({_mib(size)} so far), "
+                "the bound on a body stopbench unpacks")
+    return None
+
+
 def inflate(data: bytes, file: str, where: str, *, limit: int = MAX_INFLATED, ratio: int = MAX_RATIO,
             floor: int = RATIO_FLOOR, coding: str = "gzip", cut: bool = False) -> bytes:
     """A gzip body (every member of it) inflated a piece at a time, refused with a CaptureError naming
@@ -276,13 +290,10 @@ def inflate(data: bytes, file: str, where: str, *, limit: int = MAX_INFLATED, ra
                 raise CaptureError(file, where, f"{coding} body: {exc}") from None
             pending = d.unconsumed_tail
             size += len(piece)
-            read = len(data) - len(pending) - len(d.unused_data)
-            if size > limit:
-                raise CaptureError(file, where, f"{coding} body inflates past {_mib(limit)} (from {len(data):,} "
-                                                f"bytes), the bound on a body stopbench unpacks")
-            if size > floor and size > ratio * max(read, 1):
-                raise CaptureError(file, where, f"{coding} body inflates past {ratio} times its {read:,} compressed "
-                                                f"bytes ({_mib(size)} so far), the bound on a body stopbench unpacks")
+            problem = past_bound(coding, size, len(data) - len(pending) - len(d.unused_data), len(data),
+                                 limit=limit, ratio=ratio, floor=floor)
+            if problem is not None:
+                raise CaptureError(file, where, problem)
             out.append(piece)
         if not d.eof:
             if cut:
