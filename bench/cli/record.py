@@ -8,12 +8,16 @@ import sys
 import threading
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, not_empty_path
 from bench.record.redact import DEFAULT_PATTERNS
 from bench.serve.server import DEFAULT_HOST, bind_problem
+
+if TYPE_CHECKING:
+    from bench.record.recording import Recorder
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 GRACE = 5
@@ -147,6 +151,14 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
         if recorder.writing():
             click.echo("writing the last exchanges' files (a large conversation takes seconds)...", err=True)
         recorder.close()
+    _report(recorder)
+
+
+def _report(recorder: Recorder) -> None:
+    """What was recorded, each note, and what was lost (then exit 2: a recording short of what the
+    proxy passed is not a clean stop)."""
+    from bench.catalogue.files import display_path
+
     sequences = [p for p in recorder.written if p.suffix == ".yaml"]
     for note in recorder.problems:
         click.echo(f"note: {note}", err=True)

@@ -134,9 +134,10 @@ def failure(exc: BaseException, size: int, then: str) -> tuple[ErrorKind, str]:
 def no_answer(ex: Exchange, exc: BaseException, upstream: str, started: float) -> bytes:
     """Make `ex` the proxy's own answer to a request the upstream did not answer (504 for a timeout or
     a proxy stopped meanwhile, else 502), and its body, which the client gets."""
-    timeout = isinstance(exc, httpx.TimeoutException) or not isinstance(exc, Exception)
-    why = ((f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__) if isinstance(exc, Exception)
-           else "the proxy stopped before it did")
+    stopped = isinstance(exc, asyncio.CancelledError)
+    timeout = stopped or isinstance(exc, httpx.TimeoutException)
+    why = ("the proxy stopped before it did" if stopped
+           else f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     body = json.dumps({"error": {"message": f"stopbench record: the upstream {upstream} did not answer: {why}",
                                  "type": "upstream_timeout" if timeout else "upstream_unreachable"}}).encode()
     ex.status = 504 if timeout else 502
@@ -169,7 +170,7 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
         started = time.monotonic()
         try:
             resp = await http.send(req, stream=True)
-        except BaseException as exc:  # no answer, or the proxy stopped while waiting: recorded either way
+        except (httpx.HTTPError, asyncio.CancelledError) as exc:  # no answer, or the proxy stopped meanwhile
             answer = no_answer(ex, exc, upstream, started)
             add(ex)
             if not isinstance(exc, httpx.HTTPError):
