@@ -193,3 +193,14 @@ def test_the_finish_table_cites_ollamas_source_for_every_done_reason() -> None:
     assert sorted(WIRE.table) == ["length", "load", "stop", "unload"]
     for entry in WIRE.table.values():
         assert "ollama/ollama v0.33.0-rc2 @ fb307609" in entry.cite
+
+
+def test_a_503_fault_is_ollamas_queue_full_error_the_client_raises() -> None:
+    from bench.faults import parse_recipe_text
+
+    recipe = parse_recipe_text("faults:\n  - {fault: status, status: 503, requests: [1]}\n", "busy.yaml")
+    with serving(make_sequence(TOOL_THEN_END, "ollama"), faults=recipe) as srv, \
+            pytest.raises(ollama.ResponseError) as caught:
+        _client(srv).chat(model="m", messages=GO, tools=CHAT_TOOLS, stream=False)
+    assert caught.value.status_code == 503
+    assert caught.value.error == "server busy, please try again.  maximum pending requests exceeded"

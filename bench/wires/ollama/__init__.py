@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
-from bench.wires.base import Entry, Wire
+from bench.wires.base import Entry, StatusError, Wire
 from bench.wires.ollama import capture, read, render
 
 if TYPE_CHECKING:
@@ -46,6 +46,11 @@ class Ollama(Wire):
     # goes out as a bearer token (L108), a real credential for ollama.com: removed
     client_env = MappingProxyType({"OLLAMA_HOST": "{url}"})
     client_env_removed = ("OLLAMA_API_KEY",)
+    # a server whose queue is full (server/sched.go L88 ErrMaxQueue, answered 503 by routes.go L3113-3114);
+    # Ollama's error body has only the message (Wire.error_body)
+    status_errors = MappingProxyType({
+        503: StatusError(None, "server busy, please try again.  maximum pending requests exceeded"),
+    })
     id_prefix = "ollama-"
     paths = ("/api/chat",)
     conversation_field = ("messages", (list,), True)
