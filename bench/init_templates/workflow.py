@@ -61,7 +61,7 @@ def source_of(direct_url: str | None, version: str) -> Source:
         pinned = f"#sha256={hashes['sha256']}" if "sha256" in hashes else ""
         return Source(f"stopbench @ {url}{pinned}", url)
     name = url.rstrip("/").rsplit("/", 1)[-1]
-    kind = "folder" if "dir_info" in data else "file"
+    kind = "clone" if isinstance(vcs, dict) else "folder" if "dir_info" in data else "file"
     return Source(None, f"a local {kind} ({name})")
 
 

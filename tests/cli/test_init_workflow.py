@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
+from packaging.requirements import Requirement
 
 import bench.cli.init as init_module
 from bench.cli import cli
@@ -53,6 +54,13 @@ WHEEL_FILE = json.dumps({"url": "file:///home/me/stopbench/dist/stopbench-0.1.0-
 def test_the_requirement_is_where_this_copy_came_from_or_none_when_ci_cannot_reach_it(
         direct_url: str | None, requirement: str | None) -> None:
     assert source_of(direct_url, "0.1.0").requirement == requirement
+    if requirement is not None:
+        assert Requirement(requirement).name == "stopbench"  # what pip reads (PEP 508)
+
+
+def test_a_local_clone_is_named_as_one_without_its_path() -> None:
+    local = json.dumps({"url": "file:///home/me/src/stopbench", "vcs_info": {"vcs": "git", "commit_id": COMMIT}})
+    assert source_of(local, "0.1.0") == Source(None, "a local clone (stopbench)")
 
 
 def written_workflow(folder: Path, monkeypatch: pytest.MonkeyPatch, direct_url: str | None) -> tuple[str, str]:
