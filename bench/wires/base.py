@@ -4,9 +4,10 @@ A wire is one provider API as the bench speaks it: its finish table, how the rep
 request on it (routes, a turn rendered as JSON or as a stream, error bodies), how a request on it is
 read back (the conversation it carries, its output limit and tool choice, a reply it follows by
 reference), how a capture of it is imported, and the reference loop's client of it. Each wire is
-one sub-package of :mod:`bench.wires` holding a :class:`Wire` subclass as ``WIRE``;
-:mod:`bench.wires.registry` finds them. The server, the observation, the importers and the
-reference loop only ever ask a :class:`Wire`.
+one sub-package of :mod:`bench.wires` holding a :class:`Wire` subclass as ``WIRE`` (or a package of
+its own that registers it by an entry point); :mod:`bench.wires.registry` finds them. The server, the
+observation, the importers, the reference loop, a checked program's environment, the faults, the fuzz
+strategies and the corpus only ever ask a :class:`Wire`: each fact of a wire is one of its attributes.
 """
 
 from __future__ import annotations
