@@ -227,7 +227,6 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     _refuse_missing_scripts(loops)
     if preload:
         _refuse_unpreloadable(loops, fuzz_n is not None)
-    refuse_unwritable([junit_path, *([] if no_report else [reports_dir / "live" / f"{n}.json" for n, _ in loops])])
     jobs = jobs or cores_available()
     recipe = fault_recipe(faults_spec, seed)
     if fuzz_n is not None:
@@ -248,6 +247,7 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             sys.exit(EXIT_INTERRUPTED)
         sys.exit(code)
 
+    refuse_unwritable([junit_path, *([] if no_report else [reports_dir / "live" / f"{n}.json" for n, _ in loops])])
     cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
