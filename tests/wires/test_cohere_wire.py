@@ -209,3 +209,13 @@ def test_tool_choice_none_from_the_client_gets_no_tool_call_and_the_step_says_th
     assert not answer.message.tool_calls and answer.finish_reason == "COMPLETE"
     assert answer.message.content[0].text == TOOL_THEN_END[0]["content"]
     assert "tool_choice none" in step.note
+
+
+def test_a_refusal_is_served_as_the_replys_text_and_a_usage_that_is_no_number_imports_as_zero() -> None:
+    refusal = Turn("stop", "COMPLETE", refusal="I can't help with that.")
+    body = WIRE.render_json(refusal, Context("r", "m", "COMPLETE"))
+    assert body["message"]["content"] == [{"type": "text", "text": "I can't help with that."}]
+    streamed = b"".join(WIRE.render_stream(refusal, Context("r", "m", "COMPLETE"))).decode()
+    assert "I can't help with that." in streamed
+    back = WIRE.from_response({**body, "usage": {"tokens": {"input_tokens": "many", "output_tokens": 3.0}}}, Counter())
+    assert back.turn.usage == Usage(0, 3)

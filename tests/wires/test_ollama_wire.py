@@ -204,3 +204,10 @@ def test_a_503_fault_is_ollamas_queue_full_error_the_client_raises() -> None:
         _client(srv).chat(model="m", messages=GO, tools=CHAT_TOOLS, stream=False)
     assert caught.value.status_code == 503
     assert caught.value.error == "server busy, please try again.  maximum pending requests exceeded"
+
+
+def test_a_refusal_is_served_as_the_messages_content() -> None:
+    refusal = Turn("stop", "stop", refusal="I can't help with that.")
+    assert WIRE.render_json(refusal, Context("r", "m", "stop"))["message"]["content"] == "I can't help with that."
+    lines = [json.loads(x) for x in b"".join(WIRE.render_stream(refusal, Context("r", "m", "stop"))).splitlines()]
+    assert "".join(x["message"]["content"] for x in lines) == "I can't help with that."

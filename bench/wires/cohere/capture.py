@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Final
@@ -28,7 +29,6 @@ from bench.wires.capture import (
     Pieces,
     dumps_args,
     finish_of,
-    int_of,
     obj_of,
     provider_error,
     text_of,
@@ -57,7 +57,13 @@ def _usage(value: JSON) -> Usage | None:
     counts = obj_of(usage.get("tokens")) or obj_of(usage.get("billed_units"))
     if not counts:
         return None
-    return Usage(int_of(int(counts.get("input_tokens") or 0)), int_of(int(counts.get("output_tokens") or 0)))
+    return Usage(_count(counts.get("input_tokens")), _count(counts.get("output_tokens")))
+
+
+def _count(value: JSON) -> int:
+    """A token count as Cohere sends it (a number, a float in the SDK's types), else 0."""
+    ok = isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return int(value) if ok else 0
 
 
 def _text(items: JSON, kind: str) -> str | None:

@@ -46,18 +46,25 @@ def _call(call: ToolCall) -> dict[str, Any]:
     return {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
 
 
+def text(turn: Turn) -> str | None:
+    """The turn's text: the content, or a refusal's text when there is no content (the wire has no
+    refusal field)."""
+    return turn.content if turn.content is not None else turn.refusal
+
+
 def message(turn: Turn) -> dict[str, Any]:
     """The assistant message of a JSON body (and what a client echoes back)."""
     out: dict[str, Any] = {"role": "assistant"}
+    said = text(turn)
     content: list[dict[str, Any]] = []
     if turn.reasoning is not None:
         content.append({"type": "thinking", "thinking": turn.reasoning})
     if turn.tool_calls:
-        if turn.content is not None:
-            out["tool_plan"] = turn.content
+        if said is not None:
+            out["tool_plan"] = said
         out["tool_calls"] = [_call(c) for c in turn.tool_calls]
-    elif turn.content is not None:
-        content.append({"type": "text", "text": turn.content})
+    elif said is not None:
+        content.append({"type": "text", "text": said})
     if content:
         out["content"] = content
     return out
@@ -88,9 +95,9 @@ def _content(index: int, kind: str, text: str) -> list[bytes]:
 
 def _calls(turn: Turn) -> list[bytes]:
     out: list[bytes] = []
-    if turn.content:
+    if said := text(turn):
         out += [_event({"type": "tool-plan-delta", "delta": {"message": {"tool_plan": p}}})
-                for p in pieces(turn.content)]
+                for p in pieces(said)]
     for i, call in enumerate(turn.tool_calls):
         first = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": ""}}
         out.append(_event({"type": "tool-call-start", "index": i, "delta": {"message": {"tool_calls": first}}}))
@@ -112,8 +119,8 @@ def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
         index += 1
     if turn.tool_calls:
         out += _calls(turn)
-    elif turn.content is not None:
-        out += _content(index, "text", turn.content)
+    elif (said := text(turn)) is not None:
+        out += _content(index, "text", said)
     delta: dict[str, Any] = {}
     if turn.error is not None:
         delta = {"finish_reason": ERROR_FINISH, "error": error_body(turn.error)["message"]}

@@ -39,6 +39,12 @@ def line(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
 
 
+def text(turn: Turn) -> str | None:
+    """The message's text: the content, or a refusal's text when there is no content (the wire has no
+    refusal field)."""
+    return turn.content if turn.content is not None else turn.refusal
+
+
 def _call(n: int, call: ToolCall) -> dict[str, Any]:
     out: dict[str, Any] = {"function": {"index": n, "name": call.name, "arguments": tool_input(call.arguments)}}
     if call.id:
@@ -67,7 +73,7 @@ def _last(turn: Turn, ctx: Context, message: dict[str, Any]) -> dict[str, Any]:
 
 def response_json(turn: Turn, ctx: Context) -> dict[str, Any]:
     """The whole turn as one ``ChatResponse``."""
-    message: dict[str, Any] = {"content": turn.content or ""}
+    message: dict[str, Any] = {"content": text(turn) or ""}
     if turn.reasoning is not None:
         message["thinking"] = turn.reasoning
     if turn.tool_calls:
@@ -81,8 +87,8 @@ def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
     out: list[bytes] = []
     if turn.reasoning:
         out += [line(_object(ctx, {"content": "", "thinking": p}, False)) for p in pieces(turn.reasoning)]
-    if turn.content:
-        out += [line(_object(ctx, {"content": p}, False)) for p in pieces(turn.content)]
+    if said := text(turn):
+        out += [line(_object(ctx, {"content": p}, False)) for p in pieces(said)]
     if turn.tool_calls:
         calls = [_call(n, c) for n, c in enumerate(turn.tool_calls)]
         out.append(line(_object(ctx, {"content": "", "tool_calls": calls}, False)))
