@@ -1,8 +1,8 @@
 """The files ``stopbench init`` writes into a new project, kept as files so they read as what they are
-(Python ones as ``.py.txt``, so that nothing here is imported, linted or type-checked as the bench).
+(Python ones as ``.py.txt``, so that no template is imported, linted or type-checked as the bench).
 
 :data:`FILES` maps each template (a file of this folder) to where ``init`` writes it, relative to
-the project folder.
+the project folder. The workflow is the one template ``init`` fills in: :mod:`.workflow` says with what.
 """
 
 from __future__ import annotations
