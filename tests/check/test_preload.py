@@ -94,10 +94,30 @@ def test_each_run_has_its_own_folder_environment_arguments_and_modules(catalogue
     assert cells(again)["answer-once"] == cells(r)["answer-once"]
 
 
+def test_modules_the_first_runs_import_late_are_loaded_for_the_runs_after(catalogue: Path, tmp_path: Path) -> None:
+    """An SDK imports much of itself when its client is built: the first runs say what they imported,
+    and the preloading process loads it for the later ones (-j 1: the runs come one after another)."""
+    (tmp_path / "late.py").write_text("VALUE = 1\n", encoding="utf-8")
+    (tmp_path / "lazy.py").write_text(
+        f"import os, sys\nsys.path.insert(0, {str(PROGRAMS)!r})\nfrom chat import post, result\n"
+        "def build():\n    import late\n\nloaded = 'late' in sys.modules\nbuild()\n"
+        "post(os.environ['OPENAI_BASE_URL'] + '/chat/completions', {'model': 'm', 'messages': []})\n"
+        "result({'ok': True, 'reason': f'late loaded before: {loaded}'})\n", encoding="utf-8")
+    r = check("--sequences", str(catalogue), "--json", "--no-report", "-j", "1", "--preload", "--", sys.executable,
+              str(tmp_path / "lazy.py"))
+    reasons = [json.loads(line)["reason"] for line in r.stdout.splitlines()]
+    assert reasons[0] == "late loaded before: False" and reasons[-1] == "late loaded before: True", reasons
+
+
 def test_a_program_that_is_not_python_is_refused_with_one_line(catalogue: Path) -> None:
     r = check("--sequences", str(catalogue), "--no-report", "--preload", "--", "sh", "-c", "exit 0")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1
     assert "--preload runs Python programs" in r.stderr
+
+
+def test_preloading_is_refused_for_live_fuzzing_with_one_line(catalogue: Path) -> None:
+    r = check("--fuzz", "1", "--preload", "--", *fake("answer"))
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1 and "--preload" in r.stderr
 
 
 def test_a_preloaded_program_that_dies_at_import_stops_the_check_with_its_error_once(catalogue: Path,
