@@ -134,9 +134,9 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
               help="Seconds one run of the program may take; past it the program is ended: 'running' (a "
                    "verdict) when it asked for more than its sequence allows, else 'crashed'.")
-@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None, show_default="the cores available",
-              help="Sequences run at the same time, each on its own server; by default as many as the cores this "
-                   "process may run on (its affinity mask).")
+@click.option("-j", "--jobs", type=click.IntRange(min=1), default=None,
+              show_default="the cores this process may run on", help="Sequences run at the same time, each on its "
+                                                                     "own server.")
 @click.option("--safety-cap", type=click.IntRange(min=1), default=DEFAULT_SAFETY_CAP, show_default=True,
               help="Requests after which the program is killed and its cell is 'capped'.")
 @click.option("--ok-marker", default=None, metavar="TEXT",
@@ -305,7 +305,8 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
                     run_all(seqs, argv, name=column(loop_name), jobs=jobs, timeout=timeout, safety_cap=safety_cap,
                             cwd=Path.cwd(), env=run_env, progress=progress(loop_name),
                             ok_marker=ok_marker, error_marker=error_marker,
-                            faults=None if recipe is None else recipe.with_seed(seeds[t]), preload=preload)
+                            faults=None if recipe is None else recipe.with_seed(seeds[t]), preload=preload,
+                            bench_tools=bench_tools)
                     for t in range(trials)]
                 runs[loop_name] = every[loop_name][0]
         except OSError as exc:
@@ -357,8 +358,10 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
             bad = sum(r.failed for r in runs[n])
             capped = sum(r.cell.outcome == "capped" for r in runs[n])
             crashed = sum(r.cell.outcome == "crashed" for r in runs[n])
+            guessed = sum(bool(r.cell.violations) and all(v.guess for v in r.cell.violations) for r in runs[n])
+            on_a_guess = f", {guessed} only on a guess (a result read by its wording)" if guessed else ""
             click.echo(f"{column(n)}: {len(seqs) - bad} of {len(seqs)} sequence(s) meet their requirements, "
-                       f"{bad} do not ({capped} capped, {crashed} crashed)")
+                       f"{bad} do not ({capped} capped, {crashed} crashed{on_a_guess})")
         left_out = not_run_line(other_dialects, dialects, len(scripted))
         if left_out:
             click.echo(left_out)
