@@ -110,10 +110,12 @@ def cli() -> None:
 
 def main() -> None:
     """Entry point: an unusable input anywhere below ends the command with its one line and exit 2;
-    standard output is guarded as :mod:`bench.cli._streams` says."""
+    standard output is guarded as :mod:`bench.cli._streams` says, uvicorn's log as :mod:`bench.cli._stops` says."""
+    from bench.cli._stops import quiet_cut_answers
     from bench.cli._streams import guard_stdout  # here: `cli --help` imports no subcommand's module
 
     guard_stdout()
+    quiet_cut_answers()  # an answer a stop cuts off is no traceback (bench.cli._stops)
     try:
         cli(standalone_mode=True)
     except UnusableInput as exc:  # raised outside click's own handling (e.g. while a report is written)

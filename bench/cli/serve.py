@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
-import logging
 import signal
 import sys
 import threading
@@ -14,6 +12,7 @@ import click
 
 from bench.catalogue.files import write_atomically
 from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, load_sequences, only_mine_option, sequences_option
+from bench.cli._stops import CUT, quiet_cut_answers
 from bench.errors import UnusableInput
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
@@ -108,13 +107,12 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
         while not done.wait(0.5):
             pass
     finally:
-        cut = _CutAnswers()
-        logging.getLogger("uvicorn.error").addFilter(cut)
+        quiet_cut_answers()
+        before = CUT.count
         srv.stop()
-        if cut.count:
+        if (cut := CUT.count - before) > 0:
             how = "Ctrl-C" if stopped_by[:1] == ["SIGINT"] else stopped_by[0] if stopped_by else "stop"
-            click.echo(f"stopped ({how}): cut off {cut.count} answer{'' if cut.count == 1 else 's'} still being sent",
-                       err=True)
+            click.echo(f"stopped ({how}): cut off {cut} answer{'' if cut == 1 else 's'} still being sent", err=True)
         text = json.dumps(session.report(), ensure_ascii=False, indent=2) + "\n"
         if observed_file is None:
             click.echo(text, nl=False)
@@ -126,19 +124,3 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
                 click.echo(text, nl=False)
                 sys.exit(EXIT_BAD_INPUT)
             click.echo(f"observed steps written to {observed_file}", err=True)
-
-
-class _CutAnswers(logging.Filter):
-    """Counts, and keeps out of the log, the answers the server's own stop cancels (one a fault holds
-    back, or one still streaming): uvicorn reports each as an exception with its traceback, but a stop
-    that cuts an answer is the stop the user asked for, said in one line."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        if record.exc_info is not None and isinstance(record.exc_info[1], asyncio.CancelledError):
-            self.count += 1
-            return False
-        return True

@@ -86,6 +86,30 @@ def test_sigterm_while_an_answer_is_stalled_ends_in_one_line_and_exit_0(project:
     assert err.strip().splitlines() == ["stopped (SIGTERM): cut off 1 answer still being sent"], err
 
 
+ASKER = """\
+import json, os, urllib.request
+body = json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}).encode()
+ask = urllib.request.Request(os.environ["OPENAI_BASE_URL"] + "/chat/completions", data=body,
+                             headers={"content-type": "application/json"})
+urllib.request.urlopen(ask, timeout=100).read()
+"""
+
+
+def test_sigterm_to_check_while_an_answer_is_stalled_is_its_one_interrupted_line(project: Path) -> None:
+    (project / "asker.py").write_text(ASKER, encoding="utf-8")
+    env = {**os.environ, "STOPBENCH_ONLY_MINE": "1", "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen([sys.executable, "-m", "bench", "check", "--no-report", "--faults", "stall.yaml", "--",
+                             sys.executable, "asker.py"], cwd=project, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(4)  # the server started, the program asked, its answer stalled for 60 s
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert "Traceback" not in err and "Exception in ASGI" not in err, err
+    assert proc.returncode == 2, err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interrupted (SIGTERM)"), err
+
+
 @pytest.mark.parametrize(("route", "body"), [
     ("/model/m/converse", {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}),
     ("/model/m/converse-stream", {"messages": [{"role": "user", "content": [{"text": "hi"}]}]}),

@@ -1,0 +1,35 @@
+"""Answers the bench's own servers cut off when a command stops (Ctrl-C, SIGTERM, the end of a run):
+uvicorn reports each answer its shutdown cancels (one a ``stall`` fault holds back, one still streaming)
+as an exception with its traceback, but a stop that cuts an answer is the stop the user or the command
+asked for. :data:`CUT` keeps them out of the log and counts them, so ``serve`` can say so in one line;
+:func:`main <bench.cli.main>` installs it for every command."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+
+class CutAnswers(logging.Filter):
+    """A filter on uvicorn's error log dropping (and counting) the cancelled answers."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.exc_info is not None and isinstance(record.exc_info[1], asyncio.CancelledError):
+            self.count += 1
+            return False
+        return True
+
+
+CUT = CutAnswers()
+"""The one filter, installed by :func:`quiet_cut_answers`."""
+
+
+def quiet_cut_answers() -> None:
+    """Install :data:`CUT` on uvicorn's error log (once)."""
+    log = logging.getLogger("uvicorn.error")
+    if CUT not in log.filters:
+        log.addFilter(CUT)
