@@ -6,7 +6,6 @@ asked for. :data:`CUT` keeps them out of the log and counts them, so ``serve`` c
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 
@@ -18,6 +17,8 @@ class CutAnswers(logging.Filter):
         self.count = 0
 
     def filter(self, record: logging.LogRecord) -> bool:
+        import asyncio  # here: every command installs the filter, and most never start a server
+
         if record.exc_info is not None and isinstance(record.exc_info[1], asyncio.CancelledError):
             self.count += 1
             return False
