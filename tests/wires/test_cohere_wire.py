@@ -219,3 +219,14 @@ def test_a_refusal_is_served_as_the_replys_text_and_a_usage_that_is_no_number_im
     assert "I can't help with that." in streamed
     back = WIRE.from_response({**body, "usage": {"tokens": {"input_tokens": "many", "output_tokens": 3.0}}}, Counter())
     assert back.turn.usage == Usage(0, 3)
+
+
+def test_the_reference_client_reads_done_as_the_end_of_the_stream_not_a_broken_frame() -> None:
+    import httpx
+    body = ('event: message-start\ndata: {"id":"x","type":"message-start","delta":{"message":{"role":"assistant"}}}\n\n'
+            'data: [DONE]\n\n')
+    transport = httpx.MockTransport(lambda request: httpx.Response(200, text=body,
+                                                                   headers={"content-type": "text/event-stream"}))
+    conv = WIRE.open_conversation(httpx.Client(transport=transport, base_url="http://cohere.test"), "m", "go", [])
+    reply = conv.ask()
+    assert reply.error is not None and reply.error.kind == "stream_cut"

@@ -83,6 +83,8 @@ class Chat:
                     err = _status_error(response)
                 else:
                     for ev in read_events(response.iter_lines()):
+                        if ev.data.strip() == "[DONE]":  # what some Cohere streams end with (the SDK stops there)
+                            break
                         obj = json.loads(ev.data)
                         if not isinstance(obj, dict):
                             raise ValueError(f"an event that is not an object: {ev.data[:60]!r}")
