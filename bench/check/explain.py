@@ -144,6 +144,11 @@ def turn_text(turn: Turn, index: int) -> str:
     return ", ".join(parts)
 
 
+GUESS = " (a guess: a result read by its wording)"
+"""Said after a violation that rests on the wording fallback (``Violation.guess``): the bench did not
+see the call run or fail, it read the result's words (:mod:`bench.serve.results`)."""
+
+
 BLANK = "(blank)"
 """How a tool name that is empty (or only spaces) is printed."""
 

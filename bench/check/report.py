@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue.files import write_atomically
-from bench.check.explain import BLANK, tool_names
+from bench.check.explain import BLANK, GUESS, tool_names
 from bench.check.explain import violation_words as _requirement_words
 from bench.check.faulted import WORDS, StepFault, judge_faulted
 from bench.check.runner import LiveRun, stable
@@ -81,7 +81,8 @@ def cell_text(cell: Cell, sequence: SequenceModel | None = None, requests: int |
     if cell.outcome == "crashed" and cell.error:
         text += f" ({stable(cell.error)[:80]})"
     if cell.violations:
-        text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) for v in cell.violations))
+        text += " ⚠ " + "; ".join(dict.fromkeys(violation_words(v, sequence, cell) + (GUESS if v.guess else "")
+                                                 for v in cell.violations))
     return text
 
 
@@ -182,7 +183,7 @@ def violation_lines(name: str, runs: Sequence[LiveRun]) -> list[str]:
         for v in c.violations:
             at = f" at step {v.step}" if v.step is not None else ""
             out.append(f"{column(name)} {c.sequence}: {violation_words(v, r.sequence, c)} "
-                       f"(breaks {v.requirement}{at}): {v.detail}")
+                       f"(breaks {v.requirement}{at}): {v.detail}{GUESS if v.guess else ''}")
     return out
 
 
@@ -202,7 +203,7 @@ def cell_json(cell: Cell, observed: Sequence[Observed] = (), faults: Sequence[St
         "ok": cell.ok, "steps": cell.n_steps, "tools_run": list(cell.tools_run),
         "tools_failed": list(cell.tools_failed), "reminders": cell.reminders, "resends": cell.resends,
         "tokens": cell.tokens, "error": None if cell.error is None else stable(cell.error), "golden": LIVE,
-        "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail} for v in cell.violations],
+        "violations": [violation_json(v) for v in cell.violations],
         "decisions": [_decision_json(s, notes.get(s.step, "")) for s in cell.steps],
     }
     if observed:
@@ -210,6 +211,11 @@ def cell_json(cell: Cell, observed: Sequence[Observed] = (), faults: Sequence[St
     if faults:
         out["injected"] = [f.as_json() for f in faults]
     return out
+
+
+def violation_json(v: Violation) -> dict[str, Any]:
+    """A violation as a record keeps it; ``guess`` only on one that rests on the wording fallback."""
+    return {"requirement": v.requirement, "step": v.step, "detail": v.detail, **({"guess": True} if v.guess else {})}
 
 
 def _decision_json(s: Step, detail: str) -> dict[str, Any]:
@@ -226,6 +232,9 @@ def _decision_json(s: Step, detail: str) -> dict[str, Any]:
     note = getattr(s, "note", "")
     if note:
         out["note"] = stable(note)
+    texts = getattr(s, "texts", ())
+    if texts:
+        out["texts"] = [[i, text] for i, text in texts]
     if detail:
         out["detail"] = detail
     return out
@@ -428,7 +437,8 @@ def _cell(c: dict[str, Any], seq: SequenceModel | None = None) -> Cell:
                   for d in c["decisions"])
     return Cell(c["sequence"], c["predicate"], c["outcome"], steps, c["reason"], c["ok"], tuple(c["tools_run"]),
                 tuple(c["tools_failed"]), c["reminders"], c["resends"], c["tokens"], c["error"],
-                tuple(Violation(v["requirement"], v["step"], v["detail"]) for v in c["violations"]))
+                tuple(Violation(v["requirement"], v["step"], v["detail"], bool(v.get("guess")))
+                      for v in c["violations"]))
 
 
 def _observed_fields(d: dict[str, Any]) -> dict[str, Any]:
@@ -438,6 +448,8 @@ def _observed_fields(d: dict[str, Any]) -> dict[str, Any]:
         out["known"] = tuple((int(i), str(how)) for i, how in d["known"])
     if "note" in d and "note" in Step.__dataclass_fields__:
         out["note"] = str(d["note"])
+    if "texts" in d and "texts" in Step.__dataclass_fields__:
+        out["texts"] = tuple((int(i), str(text)) for i, text in d["texts"])
     return out
 
 

@@ -181,7 +181,7 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
                 env: dict[str, str] | None = None, server: BackgroundServer | None = None,
                 mcp_url: str | None = None, cancel: threading.Event | None = None, ok_marker: str | None = None,
                 error_marker: str | None = None, faults: Recipe | None = None,
-                start: Callable[..., Any] = start_contained) -> LiveRun:
+                start: Callable[..., Any] = start_contained, bench_tools: bool = False) -> LiveRun:
     """Serve `sequence` (on `server` as a new run, or on a server of its own), run `command` once
     against it, judge the cell. `mcp_url` is the streamable-HTTP MCP server of `server`'s tools
     (:func:`bench.check.mcp.background_mcp`); without one a server of its own is started. Setting
@@ -197,7 +197,7 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
 
     with ExitStack() as stack:
         srv = server or stack.enter_context(BackgroundServer(_session(sequence, ok_marker, error_marker,
-                                                                      faults, safety_cap)))
+                                                                      faults, safety_cap, bench_tools)))
         if mcp_url is None:
             mcp_url = stack.enter_context(background_mcp(tools_url(srv.url))).url
         return _run(sequence, command, srv, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
@@ -205,11 +205,12 @@ def run_program(sequence: Sequence, command: Seq[str], *, name: str, timeout: fl
 
 
 def _session(sequence: Sequence, ok_marker: str | None, error_marker: str | None, faults: Recipe | None,
-             safety_cap: int) -> Session:
-    """The server session of a check run: fresh call ids on repeats, the recipe, and a journal that
-    keeps every request up to the safety cap (the observation reads each step's request)."""
+             safety_cap: int, bench_tools: bool = False) -> Session:
+    """The server session of a check run: fresh call ids on repeats, the recipe, a journal that
+    keeps every request up to the safety cap (the observation reads each step's request), and
+    ``--bench-tools`` (the judge then knows the program takes the bench's tools from its first request)."""
     return Session(sequence, ok_marker=ok_marker, error_marker=error_marker, fresh_repeat_ids=True, faults=faults,
-                   journal=max(DEFAULT_JOURNAL, safety_cap + 1))
+                   journal=max(DEFAULT_JOURNAL, safety_cap + 1), bench_tools=bench_tools)
 
 
 def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: str, timeout: float,
@@ -369,7 +370,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             timeout: float = DEFAULT_TIMEOUT, safety_cap: int = DEFAULT_SAFETY_CAP, cwd: Path | None = None,
             env: dict[str, str] | None = None, progress: Callable[[LiveRun], None] | None = None,
             ok_marker: str | None = None, error_marker: str | None = None,
-            faults: Recipe | None = None, preload: bool = False) -> list[LiveRun]:
+            faults: Recipe | None = None, preload: bool = False, bench_tools: bool = False) -> list[LiveRun]:
     """Run the program once per sequence, `jobs` at a time; results in the order of `sequences`.
     With `preload` (a Python program) each run is a fork of one process that loaded the program's
     imports (:mod:`bench.check.preload`).
@@ -397,7 +398,7 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
             if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
                 with lock:
                     srv = local.server = stack.enter_context(BackgroundServer(_session(
-                        seq, ok_marker, error_marker, faults, safety_cap)))
+                        seq, ok_marker, error_marker, faults, safety_cap, bench_tools)))
                     local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
                               server=srv, mcp_url=local.mcp.url, cancel=cancel, start=start)

@@ -25,7 +25,7 @@ from pathlib import Path
 import click
 
 from bench.catalogue.yaml_write import dump
-from bench.check.explain import BLANK, known_text, tool_names, violation_words
+from bench.check.explain import BLANK, GUESS, KNOWN_WORDS, known_text, tool_names, violation_words
 from bench.check.report import LiveCell, cell_text, read_live_cell
 from bench.cli._common import (
     EXIT_BAD_INPUT,
@@ -38,6 +38,7 @@ from bench.cli._common import (
 )
 from bench.engine.changes import changes_text
 from bench.engine.discovery import Broken
+from bench.engine.judge import rests_on_a_guess
 from bench.engine.model import Cell, Requirement, Step, Turn
 from bench.engine.model import Sequence as SequenceModel
 from bench.engine.predicate import Predicate
@@ -161,6 +162,23 @@ def observed_text(step: Step, detail: str) -> str:
     return f"{seen}; the server noted: {detail}" if detail else seen
 
 
+def result_lines(step: Step) -> list[str]:
+    """The result text each judged call of a live step was answered with, and how it was judged
+    (a result read by its wording is the bench's guess, said so)."""
+    how = dict(getattr(step, "known", ()))
+    out = []
+    for i, text in getattr(step, "texts", ()):
+        verdict = "failed" if i in _indices(step.decision.failed) else "ran"
+        judged = KNOWN_WORDS.get(how.get(i, ""), "")
+        guess = ", a guess" if how.get(i) == "wording" else ""
+        out.append(f"result of call {i}: {quoted(text, 120)} ({verdict}{', ' + judged if judged else ''}{guess})")
+    return out
+
+
+def _indices(calls: object) -> tuple[int, ...]:
+    return calls if isinstance(calls, tuple) else ()
+
+
 def show_live(seq: SequenceModel, cells: list[LiveCell], echo: Callable[[str], None]) -> None:
     """Each live cell of `seq` (:func:`bench.check.report.read_live_cell`), step by step."""
     for live in cells:
@@ -176,6 +194,8 @@ def show_live(seq: SequenceModel, cells: list[LiveCell], echo: Callable[[str], N
             inferred = (f"stop, ok={shown_value(d.ok)}, reason {quoted(d.reason or '')}" if d.action == "stop"
                         else d.action)
             echo(f"    inferred: {inferred}")
+            for line in result_lines(s):
+                echo(f"    {line}")
             note = getattr(s, "note", "")
             if note:
                 echo(f"    served unasked: {note}")
@@ -186,7 +206,10 @@ def show_live(seq: SequenceModel, cells: list[LiveCell], echo: Callable[[str], N
                  f"served: {cell.error}")
         for v in cell.violations:
             at = f" at step {v.step}" if v.step is not None else ""
-            echo(f"  violates {v.requirement}{at}: {violation_words(v, seq, cell)}: {v.detail}")
+            echo(f"  violates {v.requirement}{at}: {violation_words(v, seq, cell)}: {v.detail}"
+                 f"{GUESS if v.guess else ''}")
+        if not any(v.guess for v in cell.violations) and rests_on_a_guess(seq, cell):
+            echo(f"  verdict{GUESS}: read the other way, the cell's requirements would come out otherwise")
 
 
 @click.command("show")

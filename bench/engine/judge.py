@@ -7,6 +7,7 @@ does is right. A violation names the requirement and the first step where it sho
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from bench.engine.model import Cell, Sequence, Step, Turn, Violation
 from bench.wires.withhold import as_noted
@@ -20,7 +21,53 @@ def served_turn(sequence: Sequence, step: Step) -> Turn:
 
 
 def judge(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
-    """Every requirement of `sequence` that `cell` breaks (nothing for a crashed cell)."""
+    """Every requirement of `sequence` that `cell` breaks (nothing for a crashed cell), each marked
+    ``guess`` when it rests on the wording fallback: with the calls judged by their wording read the
+    other way (:func:`read_otherwise`), the cell would not break it."""
+    found = _judged(sequence, cell)
+    other = read_otherwise(cell)
+    if other is None or not found:
+        return found
+    still = {v.requirement for v in _judged(sequence, other)}
+    return tuple(v if v.requirement in still else replace(v, guess=True) for v in found)
+
+
+def rests_on_a_guess(sequence: Sequence, cell: Cell) -> bool:
+    """Whether the cell's verdict rests on the wording fallback: read the other way
+    (:func:`read_otherwise`), it would break other requirements (a pass or a failure that a guess
+    decided, not what the loop was seen to do)."""
+    other = read_otherwise(cell)
+    if other is None:
+        return False
+    return {v.requirement for v in _judged(sequence, cell)} != {v.requirement for v in _judged(sequence, other)}
+
+
+def read_otherwise(cell: Cell) -> Cell | None:
+    """The cell with every call judged by its wording (a step's ``known`` says ``wording``) read the
+    other way: a call guessed run as failed, one guessed failed as run; None when no call was guessed."""
+    steps: list[Step] = []
+    guessed = False
+    for s in cell.steps:
+        words = {i for i, how in s.known if how == "wording"}
+        d = s.decision
+        if not words or d.run == "all" or d.failed == "all":
+            steps.append(s)
+            continue
+        guessed = True
+        run = tuple(sorted({i for i in d.run if i not in words} | {i for i in d.failed if i in words}))
+        failed = tuple(sorted({i for i in d.failed if i not in words} | {i for i in d.run if i in words}))
+        names = dict(zip(d.run, s.tools_run, strict=False)) | dict(zip(d.failed, s.tools_failed, strict=False))
+        steps.append(replace(s, decision=replace(d, run=run, failed=failed),
+                             tools_run=tuple(names.get(i, "") for i in run),
+                             tools_failed=tuple(names.get(i, "") for i in failed)))
+    if not guessed:
+        return None
+    return replace(cell, steps=tuple(steps), tools_run=tuple(n for s in steps for n in s.tools_run),
+                   tools_failed=tuple(n for s in steps for n in s.tools_failed))
+
+
+def _judged(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
+    """The requirements `cell` breaks, as the cell says its calls went."""
     req = sequence.require
     if cell.outcome == "crashed" or req.is_empty():
         return ()

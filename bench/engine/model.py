@@ -288,6 +288,9 @@ class Step:
     note: str = ""
     """An observed step only: what the server did unasked when it served the turn (e.g. tool calls
     withheld from a request that offered no tools)."""
+    texts: tuple[tuple[int, str], ...] = ()
+    """An observed step only: for each answered call (by index), the start of the result text it
+    was judged from (what ``stopbench show --live`` prints beside how it was known)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +300,10 @@ class Violation:
     requirement: str
     step: int | None
     detail: str
+    guess: bool = False
+    """The violation rests on the wording fallback: read the other way, the results of the calls
+    judged by their wording (:mod:`bench.serve.results`) would not break the requirement
+    (:func:`bench.engine.judge.judge`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -210,8 +210,12 @@ class Session:
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
                  faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL,
-                 keep_bodies: bool = False, body_budget: int = DEFAULT_BODY_BUDGET) -> None:
+                 keep_bodies: bool = False, body_budget: int = DEFAULT_BODY_BUDGET, bench_tools: bool = False) -> None:
         self.dialect = dialect
+        self.bench_tools = bench_tools
+        """The program promised to take its tools from the bench (``check --bench-tools``): every run
+        starts as one that listed them (:attr:`Run.tools_listed`), so a result no execution answers is
+        a call that never reached a tool, known, never guessed from its words."""
         self.faults = faults
         """The fault recipe applied to every model answer (bench.faults), or None."""
         self.catalogue = dict(catalogue or {})
@@ -229,7 +233,7 @@ class Session:
         """Request bytes a run holds as bodies before its complete steps are observed and their bodies
         released (:meth:`_release`); None keeps every body of the journal (``keep_bodies``, debugging)."""
         self.lock = threading.Lock()
-        self.runs: list[Run] = [Run(1, sequence)]
+        self.runs: list[Run] = [Run(1, sequence, tools_listed=bench_tools)]
 
     @property
     def run(self) -> Run:
@@ -240,7 +244,7 @@ class Session:
         observation and releases its request bodies (unless the session keeps every body)."""
         with self.lock:
             ended = self.run
-            self.runs.append(Run(len(self.runs) + 1, sequence))
+            self.runs.append(Run(len(self.runs) + 1, sequence, tools_listed=self.bench_tools))
             run = self.runs[-1]
         if self.journal is not None:
             frozen = self.observed(ended)
@@ -375,7 +379,7 @@ class Session:
                 run, failed, known = _ran(ran)
                 detail = f"{detail}; calls run on the tool endpoint in this round"
         return Observed(step, index, got.action, run, failed, got.message, detail,
-                        request_changes(wire, before, after, got.compact), known)
+                        request_changes(wire, before, after, got.compact), known, texts=got.texts)
 
     def notes(self, run: Run | None = None) -> list[str]:
         """The run's notes on requests the server refused as the provider would (bad JSON, a field

@@ -199,6 +199,17 @@ class Inferred:
     compact: bool = False
     known: tuple[tuple[int, Known], ...] = ()
     """For each answered call (by index), how its result was judged (:mod:`bench.serve.results`)."""
+    texts: tuple[tuple[int, str], ...] = ()
+    """For each call answered by a tool result (by index), the start of the result's text (:func:`excerpt`)."""
+
+
+TEXT_KEPT = 200
+"""Characters of a tool result's text an observed step keeps (what ``show --live`` prints)."""
+
+
+def excerpt(text: str) -> str:
+    """The start of a tool result's text as a step keeps it: at most :data:`TEXT_KEPT` characters."""
+    return text if len(text) <= TEXT_KEPT else text[:TEXT_KEPT] + "..."
 
 
 def _compacted(before: Conversation, after: Conversation, note: str) -> Inferred | None:
@@ -256,6 +267,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     failed: list[int] = []
     messages: list[str] = []
     known: list[tuple[int, Known]] = []
+    texts: list[tuple[int, str]] = []
     notes: list[str] = [merged_note] if merged_note else []
     if renamed:
         notes.append("call ids renamed by the client: results matched to calls by position, name and arguments")
@@ -280,6 +292,7 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
             bad, how = judge(n, item.text, item.is_error)
             (failed if bad else run).append(n)
             known.append((n, how))
+            texts.append((n, excerpt(item.text)))
         elif item.kind == "user" and (ran := judge.in_text(item.text, {*run, *failed})):
             # results sent as user text, known by their executions (the program ran the bench's tools)
             for j, e in ran:
@@ -310,10 +323,11 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
         notes.append(f"no result for {', '.join(unanswered)}")
     detail = "; ".join(notes)
     ways = tuple(sorted(known))
+    said = tuple(sorted(texts))
     if messages:
-        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail, known=ways)
+        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail, known=ways, texts=said)
     if run or failed:
-        return Inferred("continue", tuple(run), tuple(failed), None, detail, known=ways)
+        return Inferred("continue", tuple(run), tuple(failed), None, detail, known=ways, texts=said)
     if echoed:
         return Inferred("continue", detail="; ".join([*notes, "assistant echo only, nothing added"]))
     return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
@@ -353,6 +367,8 @@ class Observed:
     """For each answered call (by index), how its result was judged: executed, flag, marker, wording."""
     note: str = ""
     """What the server did unasked when it served this step (e.g. tool calls withheld)."""
+    texts: tuple[tuple[int, str], ...] = ()
+    """For each call answered by a tool result (by index), the start of its text (:func:`excerpt`)."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"step": self.step, "turn": self.turn, "action": self.action,
@@ -362,6 +378,8 @@ class Observed:
             out["known"] = {str(k): how for k, how in self.known}
         if self.note:
             out["note"] = self.note
+        if self.texts:
+            out["texts"] = {str(k): text for k, text in self.texts}
         if self.changes is not None:
             out["changes"] = changes_data(self.changes)
         return out
@@ -378,7 +396,7 @@ def observed_steps(sequence: Sequence, steps: list[Observed], ok: bool | None, r
             d = Decision(s.action, OBSERVED_RULE, run=s.run, failed=s.failed,  # type: ignore[arg-type]
                          message=s.message, changes=s.changes)
         out.append(Step(s.step, s.turn, d, tuple(calls[i].name for i in s.run),
-                        tuple(calls[i].name for i in s.failed), known=s.known, note=s.note))
+                        tuple(calls[i].name for i in s.failed), known=s.known, note=s.note, texts=s.texts))
     return tuple(out)
 
 

@@ -13,11 +13,15 @@ by the first of these that applies, and says which one did (the cell shows it pe
   ``error``), when the client sent one.
 * ``marker``: ``error_marker`` in the text makes it failed; with an ``ok_marker`` a result without
   it is failed and one with it ran (the driver's or the program's own tools put them there).
-* ``wording``: the fallback guess: a result whose text starts with "error" (any case) failed.
+* ``wording``: the fallback guess (:func:`says_failed`): a result whose text starts with "error"
+  (any case), or opens with a refusal in the words a framework or library uses for a call it
+  would not run (:data:`REFUSALS`), failed. A guess: the verdicts that rest on it say so
+  (:func:`bench.engine.judge.judge`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Sequence
 from typing import Literal, TypeAlias
 
@@ -34,6 +38,34 @@ def starts_with_error(text: str) -> bool:
     return t[:5].lower() == "error"
 
 
+REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"\b\d+ validation errors? for \S", re.IGNORECASE),
+     "pydantic's ValidationError as str() writes it, '1 validation error for Args' then a line per error "
+     "(pydantic/pydantic-core v2.41.5, src/errors/validation_exception.rs L96-107, ValidationError.display): "
+     "what a Python loop or tool that validates arguments with pydantic sends back, LlamaIndex's among them"),
+    (re.compile(r"\binvalid input for tool\b", re.IGNORECASE),
+     "the Vercel AI SDK's InvalidToolInputError, 'Invalid input for tool <name>: <cause>' (vercel/ai ai@7.0.77, "
+     "packages/ai/src/error/invalid-tool-input-error.ts L17), the error result of a call whose input fails "
+     "its schema"),
+    (re.compile(r"\binvalid arguments for tool\b", re.IGNORECASE),
+     "the MCP TypeScript SDK's server, 'Input validation error: Invalid arguments for tool <name>: ...' "
+     "(modelcontextprotocol/typescript-sdk 1.30.0, src/server/mcp.ts L278), a tool call whose arguments "
+     "fail the tool's input schema"),
+)
+"""Refusal wordings (pattern, where it comes from) the fallback reads as a call that failed, each
+searched in the first :data:`WORDING_HEAD` characters of a result."""
+
+WORDING_HEAD = 300
+"""Characters at the start of a result the refusal wordings are looked for in."""
+
+
+def says_failed(text: str) -> bool:
+    """The wording fallback: a result starting with 'error' (:func:`starts_with_error`), or one that
+    opens with a refusal of :data:`REFUSALS`."""
+    head = text[:WORDING_HEAD]
+    return starts_with_error(text) or any(p.search(head) for p, _ in REFUSALS)
+
+
 class ResultJudge:
     """Judges the results of one step's follow-up request (see the module docstring).
 
@@ -44,7 +76,7 @@ class ResultJudge:
 
     def __init__(self, turn: Turn, *, step: int | None = None, executions: Sequence[Execution] = (),
                  ok_marker: str | None = None, error_marker: str | None = None,
-                 wording: Callable[[str], bool] = starts_with_error, bench_tools: bool = False) -> None:
+                 wording: Callable[[str], bool] = says_failed, bench_tools: bool = False) -> None:
         self.turn = turn
         self.bench_tools = bench_tools or bool(executions)
         """The program takes the bench's tools: it ran one in this run, or (`bench_tools`) it listed
