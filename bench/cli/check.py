@@ -152,7 +152,8 @@ def select(sequences: list[Sequence], ids: tuple[str, ...], tags: tuple[str, ...
 @click.option("--bench-tools", is_flag=True,
               help="COMMAND runs the bench's tools (STOPBENCH_MCP_COMMAND, STOPBENCH_MCP_URL or "
                    "STOPBENCH_TOOLS_URL), which answer as the sequence scripts: the sequences that script "
-                   "their tool results (result:) are run too.")
+                   "their tool results (result:) are run too, and a call no execution of those tools answers "
+                   "is one that never ran (failed), not read by its result's words.")
 @sequences_option
 @only_mine_option
 @reports_option
