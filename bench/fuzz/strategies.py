@@ -274,7 +274,7 @@ def _plain_turn(draw: st.DrawFn, dialect: Dialect) -> Turn:
     else:
         calls = ()
         finish: Finish = "stop" if shape == "answer" else shape  # type: ignore[assignment]
-        # a wire with no string for a truncation or a filter (Ollama, Cohere) ends the answer normally
+        # a wire with no string for a truncation or a filter ends the answer normally
         raw = draw(_sampled(_raws_for(dialect, finish) or _raws_for(dialect, "stop")))
         content = draw(_contents(hostile=False))
     return Turn(finish=canonical(dialect, raw), finish_raw=raw, content=content, tool_calls=calls)

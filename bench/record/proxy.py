@@ -38,6 +38,7 @@ from bench.engine.model import ErrorKind
 from bench.importers.cassette import dialect_of_uri
 from bench.record.recording import EVENTSTREAM, Exchange, Recorder, plain
 from bench.serve.respond import Frame, Plan, PlanResponse
+from bench.wires.base import NDJSON_MEDIA
 from bench.wires.registry import wire
 
 if TYPE_CHECKING:
@@ -68,15 +69,11 @@ _EVENT = re.compile(rb".*?(?:\r\n\r\n|\n\n|\r\r)", re.S)
 """One SSE event with the blank line that ends it."""
 
 
-NDJSON = "application/x-ndjson"
-"""The content type of a stream of JSON lines (Ollama's ``/api/chat``)."""
-
-
 def frames_of(body: bytes, content_type: str) -> list[bytes]:
     """An answer's body cut where the replay server cuts its frames: after each SSE event's blank
-    line, at each AWS event-stream message (its 4-byte total length), after each line of an NDJSON
-    stream (Ollama's), else one frame (a JSON body)."""
-    if content_type.startswith(NDJSON):
+    line, at each AWS event-stream message (its 4-byte total length), after each line of a stream of
+    JSON lines, else one frame (a JSON body)."""
+    if content_type.startswith(NDJSON_MEDIA):
         return body.splitlines(keepends=True)
     if content_type.startswith("text/event-stream"):
         out = [m.group() for m in _EVENT.finditer(body)]
@@ -236,7 +233,7 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
             recorder.problems.append(f"{ex.method} {ex.target}: no fault injected ({why})")
             return Plan(ex.status, tuple(headers), (Frame(ex.body),), end)
         headers = [(k, v) for k, v in headers if k != "content-encoding"]
-        if not content_type.startswith(("text/event-stream", EVENTSTREAM, NDJSON)):
+        if not content_type.startswith(("text/event-stream", EVENTSTREAM, NDJSON_MEDIA)):
             headers.append(("content-length", str(len(body))))
         plan = Plan(ex.status, tuple(headers), tuple(Frame(f) for f in frames_of(body, content_type)), end)
         plan, injected = inject(recipe, plan, wire=dialect, request_index=number, key=recorder.name)

@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 CHUNK = 24
 """Characters per text or arguments delta in a stream (a real stream arrives in pieces)."""
 
+NDJSON_MEDIA = "application/x-ndjson"
+"""The content type of a stream of JSON objects one per line (a wire whose stream is not server-sent events)."""
+
 IN_STREAM_JSON_STATUS = 500
 """HTTP status answering a JSON-mode request whose turn carries an error without a status."""
 
@@ -234,7 +237,7 @@ class Wire:
 
     def streams(self, body: dict[str, Any]) -> bool:
         """Whether a request asks for a stream where its path does not say: ``stream: true`` on most
-        wires (Ollama streams unless told ``false``)."""
+        wires (a wire that streams unless told ``false`` says so here)."""
         return body.get("stream") is True
 
     def count_tokens(self, size: int) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from bench.engine.model import TurnError
-from bench.wires.base import Entry, StatusError, Wire
+from bench.wires.base import NDJSON_MEDIA, Entry, StatusError, Wire
 from bench.wires.ollama import capture, read, render
 
 if TYPE_CHECKING:
@@ -56,7 +56,7 @@ class Ollama(Wire):
     conversation_field = ("messages", (list,), True)
     detect_rank = 35
     uri_markers = ("/api/chat",)
-    stream_media = "application/x-ndjson"
+    stream_media = NDJSON_MEDIA
     renderer = render
     reader = read
     importer = capture
