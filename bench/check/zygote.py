@@ -82,8 +82,10 @@ def _entry(kind: str, target: str) -> str:
         with contextlib.suppress(OSError, UnicodeDecodeError):
             return Path(target).read_text(encoding="utf-8")
         return ""
-    with contextlib.suppress(Exception):
+    with contextlib.suppress(Exception):  # a package runs its __main__ (finding it imports the package)
         spec = importlib.util.find_spec(target)
+        if spec is not None and spec.submodule_search_locations is not None:
+            spec = importlib.util.find_spec(f"{target}.__main__")
         if spec is not None and spec.origin and spec.origin.endswith(".py"):
             return Path(spec.origin).read_text(encoding="utf-8")
     return ""

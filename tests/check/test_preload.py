@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
-from bench.check.preload import NOWHERE
+from bench.check.preload import NOWHERE, Zygote, python_target, zygote_env
 from bench.cli import cli
-from tests.check.conftest import FAKE, fake
+from tests.check.conftest import ANSWER, FAKE, fake, small_sequence
 
 PROGRAMS = FAKE.parent
 
@@ -107,6 +107,24 @@ def test_modules_the_first_runs_import_late_are_loaded_for_the_runs_after(catalo
               str(tmp_path / "lazy.py"))
     reasons = [json.loads(line)["reason"] for line in r.stdout.splitlines()]
     assert reasons[0] == "late loaded before: False" and reasons[-1] == "late loaded before: True", reasons
+
+
+def test_a_module_run_with_dash_m_is_preloaded_from_its_packages_main(catalogue: Path, tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "loop_pkg").mkdir()
+    (tmp_path / "loop_pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "loop_pkg" / "__main__.py").write_text(EACH_ITS_OWN, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    argv = ["--sequences", str(catalogue), "--json", "--no-report", "-s", "answer-once", "-s", "truncated", "--",
+            sys.executable, "-m", "loop_pkg", "an-argument"]
+    preloaded = check(*argv[:-5], "--preload", *argv[-5:])
+    assert cells(preloaded)["answer-once"]["reason"] == f"cwd={tmp_path} leak=None module=None argv=['an-argument']"
+    assert cells(preloaded) == cells(check(*argv))
+    target = python_target([sys.executable, "-m", "loop_pkg"])
+    assert target is not None
+    with Zygote(target, cwd=tmp_path, env=zygote_env(small_sequence("s", [ANSWER]), None)) as zygote:
+        assert {"json", "signal"} <= set(zygote.loaded)  # the imports of loop_pkg/__main__.py ...
+        assert zygote.failed == ["chat"]  # ... found on a path the program adds as it runs: left to each run
 
 
 def test_a_program_that_is_not_python_is_refused_with_one_line(catalogue: Path) -> None:
