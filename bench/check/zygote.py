@@ -234,11 +234,10 @@ def become(enter: Enter, kind: str, target: str) -> None:
     os.environ.update(job["env"])
     import runpy
 
+    sys.argv = [target, *job["args"]]  # for -m, run_module puts the module's file first, as python -m does
     if kind == "script":
-        sys.argv = [target, *job["args"]]
         runpy.run_path(target, run_name="__main__")
     else:
-        sys.argv = [target, *job["args"]]
         runpy.run_module(target, run_name="__main__", alter_sys=True)
 
 
