@@ -9,7 +9,10 @@ L2387-2388). There is no tool-call finish: calls arrive in the message with ``do
 loads the model (``done_reason: load``) on a real server; the replay server refuses it (there is
 no script to follow), as it refuses a missing conversation on every wire.
 
-The finish table: the ``done_reason`` strings Ollama's server writes. Its runner's reasons are
+The finish table: the ``done_reason`` strings Ollama's server writes. The field is a plain string on
+both sides (api/types.go L539-540 ``ChatResponse.DoneReason``; ollama-python v0.6.2 @ 25b93290
+ollama/_types.py L240-241, "reason for completion, only present when done is True"): no enum names
+them, so the table is what the server's code sends. Its runner's reasons are
 ``stop`` and ``length`` (llm/server.go L249-265 ``DoneReason.String``; ``length`` when the runner
 stopped at its token limit, llm/llama_server.go L1713-1717); the chat handler itself answers
 ``load`` and ``unload`` to a request with no messages (server/routes.go L2504-2516, L2645-2654).
