@@ -183,7 +183,7 @@ def _headers(pairs: list[tuple[str, str]], rx: Redactor) -> dict[str, list[str]]
     for name, value in pairs:
         if is_credential_header(name) or name.lower() in _HOP:
             continue
-        out.setdefault(name.lower(), []).append(rx.text(value))
+        out.setdefault(rx.text(name.lower()), []).append(rx.text(value))
     return out
 
 
@@ -323,7 +323,7 @@ def interaction(ex: Exchange, upstream: str, rx: Redactor, bounds: Bounds = BOUN
     if ex.error is not None:
         response["error"] = {"kind": ex.error[0], "message": rx.text(ex.error[1])}
     if ex.answered_by:
-        response["answered_by"] = ex.answered_by
+        response["answered_by"] = rx.text(ex.answered_by)
     if ex.injected is not None:
         number, recipe, done = ex.injected
         response["injected"] = {"request": number, "recipe": recipe, **done.as_json()}

@@ -198,3 +198,13 @@ def test_no_generated_key_reaches_any_written_file_whatever_the_framing(case: tu
         rec = record(Path(tmp), ex)
         assert rec.lost == {}
         assert_nowhere(key, Path(tmp))
+
+
+def test_a_key_in_a_header_name_or_value_is_masked(tmp_path: Path) -> None:
+    key = KEY.lower()  # a header's name is written in lower case
+    body = b'{"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"ok"}}]}'
+    ex = answer(CHAT, "application/json", body)
+    ex.request_headers += [("x-note", f"mine is {key}"), (f"x-{key}", "1")]
+    ex.response_headers += [("x-echo", key), (f"x-{key}", "1")]
+    record(tmp_path, ex)
+    assert_nowhere(key, tmp_path)

@@ -32,6 +32,7 @@ def raw_upstream(sent: bytes, then: Then) -> Iterator[str]:
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
     server.listen()
+    server.settimeout(0.05)  # so the thread sees `stop` (closing the socket does not wake an accept)
     stop = threading.Event()
     held: list[socket.socket] = []
 
@@ -39,15 +40,18 @@ def raw_upstream(sent: bytes, then: Then) -> Iterator[str]:
         while not stop.is_set():
             try:
                 conn, _ = server.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 return
+            conn.settimeout(None)
             conn.recv(1 << 16)
             if then == "hang":
                 held.append(conn)
                 continue
             conn.sendall(sent)
             if then == "reset":  # SO_LINGER 0: close sends RST, not FIN (once the bytes sent have arrived)
-                time.sleep(0.05)
+                time.sleep(0.2)  # a reset drops what the peer has not read yet
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
             conn.close()
 
