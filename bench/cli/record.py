@@ -89,7 +89,10 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     Anthropic Messages, Gemini generateContent and streamGenerateContent, Bedrock Converse and
     ConverseStream. Credential headers are never written; the default key shapes and every --redact
     pattern are masked in requests, answers and the raw stream frames, also where a secret is split
-    across chunks. The files are written again after each exchange; Ctrl-C or SIGTERM stops the proxy.
+    across chunks or escaped; what cannot be decoded (a cut event-stream message, a body past the
+    inflation bounds or in another coding) is withheld with a note. An answer the upstream broke off
+    is recorded as the broken connection the client got. The files are written again after each
+    exchange; Ctrl-C or SIGTERM stops the proxy.
 
     With --faults RECIPE each model answer is read whole from the upstream and sent on as the recipe
     delivers it (cut, broken, garbled, stalled, paced, or an HTTP error in the provider's shape), its
