@@ -96,6 +96,31 @@ def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: 
     click.echo(f"wrote {path}", err=True)
 
 
+@scorecard_cmd.command("rejudge")
+@click.argument("names", nargs=-1)
+@_records
+def rejudge_cmd(names: tuple[str, ...], records_dir: Path) -> None:
+    """Judge the cells of the records NAMES (default: every record) again on the catalogue, without
+    running the frameworks: after a change to the judge (what it marks as a guess, a requirement's
+    words), then ``stopbench scorecard build``. A cell whose requirements broken would differ is
+    kept as recorded and named (its sequence changed since: record it again). Exit status 0."""
+    from bench.catalogue.files import write_atomically
+    from bench.errors import UnusableInput
+    from bench.scorecard.record import record_text, rejudge_record
+    paths = [records_dir / f"{n}.json" for n in names] or sorted(records_dir.glob("*.json"))
+    for path in paths:
+        try:
+            record = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            raise UnusableInput(f"{path}: no readable framework record") from None
+        new, kept = rejudge_record(record, Path.cwd())
+        for line in kept:
+            click.echo(f"{path}: {line}", err=True)
+        if new != record:
+            write_atomically(path, record_text(new))
+        click.echo(f"{path}: {'rejudged' if new != record else 'as recorded'}", err=True)
+
+
 @scorecard_cmd.command("verify")
 @click.argument("name")
 @click.option("-s", "--sequence", "ids", multiple=True, required=True, help="A sequence of the sample (repeatable).")

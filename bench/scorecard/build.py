@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.check.explain import GUESS
 from bench.check.report import _cell as cell_from_json  # the live record's cell format, read back
 from bench.engine.model import Cell
 from bench.errors import UnusableInput
@@ -93,10 +94,16 @@ class ScorecardRow:
     classes: tuple[BrokenClass, ...]
     make: str
     check: str
+    guessed: tuple[str, ...] = ()
+    """Sequences whose verdict rests on the wording fallback (the record's ``guessed``, and every cell
+    with a violation marked ``guess``): said as guesses, not counted as certain."""
+    guessed_only: int = 0
+    """Cells that break requirements only on a guess: not counted as certain failures."""
 
     @property
     def broken(self) -> int:
-        return self.run - self.met
+        """Cells that break a requirement for certain, or have no verdict."""
+        return self.run - self.met - self.guessed_only
 
 
 def row_of(record: Mapping[str, Any]) -> ScorecardRow:
@@ -106,7 +113,8 @@ def row_of(record: Mapping[str, Any]) -> ScorecardRow:
     recorded_words: dict[str, list[str]] = record.get("words", {})
     by_class: dict[str, list[Example]] = {}
     kinds: dict[str, set[str]] = {}
-    met = 0
+    met = guessed_only = 0
+    guessed = set(record.get("guessed", []))
     for cell in cells:
         said: dict[str, str] = {}
         if cell.outcome == "crashed":
@@ -116,10 +124,15 @@ def row_of(record: Mapping[str, Any]) -> ScorecardRow:
         for i, v in enumerate(cell.violations):
             kind = kind_of(v.requirement)
             what = words[i] if i < len(words) and kind not in PARAMETRIC else CLASS_WORDS.get(kind, kind)
+            what += GUESS if v.guess else ""
             said.setdefault(what, v.detail)
             kinds.setdefault(what, set()).add(kind)
+        if any(v.guess for v in cell.violations):
+            guessed.add(cell.sequence)
         if not said:
             met += 1
+        elif cell.outcome != "crashed" and all(v.guess for v in cell.violations):
+            guessed_only += 1
         for what, detail in said.items():
             by_class.setdefault(what, []).append(
                 Example(cell.sequence, _clip(label(cell), LABEL_LIMIT), _clip(" ".join(detail.split()), DETAIL_LIMIT)))
@@ -130,7 +143,8 @@ def row_of(record: Mapping[str, Any]) -> ScorecardRow:
                         notes=str(fw.get("notes", "")), run=len(cells), met=met,
                         catalogue=int(record.get("catalogue", {}).get("sequences", 0)),
                         classes=classes, make=str(record["reproduce"]["make"]),
-                        check=str(record["reproduce"]["check"]))
+                        check=str(record["reproduce"]["check"]),
+                        guessed=tuple(c.sequence for c in cells if c.sequence in guessed), guessed_only=guessed_only)
 
 
 def load_records(folder: Path) -> list[dict[str, Any]]:
@@ -169,10 +183,10 @@ def _main_classes(row: ScorecardRow, n: int = 3) -> str:
 def summary_table(rows: Iterable[ScorecardRow]) -> str:
     """The one-table summary: a row per framework and version."""
     lines = ["| framework | version | language | wires | sequences run | meet every requirement | "
-             "main broken classes (sequences) | reproduce |", "|" + " --- |" * 8]
+             "verdicts on a guess | main broken classes (sequences) | reproduce |", "|" + " --- |" * 9]
     for r in rows:
         lines.append(f"| [{_md(r.title)}](#{r.name}) | {_md(r.version)} | {r.language} | {', '.join(r.dialects)} | "
-                     f"{r.run} | {r.met} | {_md(_main_classes(r))} | `{r.make}` |")
+                     f"{r.run} | {r.met} | {len(r.guessed)} | {_md(_main_classes(r))} | `{r.make}` |")
     return "\n".join(lines) + "\n"
 
 
@@ -182,7 +196,14 @@ def framework_section(r: ScorecardRow) -> str:
            f"{r.met} of {r.run} sequences meet every requirement ({r.language}; the {r.run} of the catalogue's "
            f"{r.catalogue} on its wires: {', '.join(r.dialects)}). "
            f"Program written after [its docs]({r.docs}). {_md(r.notes)}", "",
-           f"Reproduce: `{r.make}`, or `{r.check}`", ""]
+           f"Reproduce: `{r.make}`, or `{r.check}`; one cell as a folder to hand over: "
+           f"`stopbench scorecard repro {r.name} SEQUENCE --out DIR`.", ""]
+    if r.guessed:
+        rest = "s rest" if len(r.guessed) > 1 else " rests"
+        out += [f"{len(r.guessed)} verdict{rest} on a guess (a tool result read by "
+                f"its wording, not seen run or failed on the bench's tools; {r.guessed_only} of them break "
+                f"requirements only so, not counted as certain): "
+                + ", ".join(f"`{s}`" for s in r.guessed) + ".", ""]
     if not r.classes:
         out += ["Nothing broken.", ""]
         return "\n".join(out)
@@ -216,7 +237,8 @@ def scorecard_data(rows: Iterable[ScorecardRow]) -> list[dict[str, Any]]:
     """The rows as plain JSON values (what the HTML page gets)."""
     return [{"name": r.name, "title": r.title, "version": r.version, "language": r.language,
              "dialects": list(r.dialects), "docs": r.docs, "notes": r.notes, "run": r.run, "met": r.met,
-             "catalogue": r.catalogue, "make": r.make, "check": r.check,
+             "catalogue": r.catalogue, "make": r.make, "check": r.check, "guessed": list(r.guessed),
+             "guessed_only": r.guessed_only,
              "classes": [{"key": c.key, "words": c.words, "sequences": c.sequences,
                           "examples": [{"sequence": e.sequence, "cell": e.cell, "detail": e.detail}
                                        for e in c.examples]} for c in r.classes]} for r in rows]

@@ -90,6 +90,48 @@ def violation_words(cells: Sequence[dict[str, Any]], project: Path) -> dict[str,
     return out
 
 
+def guessed_sequences(cells: Sequence[dict[str, Any]], project: Path) -> list[str]:
+    """The sequences whose cell's verdict rests on the wording fallback
+    (:func:`bench.engine.judge.rests_on_a_guess`): read the other way, the calls judged by their
+    result's words would give other requirements broken. Kept in the record, as ``words`` is."""
+    from bench.catalogue.load import load_catalogue
+    from bench.check.report import _cell as cell_from_json
+    from bench.engine.judge import rests_on_a_guess
+    by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
+    return [c["sequence"] for c in cells
+            if (seq := by_id.get(c["sequence"])) is not None and rests_on_a_guess(seq, cell_from_json(c))]
+
+
+def rejudge_record(record: dict[str, Any], project: Path) -> tuple[dict[str, Any], list[str]]:
+    """The record with each cell's violations judged again on the catalogue (marking those that rest
+    on a guess), its ``words`` and ``guessed`` rebuilt, and no run of the framework; a cell whose
+    requirements broken would differ is kept as recorded and named in the lines returned (its
+    sequence or the judge changed since: record it again)."""
+    from bench.catalogue.load import load_catalogue
+    from bench.check.report import _cell as cell_from_json
+    from bench.check.report import violation_json
+    from bench.engine.judge import judge
+    by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
+    cells: list[dict[str, Any]] = []
+    kept: list[str] = []
+    for c in record["cells"]:
+        seq = by_id.get(c["sequence"])
+        if seq is None:
+            cells.append(c)
+            kept.append(f"{c['sequence']}: not in the catalogue, kept as recorded")
+            continue
+        found = judge(seq, cell_from_json(c)) if c["outcome"] != "crashed" else ()
+        if [v.requirement for v in found] != [v["requirement"] for v in c["violations"]]:
+            cells.append(c)
+            kept.append(f"{c['sequence']}: judged now {[v.requirement for v in found]}, recorded "
+                        f"{[v['requirement'] for v in c['violations']]}: kept as recorded (record it again)")
+            continue
+        cells.append({**c, "violations": [violation_json(v) for v in found]})
+    out = {**record, "cells": cells, "words": violation_words(cells, project),
+           "guessed": guessed_sequences(cells, project)}
+    return out, kept
+
+
 def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path, catalogue: int,
                 project: Path, python: str = sys.executable) -> dict[str, Any]:
     """The framework record from the check's live record `live` and the check line `argv` that made it
@@ -100,7 +142,7 @@ def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framew
     folder = Path(os.path.relpath(fw.folder.resolve(), project.resolve())).as_posix()
     return {**live, "command": portable(live["command"], fw, framework_dir, python),
             "version": RECORD_VERSION, "framework": fw.metadata(), "catalogue": {"sequences": catalogue},
-            "words": violation_words(live["cells"], project),
+            "words": violation_words(live["cells"], project), "guessed": guessed_sequences(live["cells"], project),
             "reproduce": {"make": f"make scorecard-{fw.name}",
                           "check": f"cd {shlex.quote(folder)} && {shell_line(shown)}"}}
 
