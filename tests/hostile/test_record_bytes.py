@@ -129,3 +129,21 @@ def test_a_gzip_stream_the_upstream_broke_off_keeps_what_it_inflates_to(tmp_path
     inter = interaction(ex, "https://api.example", redactor())
     kept = inter["response"]["body"]["string"]
     assert kept and body.startswith(kept.encode()) and "withheld" not in inter["response"]
+
+
+def test_the_proxy_under_faults_inflates_within_the_bounds_and_passes_a_bomb_on_as_it_came(tmp_path: Path) -> None:
+    import httpx
+
+    from bench.faults import load_recipe
+    from tests.record.raw_upstream import raw_upstream, response
+    from tests.record.recording import recording_proxy
+
+    bomb = _bomb("gzip", 8 << 20)
+    sent = response("200 OK", {"content-type": "text/event-stream", "content-encoding": "gzip",
+                               "content-length": str(len(bomb))}, bomb)
+    with raw_upstream(sent, "close") as upstream, \
+            recording_proxy(upstream, tmp_path, faults=load_recipe("cut-after-3"), bounds=SMALL) as (proxy, rec), \
+            httpx.Client(timeout=10) as http:
+        got = http.post(f"{proxy.url}{CHAT}", content=REQUEST, headers={"accept-encoding": "gzip"})
+    assert got.headers["content-encoding"] == "gzip" and got.content == b"\0" * (8 << 20)  # as the upstream sent it
+    assert any("no fault injected (gzip body inflates past 50 times" in p for p in rec.problems)
