@@ -111,8 +111,8 @@ def cell_record(result: Result) -> dict[str, Any]:
         "tokens": c.tokens,
         "error": c.error,
         "golden": result.status,
-        "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail}
-                       for v in c.violations],
+        "violations": [{"requirement": v.requirement, "step": v.step, "detail": v.detail,
+                        **({"guess": True} if v.guess else {})} for v in c.violations],
         "decisions": [
             {"step": s.step, "turn": s.turn, "action": s.decision.action, "reason": s.decision.reason,
              "ok": s.decision.ok, "rule": s.decision.rule, "run": list(s.tools_run),

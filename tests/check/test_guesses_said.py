@@ -97,3 +97,15 @@ def test_results_that_say_they_ran_read_as_run(text: str) -> None:
 def test_every_learned_wording_cites_its_source() -> None:
     for pattern, source in REFUSALS:
         assert " L" in source and "/" in source, pattern.pattern
+
+
+def test_the_page_and_the_json_lines_mark_a_guess_and_only_a_guess() -> None:
+    from bench.engine.model import Cell, Violation
+    from bench.golden.run import Result
+    from bench.report.labels import cell_record
+    from bench.report.page.data import cell_data
+    cell = Cell("s", "kept@live", "stopped", (), "answered", True,
+                violations=(Violation("no_malformed_runs", 1, "ran write_file", guess=True),
+                            Violation("ok: false", 2, "success on a cut")))
+    for data in (cell_record(Result(cell, "live")), cell_data(Result(cell, "live"), None, None, {})):
+        assert [v.get("guess") for v in data["violations"]] == [True, None]

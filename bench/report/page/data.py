@@ -211,7 +211,7 @@ def cell_data(r: Result, seq: Sequence | None, record: Mapping[str, Any] | None,
         "resends": c.resends, "tokens": c.tokens, "error": c.error, "golden": r.status,
         "after_unusable": after_unusable(seq, c),
         "violations": [{"requirement": v.requirement, "kind": requirement_kind(v.requirement), "step": v.step,
-                        "detail": v.detail} for v in c.violations],
+                        "detail": v.detail, **({"guess": True} if v.guess else {})} for v in c.violations],
         "steps": [[s.turn, s.decision.action, s.decision.rule, s.decision.reason, s.decision.ok,
                    list(s.tools_run), list(s.tools_failed), changes_text(s.decision.changes)]
                   for s in c.steps[:STEPS_DRAWN]],

@@ -299,7 +299,7 @@
     // requirements
     append(b, h("h3", {}, "Requirement violations"));
     if (c.violations.length) {
-      append(b, h("div", { id: "drill-violations" }, table(["requirement", "step", "detail"], c.violations.map((v) => [h("code", {}, v.requirement), show(v.step), v.detail]))));
+      append(b, h("div", { id: "drill-violations" }, table(["requirement", "step", "detail"], c.violations.map((v) => [h("code", {}, v.requirement), show(v.step), v.guess ? v.detail + " (a guess: a result read by its wording)" : v.detail]))));
     } else append(b, h("p", { id: "drill-violations" }, Object.keys(s.require).length ? "None: the cell meets every requirement." : "The sequence states no requirement."));
     if (Object.keys(s.require).length) append(b, h("p", {}, "require: ", h("code", {}, JSON.stringify(s.require))));
 
