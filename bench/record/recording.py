@@ -482,7 +482,7 @@ class Recorder:
             self.conversations.append(conv)
         conv.interactions.append(inter)
         conv.history = history
-        conv.last = turn.turn if turn is not None else None
+        conv.last = turn.turn if turn is not None and "error" not in inter["response"] else None  # broken: no finish
         if turn is not None and "id" in turn.meta:
             conv.replies[turn.meta["id"]] = (full, turn.turn)
         shape = w.shape(path, None)

@@ -195,3 +195,15 @@ def test_an_out_folder_that_cannot_be_written_is_refused_before_the_proxy_starts
     assert result.output == (f"cannot record: --out {tmp_path / 'recordings'}: cannot write in {tmp_path} "
                              "(Read-only file system)\n")
     assert not (tmp_path / "recordings").exists()
+
+
+def test_a_resend_after_a_broken_answer_stays_in_its_conversation(tmp_path: Path) -> None:
+    # the broken answer's bytes hold a whole answer with finish stop, but the client got an error
+    sent = response("200 OK", {"content-type": "application/json", "content-length": str(len(ANSWER) + 100)}, ANSWER)
+    with raw_upstream(sent, "close") as upstream, recording_proxy(upstream, tmp_path) as (proxy, rec), \
+            httpx.Client(timeout=10) as http:
+        for _ in range(2):
+            with contextlib.suppress(httpx.RemoteProtocolError):
+                http.post(proxy.url + CHAT, json=BODY)
+    assert [c.number for c in rec.conversations] == [1]
+    assert len(load_sequence(tmp_path / "rec-1.yaml").turns) == 2
