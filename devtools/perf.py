@@ -46,12 +46,12 @@ from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
-from bench.corpus import perf as perf_corpus
+from bench.check.runner import cores_available
 from bench.engine.discovery import discover
 from bench.engine.model import Requirement, Sequence, ToolCall, Turn, Usage
 from bench.engine.predicate import Predicate, State
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
-from devtools import perf_import, perf_load, perf_preload, perf_serve
+from devtools import perf_corpus, perf_import, perf_load, perf_preload, perf_serve
 
 _TOOLS = ("read_file", "grep", "edit_file", "run_tests", "list_dir")
 
@@ -268,8 +268,8 @@ def main(argv: list[str] | None = None) -> None:
     wall, cpu = time.perf_counter() - start, _cpu() - cpu0
     load = os.getloadavg()[0]
     print(f"make perf: {wall:.1f} s wall, {cpu:.1f} s CPU in all, this process and its children (goal: under 90 s "
-          f"wall); load average {load:.1f} on {perf_corpus.cores_available()} cores available")
-    if load > (perf_corpus.cores_available() or 1):
+          f"wall); load average {load:.1f} on {cores_available()} cores available")
+    if load > (cores_available() or 1):
         print(f"  the machine was shared (load average above its cores): the wall time is not this run's own; "
               f"the CPU time, {cpu:.1f} s, is what the run costs on an idle machine with one core busy at a time")
 

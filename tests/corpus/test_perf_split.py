@@ -1,4 +1,4 @@
-"""make perf's decode split (bench.corpus.perf.split) reads the same sequences as the corpus reader and
+"""make perf's decode split (devtools.perf_corpus.split) reads the same sequences as the corpus reader and
 times both of its parts."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 from bench.corpus import decode
 from bench.corpus.generate import write_json_lines
-from bench.corpus.perf import split
+from devtools.perf_corpus import split
 
 
 def test_the_split_reads_every_sequence_the_reader_reads_and_times_both_parts(tmp_path: Path) -> None:
