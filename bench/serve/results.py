@@ -42,7 +42,11 @@ REFUSALS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b\d+ validation errors? for \S", re.IGNORECASE),
      "pydantic's ValidationError as str() writes it, '1 validation error for Args' then a line per error "
      "(pydantic/pydantic-core v2.41.5, src/errors/validation_exception.rs L96-107, ValidationError.display): "
-     "what a Python loop or tool that validates arguments with pydantic sends back, LlamaIndex's among them"),
+     "what a Python loop or tool that validates arguments with pydantic sends back"),
+    (re.compile(r"^\W*encountered error: ", re.IGNORECASE),
+     "LlamaIndex's result for a tool that raised, 'Encountered error: ' + str(e), a pydantic validation error "
+     "among them (run-llama/llama_index 07a9358d, llama-index-core/llama_index/core/tools/calling.py L46-54, "
+     "call_tool)"),
     (re.compile(r"\binvalid input for tool\b", re.IGNORECASE),
      "the Vercel AI SDK's InvalidToolInputError, 'Invalid input for tool <name>: <cause>' (vercel/ai ai@7.0.77, "
      "packages/ai/src/error/invalid-tool-input-error.ts L17), the error result of a call whose input fails "

@@ -84,6 +84,7 @@ def test_under_bench_tools_a_call_with_no_execution_behind_it_is_failed_not_gues
     "AI_InvalidToolInputError: Invalid input for tool web_search: AI_TypeValidationError: ...",
     "MCP error -32602: Input validation error: Invalid arguments for tool write_file: path: Required",
     "Error: the tool raised",
+    "Encountered error: [Errno 2] No such file or directory: 'notes.md'",
 ])
 def test_the_refusal_wordings_frameworks_produce_read_as_failed(text: str) -> None:
     assert says_failed(text)
