@@ -26,6 +26,25 @@ def chunk(data: bytes) -> bytes:
     return b"%x\r\n" % len(data) + data + b"\r\n"
 
 
+def _read_request(conn: socket.socket) -> None:
+    """Read a whole request (its head, then Content-Length bytes): a socket closed with bytes unread
+    sends a reset, not the close the case asked for."""
+    data = b""
+    while b"\r\n\r\n" not in data:
+        piece = conn.recv(1 << 16)
+        if not piece:
+            return
+        data += piece
+    head, _, body = data.partition(b"\r\n\r\n")
+    length = next((int(line.split(b":", 1)[1]) for line in head.split(b"\r\n")
+                   if line.lower().startswith(b"content-length:")), 0)
+    while len(body) < length:
+        piece = conn.recv(1 << 16)
+        if not piece:
+            return
+        body += piece
+
+
 @contextmanager
 def raw_upstream(sent: bytes, then: Then) -> Iterator[str]:
     """A server at the URL yielded that answers every request with `sent`, then does `then`."""
@@ -45,7 +64,7 @@ def raw_upstream(sent: bytes, then: Then) -> Iterator[str]:
             except OSError:
                 return
             conn.settimeout(None)
-            conn.recv(1 << 16)
+            _read_request(conn)
             if then == "hang":
                 held.append(conn)
                 continue
