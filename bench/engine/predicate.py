@@ -14,7 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping
 from collections.abc import Sequence as Seq
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Generic, ParamSpec
 
@@ -188,24 +188,7 @@ class Predicate:
 
     def named(self, name: str, origin: str, description: str | None = None) -> Predicate:
         """A copy with its column name, origin and (if it had none) description filled in."""
-        return Predicate(
-            decide=self.decide,
-            name=name,
-            description=self.description or (description or ""),
-            source=self.source,
-            max_steps=self.max_steps,
-            cap=self.cap,
-            reasons=self.reasons,
-            rules=self.rules,
-            origin=origin,
-            cap_note=self.cap_note,
-            unreachable=self.unreachable,
-            explained=self.explained,
-            not_driven=self.not_driven,
-            mutation_notes=self.mutation_notes,
-            citations=self.citations,
-            source_citations=self.source_citations,
-        )
+        return replace(self, name=name, origin=origin, description=self.description or (description or ""))
 
     @property
     def all_reasons(self) -> frozenset[str]:
@@ -252,32 +235,42 @@ def predicate(
     there for a reason of the replay server, or cannot be driven there (``stopbench conform``);
     `mutation_notes` say why mutants of the file survive the mutation check (:class:`MutationNote`).
     A rule's citation (and `source`) is text or a :class:`~bench.engine.cite.Cited`: its places as
-    data and its prose, from which the text is derived.
+    data and its prose, from which the text is derived. A keyword is a :class:`Predicate` field of the
+    same name (a mapping made read-only, a list a tuple; None leaves the field's default).
     """
+    declared = dict(locals())  # the keywords above, as given: the one list of what a port declares
 
     def wrap(fn: DecideFn) -> Predicate:
-        check_declarations(fn, source=source, max_steps=max_steps, cap=cap, reasons=reasons, rules=rules,
-                           description=description, cap_note=cap_note, unreachable=unreachable,
-                           explained=explained, not_driven=not_driven, mutation_notes=mutation_notes)
-        return Predicate(
-            decide=fn,
-            description=description or _first_line(fn.__doc__),
-            source=str(source),
-            max_steps=max_steps,
-            cap=cap or Cap(),
-            reasons=tuple(reasons),
-            rules=MappingProxyType({rid: str(v) for rid, v in (rules or {}).items()}),
-            citations=MappingProxyType({rid: v.citations for rid, v in (rules or {}).items()
-                                        if isinstance(v, Cited)}),
-            source_citations=source.citations if isinstance(source, Cited) else (),
-            cap_note=cap_note,
-            unreachable=MappingProxyType(dict(unreachable or {})),
-            explained=MappingProxyType(dict(explained or {})),
-            not_driven=MappingProxyType(dict(not_driven or {})),
-            mutation_notes=tuple(mutation_notes),
-        )
+        check_declarations(fn, declared)
+        return Predicate(decide=fn, **_fields(fn, declared))
 
     return wrap
+
+
+def _frozen(value: object) -> object:
+    """A declared value as a Predicate holds it: a mapping read-only, a list or other sequence a tuple."""
+    if isinstance(value, Mapping):
+        return MappingProxyType(dict(value))
+    if isinstance(value, Seq) and not isinstance(value, str):
+        return tuple(value)
+    return value
+
+
+def _fields(fn: DecideFn, declared: Mapping[str, Any]) -> dict[str, Any]:
+    """The Predicate's fields from :func:`predicate`'s keywords: each frozen (:func:`_frozen`), None left to
+    the field's default; the description defaults to the decide function's first docstring line; a
+    :class:`~bench.engine.cite.Cited` source or rule gives its text to the field and its places to
+    `source_citations` or `citations`."""
+    fields = {key: _frozen(value) for key, value in declared.items() if value is not None}
+    source, rules = declared["source"], declared["rules"] or {}
+    fields.update(
+        description=declared["description"] or _first_line(fn.__doc__),
+        source=str(source),
+        source_citations=source.citations if isinstance(source, Cited) else (),
+        rules=MappingProxyType({rid: str(v) for rid, v in rules.items()}),
+        citations=MappingProxyType({rid: v.citations for rid, v in rules.items() if isinstance(v, Cited)}),
+    )
+    return fields
 
 
 class DeclarationError(TypeError):
@@ -326,21 +319,24 @@ def predicate_factory(build: Callable[P, Predicate]) -> PredicateFactory[P]:
     return PredicateFactory(build)
 
 
-def check_declarations(fn: object, *, source: object, max_steps: object, cap: object, reasons: object,
-                       rules: object, description: object, cap_note: object, unreachable: object,
-                       explained: object = None, not_driven: object = None, mutation_notes: object = ()) -> None:
+def check_declarations(fn: object, declared: Mapping[str, Any]) -> None:
     """Raise :class:`DeclarationError` on the first declaration the replay could not rely on:
     reasons and rules of the wrong types, a cap without a rule or reason, a `max_steps` that is not
     a positive whole number, an `unreachable` rule that is not declared, explanations that do not map
     sequence ids to text, mutation notes that are not :class:`MutationNote`, or a decide function
-    that cannot be called as ``decide(turn, state)``."""
+    that cannot be called as ``decide(turn, state)``. `declared` holds :func:`predicate`'s keywords."""
+    max_steps, cap, reasons, rules, unreachable, explained, not_driven, mutation_notes = (
+        declared.get(key) for key in ("max_steps", "cap", "reasons", "rules", "unreachable", "explained",
+                                      "not_driven", "mutation_notes"))
+
     def bad(msg: str) -> DeclarationError:
         return DeclarationError(f"@predicate: {msg}")
 
     def text(value: object) -> bool:
         return isinstance(value, str) and value != ""
 
-    for name, value in (("source", source), ("description", description), ("cap_note", cap_note)):
+    for name in ("source", "description", "cap_note"):
+        value = declared.get(name, "")
         if not isinstance(value, str) and not (name == "source" and isinstance(value, Cited)):
             raise bad(f"{name} must be a string, not {type(value).__name__}")
     if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
@@ -359,7 +355,7 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
             raise bad(f"reasons: {r!r:.40} is not a stop reason (a non-empty string)")
     if len(set(reasons)) != len(reasons):
         raise bad(f"reasons: {sorted(r for r in set(reasons) if reasons.count(r) > 1)} declared twice")
-    declared: set[str] = set()
+    rule_ids: set[str] = set()
     for what, mapping in (("rules", rules), ("unreachable", unreachable)):
         if mapping is None:
             continue
@@ -370,12 +366,12 @@ def check_declarations(fn: object, *, source: object, max_steps: object, cap: ob
                 raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
                           "with its citation (a string) or a Cited")
         if what == "rules":
-            declared = set(mapping)
+            rule_ids = set(mapping)
     if max_steps is not None:
-        declared.add(cap.rule if isinstance(cap, Cap) else Cap().rule)
-    for key in unreachable or {}:  # type: ignore[attr-defined]
-        if key not in declared:
-            raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(declared))})")
+        rule_ids.add(cap.rule if isinstance(cap, Cap) else Cap().rule)
+    for key in unreachable or {}:
+        if key not in rule_ids:
+            raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(rule_ids))})")
     for what, mapping in (("explained", explained), ("not_driven", not_driven)):
         if mapping is None:
             continue

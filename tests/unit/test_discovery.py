@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -210,3 +212,22 @@ def test_explanations_and_mutation_notes_are_checked_when_the_predicate_is_decla
         predicate(explained={"seq": ""})(lambda turn, state: Stop("d", ok=True, rule="r"))
     with pytest.raises(DeclarationError, match="mutation_notes: 'line' is not a MutationNote"):
         predicate(mutation_notes=["line"])(lambda turn, state: Stop("d", ok=True, rule="r"))  # type: ignore[list-item]
+
+
+def test_each_keyword_of_predicate_fills_the_field_of_its_name_and_naming_keeps_every_field() -> None:
+    """A port's declaration is one list (predicate()'s keywords, each a Predicate field): a field the
+    decorator or naming a column dropped would be a fact of the port the report never sees."""
+    given: dict[str, Any] = {"source": "src", "max_steps": 3, "reasons": ["done"], "rules": {"r": "why"},
+                             "description": "d", "cap_note": "n", "unreachable": {"r": "u"},
+                             "explained": {"s": "e"}, "not_driven": {"t": "x"},
+                             "mutation_notes": [MutationNote("line", "why")]}
+    assert set(given) | {"cap"} == set(inspect.signature(predicate).parameters)
+    built = predicate(**given)(lambda turn, state: Stop("done", ok=True, rule="r"))
+    fields = {f.name for f in dataclasses.fields(Predicate)}
+    for key, value in given.items():
+        assert key in fields
+        held = getattr(built, key)
+        assert (dict(held) if isinstance(value, dict) else list(held) if isinstance(value, list) else held) == value
+    named = built.named("col", "test")
+    assert (named.name, named.origin) == ("col", "test")
+    assert all(getattr(named, f) == getattr(built, f) for f in fields - {"name", "origin"})
