@@ -87,7 +87,8 @@ def test_five_trials_of_a_loop_with_a_coin_show_pass5_and_the_flipping_cell(sequ
     monkeypatch.setenv("COIN_FILE", str(tmp_path / "coin"))
     junit = tmp_path / "junit.xml"
     r = check("--sequences", str(sequences), "-s", "long-answer", "-s", "short-answer", "--faults", "cut-after-3",
-              "--trials", "5", "--reports", str(tmp_path / "r"), "--junit", str(junit), "--name", "coin", "--",
+              "--trials", "5", "--reports", str(tmp_path / "r"), "--junit", str(junit), "--name", "coin",
+              "-j", "1", "--",  # the coin counts runs in a shared file: one run at a time keeps the count in order
               sys.executable, str(PROGRAMS / "coin_loop.py"))
     assert r.exit_code == 1, r.output
     # the coin (random.Random(run number)) is naive on runs 0, 2, 6 (long-answer's trials 1, 2, 4)
