@@ -36,7 +36,7 @@ from starlette.routing import Route
 
 from bench.engine.model import ErrorKind
 from bench.importers.cassette import dialect_of_uri
-from bench.record.recording import EVENTSTREAM, Exchange, Recorder, plain
+from bench.record.recording import EVENTSTREAM, Exchange, Recorder, plain, redact_target
 from bench.serve.respond import Frame, Plan, PlanResponse
 from bench.wires.base import NDJSON_MEDIA
 from bench.wires.registry import wire
@@ -153,6 +153,11 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
     add = recorder.add
     _one_line_log()
 
+    def shown(ex: Exchange) -> str:
+        """The request's path as a note shows it: redacted, as the recording writes it (a note may end
+        up in a log file)."""
+        return redact_target(ex.target, recorder.rx)
+
     async def handle(request: Request) -> Response:
         body = await request.body()
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
@@ -188,7 +193,7 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
             except httpx.HTTPError as exc:
                 ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
                 ex.error = failure(exc, len(ex.body), "the proxy broke the client's connection too")
-                raise UpstreamBroke(f"stopbench record: {ex.method} {ex.target}: {ex.error[1]}") from None
+                raise UpstreamBroke(f"stopbench record: {ex.method} {shown(ex)}: {ex.error[1]}") from None
             except BaseException:  # cancelled or closed: the client went away mid-body
                 ex.ended = "the client went away before the end"
                 raise
@@ -230,7 +235,7 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
         content_type = (resp.headers.get("content-type") or "").lower()
         body, why = plain(ex.body, resp.headers.get("content-encoding"), recorder.bounds, cut=ex.error is not None)
         if body is None:
-            recorder.problems.append(f"{ex.method} {ex.target}: no fault injected ({why})")
+            recorder.problems.append(f"{ex.method} {shown(ex)}: no fault injected ({why})")
             return Plan(ex.status, tuple(headers), (Frame(ex.body),), end)
         headers = [(k, v) for k, v in headers if k != "content-encoding"]
         if not content_type.startswith(("text/event-stream", EVENTSTREAM, NDJSON_MEDIA)):
