@@ -8,6 +8,7 @@ from typing import Any
 
 import anthropic
 import boto3
+import httpx
 import openai
 import pytest
 from google import genai
@@ -141,3 +142,14 @@ def test_bedrock_converse_has_no_none_and_its_any_is_marked_on_a_text_turn() -> 
         notes = [r.note for r in srv.session.records() if r.kind == "model"]
     assert got["output"]["message"]["content"] == [{"text": "done"}]
     assert notes == [unmet("required")]
+
+
+def test_gemini_mode_none_is_read_in_the_snake_case_spelling_too() -> None:
+    body: dict[str, Any] = {"contents": [{"role": "user", "parts": [{"text": PROMPT}]}],
+                            "tools": [{"functionDeclarations": [{"name": "read_file"}]}],
+                            "tool_config": {"function_calling_config": {"mode": "NONE"}}}
+    with serving(ROUNDS) as srv:
+        got = httpx.post(srv.url + "/v1beta/models/m:generateContent", json=body, timeout=10).json()
+        notes = [r.note for r in srv.session.records() if r.kind == "model"]
+    assert [p for p in got["candidates"][0]["content"]["parts"] if "functionCall" in p] == []
+    assert notes == [BENT_NONE]

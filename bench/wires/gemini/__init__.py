@@ -115,8 +115,9 @@ class Gemini(Wire):
     def tool_choice(self, body: dict[str, Any]) -> str:
         if body.get("tool_choice") is not None:
             return tool_choice(body)
-        config = body.get("toolConfig")  # functionCallingConfig.mode AUTO | ANY | NONE
-        fc = config.get("functionCallingConfig") if isinstance(config, dict) else None
+        # functionCallingConfig.mode AUTO | ANY | NONE, in either spelling the API's JSON reads (as systemInstruction)
+        config = body.get("toolConfig", body.get("tool_config"))
+        fc = config.get("functionCallingConfig", config.get("function_calling_config")) if isinstance(config, dict) else None
         mode = fc.get("mode") if isinstance(fc, dict) else None
         return {"ANY": "required", "NONE": "none"}.get(mode.upper(), "auto") if isinstance(mode, str) else "auto"
 
