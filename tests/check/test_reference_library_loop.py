@@ -43,6 +43,8 @@ GEMINI_ON_CHAT = ("the library loop is written over the openai and anthropic cli
 CANNOT = {"gemini-malformed-function-call": GEMINI_ON_CHAT.format("MALFORMED_FUNCTION_CALL"),
           "gemini-too-many-tool-calls": GEMINI_ON_CHAT.format("TOO_MANY_TOOL_CALLS"),
           "gemini-unexpected-tool-call": GEMINI_ON_CHAT.format("UNEXPECTED_TOOL_CALL"),
+          "gemini-malformed-response": GEMINI_ON_CHAT.format("MALFORMED_RESPONSE"),
+          "gemini-missing-thought-signature": GEMINI_ON_CHAT.format("MISSING_THOUGHT_SIGNATURE"),
           **{sid: "the tool results a live loop sees are its own tools' (here the test's stub, the same every "
                   "round), never the sequence's ToolCall.result, which the server cannot serve: the library sees "
                   "no progress where the results move, and reminds at the 4th identical poll"
