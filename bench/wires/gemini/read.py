@@ -37,6 +37,12 @@ def _text(parts: list[Any]) -> str:
                    if isinstance(p, dict) and "text" in p and not p.get("thought"))
 
 
+def _field(part: Any, camel: str, snake: str) -> Any:
+    """A part's field in either spelling the Gemini API's JSON reads (``functionCall`` or the proto
+    name ``function_call``, which LiteLLM sends)."""
+    return part.get(camel, part.get(snake)) if isinstance(part, dict) else None
+
+
 def _parts(content: Any) -> list[Any]:
     parts = content.get("parts") if isinstance(content, dict) else None
     return parts if isinstance(parts, list) else []
@@ -67,7 +73,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
             continue
         parts = _parts(content)
         if isinstance(content, dict) and content.get("role") == "model":
-            fcs = [p["functionCall"] for p in parts if isinstance(p, dict) and isinstance(p.get("functionCall"), dict)]
+            fcs = [fc for p in parts if isinstance(fc := _field(p, "functionCall", "function_call"), dict)]
             calls = [(str(fc.get("id") or ""), str(fc.get("name", ""))) for fc in fcs]
             items.append(Item("assistant", _text(parts), calls=tuple(f"#{n}" for n in range(len(calls)))))
             continue
@@ -75,7 +81,7 @@ def conversation(body: dict[str, Any]) -> Conversation:
         for p in parts:
             if not isinstance(p, dict):
                 continue
-            fr = p.get("functionResponse")
+            fr = _field(p, "functionResponse", "function_response")
             if isinstance(fr, dict):
                 call_id = _position(calls, taken, str(fr.get("id") or ""), str(fr.get("name", "")))
                 response = fr.get("response")
