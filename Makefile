@@ -141,7 +141,7 @@ conformance-python: $(STAMP) conformance-venvs
 
 conformance-venvs: $(PY_LOOPS:%=$(CONFORM_DIR)/%/.pinned)
 
-$(CONFORM_DIR)/%/.pinned: bench/conform/pins.py
+$(CONFORM_DIR)/%/.pinned: bench/conform/pins.py bench/conform/ports.py
 	test -x $(CONFORM_DIR)/$*/bin/python || $(PYTHON) -m venv $(CONFORM_DIR)/$*
 	$(CONFORM_DIR)/$*/bin/python -m pip install --quiet --disable-pip-version-check $(shell $(PINS) $*)
 	touch $@
@@ -162,7 +162,7 @@ $(NODE_LOOPS:%=conformance-%): conformance-%: $(STAMP) $(CONFORM_DIR)/%/.pinned-
 conformance-gemini_cli: $(STAMP) $(CONFORM_DIR)/gemini_cli/.pinned-npm
 	$(BIN)/stopbench conform gemini_cli --conform-dir $(CONFORM_DIR) --timeout 400 --virtual-clock
 
-$(CONFORM_DIR)/%/.pinned-npm: bench/conform/pins.py
+$(CONFORM_DIR)/%/.pinned-npm: bench/conform/pins.py bench/conform/ports.py
 	npm install --prefix $(CONFORM_DIR)/$* --no-audit --no-fund $(shell $(PINS) $*)
 	touch $@
 

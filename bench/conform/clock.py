@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from bench.catalogue.files import write_atomically
+from bench.conform.ports import PORTS
 from bench.conform.runner import ConformResult, Driver
 from bench.engine.model import Sequence
 
@@ -30,13 +31,10 @@ NODE_PRELOAD = CLOCK_DIR / "virtual_clock.mjs"
 PYTHON_SITE = CLOCK_DIR / "python"
 TIMINGS_FILE = "timings.json"
 
-NATIVE_LOOPS: dict[str, str] = {
-    "opencode": "opencode-ai runs a Bun executable",
-    "claude_code": "the platform package's claude is a Bun executable",
-    "codex": "codex app-server is a Rust binary",
-}
-"""Drivers whose loop is a native binary: no preload reaches it, so they run on the real clock
-(their Node driver script too, whose own waits, such as Codex's for the binary to exit, stay real)."""
+NATIVE_LOOPS: dict[str, str] = {name: port.native for name, port in PORTS.items() if port.native}
+"""Drivers whose loop is a native binary (:attr:`bench.conform.ports.Port.native`): no preload reaches it,
+so they run on the real clock (their Node driver script too, whose own waits, such as Codex's for the binary
+to exit, stay real)."""
 
 UNKNOWN_SECONDS = 30.0
 """The estimate for a run of a loop with no timing at all (a first campaign): long enough that an

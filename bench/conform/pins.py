@@ -1,4 +1,4 @@
-"""Every driven original loop's install pins: the one place they are written.
+"""Every driven original loop's install pins, as their ports declare them (:mod:`bench.conform.ports`).
 
 `make conformance` installs each loop from here (``python3 bench/conform/pins.py LOOP`` prints the
 words it passes to pip or npm), the drivers' install lines are made from here
@@ -14,62 +14,19 @@ installed from that registry, ``--markdown`` the table the docs show; an unknown
 
 from __future__ import annotations
 
-import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Literal
 
-Registry = Literal["pypi", "npm"]
-"""Where a loop is installed from: PyPI into a venv with pip, npm into a prefix with ``npm install``."""
+if __package__:
+    from bench.conform.ports import PORTS, Pin, Registry
+else:  # run as a script (the Makefile, before the venv): this folder is on sys.path, the bench is not
+    from ports import PORTS, Pin, Registry  # type: ignore[import-not-found,no-redef]
 
+__all__ = ["PINS", "Pin", "Registry", "pins_markdown"]
 
-@dataclass(frozen=True, slots=True)
-class Pin:
-    """One loop's install: its own packages at their versions, and dependencies held beside them."""
-
-    registry: Registry
-    packages: tuple[str, ...]
-    """The loop's packages (``name==version`` on PyPI, ``name@version`` on npm): what its install line names."""
-    beside: tuple[str, ...] = ()
-    """Dependencies installed at these versions with the packages, so a fresh install resolves the tree the
-    records were driven on; not named in the install line."""
-
-    def words(self) -> str:
-        """What is passed to pip or npm, shell-quoted (an extra such as ``[anthropic]`` is quoted)."""
-        return shlex.join((*self.packages, *self.beside))
-
-    def install_line(self) -> str:
-        """The install line a driver shows (``LOOP``: its venv or npm prefix under CONFORM_DIR)."""
-        if self.registry == "npm":
-            return "npm install --prefix LOOP " + shlex.join(self.packages)
-        return "pip install " + shlex.join(self.packages)
-
-
-_VERCEL_AI = Pin("npm", ("ai@7.0.173", "@ai-sdk/openai@4.0.118", "@ai-sdk/anthropic@4.0.105", "zod@4.6.7"))
-
-PINS: Mapping[str, Pin] = {
-    "corecoder": Pin("pypi", ("corecoder==0.4.0", "openai==3.57.0")),
-    "openai_agents": Pin("pypi", ("openai-agents==0.24.0", "openai==3.57.0")),
-    "hermes": Pin("pypi", ("hermes-agent[anthropic]==0.19.0",)),
-    "langchain": Pin("pypi", ("langchain==1.5.0", "langchain-openai==1.7.4", "langchain-anthropic==1.7.10"),
-                     beside=("langgraph==1.2.24", "langgraph-prebuilt==1.1.3", "langchain-core==1.8.3",
-                             "openai==3.57.0", "anthropic==2.14.0")),
-    "pydantic_ai": Pin("pypi", ("pydantic-ai-slim[openai,anthropic]==2.68.0",),
-                       beside=("openai==3.57.0", "anthropic==2.14.0")),
-    "smolagents": Pin("pypi", ("smolagents==1.26.0", "openai==3.57.0")),
-    "pi": Pin("npm", ("@earendil-works/pi-agent-core@0.84.1", "@earendil-works/pi-ai@0.84.1")),
-    "opencode": Pin("npm", ("opencode-ai@1.18.32",)),
-    "codex": Pin("npm", ("@openai/codex@0.169.0",)),
-    "gemini_cli": Pin("npm", ("@google/gemini-cli@0.61.0",)),
-    # the wrapper; npm installs its platform package (the native binary the driver runs) beside it
-    "claude_code": Pin("npm", ("@anthropic-ai/claude-code@2.1.328",)),
-    # the same generateText install for both columns (predicates/_vercel_ai.py)
-    "vercel_ai": _VERCEL_AI,
-    "vercel_ai_steps": _VERCEL_AI,
-}
-"""Each driven loop's pin, by driver name (a loop not in a registry has none: its driver says how it is
-installed)."""
+PINS: Mapping[str, Pin] = {name: port.pin for name, port in PORTS.items() if port.pin is not None}
+"""Each driven loop's pin, by driver name, as its port (:data:`bench.conform.ports.PORTS`) declares it (a loop
+not in a registry has none: its port says how it is installed)."""
 
 
 def pins_markdown() -> str:

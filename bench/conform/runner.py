@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.processes import end_all_contained, end_contained, start_contained
-from bench.conform.pins import PINS
+from bench.conform.ports import PORTS, Port
 from bench.engine.changes import changes_data, changes_text
 from bench.engine.model import Cell, Decision, Sequence
 from bench.engine.predicate import Predicate
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
 from bench.serve.observe import observed_cell
-from bench.serve.render import Wire
+from bench.serve.render import WIRES, Wire
 from bench.serve.server import BackgroundServer
 from bench.serve.tools import tool_specs
 
@@ -69,83 +69,22 @@ class Driver:
         return self.skip.get(sequence.dialect)
 
 
-LCC_SCRIPT = "conformance/drivers/learn_claude_code_driver.py"
-LCC_INSTALL = ("python -m venv LOOP; LOOP/bin/pip install anthropic==2.14.0 openai==3.57.0 python-dotenv; "
-               "the lesson file at its pinned commit under LOOP/src/<commit>/")
-LCC_REUSED = ("learn-claude-code is not in a registry: driven once from checkouts of its pinned commits "
-              "(conformance/drivers/learn_claude_code_driver.py); CI reuses this committed record, "
-              "it does not re-drive it")
+def _wire(name: str) -> Wire:
+    """A port's wire name as the server's (:data:`bench.serve.render.WIRES`); a name no wire has is refused."""
+    if name not in WIRES:
+        raise ValueError(f"bench/conform/ports.py: {name!r} is no wire (wires: {', '.join(WIRES)})")
+    return name
 
-_NO_BEDROCK = {"bedrock-converse": (
-    "the port reads Bedrock Converse through its loop's own Bedrock client (the Bedrock path its file cites); "
-    "the driver installs none (its pin carries no AWS client), and a Bedrock sequence served on another wire "
-    "is read by that wire's client, which would compare the port's Bedrock rules with another client's")}
-"""Dialects not driven for the loops whose port has a Bedrock path: skipped, with why, not compared."""
 
-DRIVERS: Mapping[str, Driver] = {
-    "corecoder": Driver("corecoder", "corecoder", "conformance/drivers/corecoder_driver.py", "openai-chat",
-                        PINS["corecoder"].install_line()),
-    # Chat Completions model for every sequence but the Responses ones (predicates/openai_agents.py)
-    "openai_agents": Driver("openai_agents", "openai_agents", "conformance/drivers/openai_agents_driver.py",
-                            "openai-chat", PINS["openai_agents"].install_line(),
-                            wires={"openai-responses": "openai-responses"}),
-    # api_mode follows the dialect (predicates/hermes.py); Gemini on its native Gemini client
-    # (provider "gemini", Google's base URL, sent to the server by the driver)
-    "hermes": Driver("hermes", "hermes", "conformance/drivers/hermes_driver.py", "openai-chat",
-                     PINS["hermes"].install_line(), skip=_NO_BEDROCK,
-                     wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"}),
-    # pi-ai's provider for the sequence's API (predicates/pi.py picks the mapper from the raw finish),
-    # its google-generative-ai provider on the server's Gemini endpoint for Gemini sequences
-    "pi": Driver("pi", "pi", "conformance/drivers/pi_driver.mjs", "openai-chat",
-                 PINS["pi"].install_line(), skip=_NO_BEDROCK,
-                 wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
-                 interpreter="node"),
-    # the CLI (`opencode run`) with the AI SDK provider it bundles for the sequence's API (@ai-sdk/google
-    # on the server's Gemini endpoint for Gemini sequences)
-    "opencode": Driver("opencode", "opencode", "conformance/drivers/opencode_driver.mjs", "openai-chat",
-                       PINS["opencode"].install_line(), skip=_NO_BEDROCK,
-                       wires={"openai-responses": "openai-responses", "anthropic": "anthropic", "gemini": "gemini"},
-                       interpreter="node"),
-    # `codex app-server` with dynamic tools; Responses only: every sequence is served as Responses
-    # (predicates/codex.py reads other dialects as a proxy's Responses stream)
-    "codex": Driver("codex", "codex", "conformance/drivers/codex_driver.mjs", "openai-responses",
-                    PINS["codex"].install_line(), interpreter="node"),
-    # create_agent on ChatOpenAI (Chat; use_responses_api for Responses) or ChatAnthropic; Gemini on Chat
-    "langchain": Driver("langchain", "langchain", "conformance/drivers/langchain_driver.py", "openai-chat",
-                        PINS["langchain"].install_line(), skip=_NO_BEDROCK,
-                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
-    # Agent.run on OpenAIChatModel (Chat), OpenAIResponsesModel (Responses) or AnthropicModel; Gemini on Chat
-    "pydantic_ai": Driver("pydantic_ai", "pydantic_ai", "conformance/drivers/pydantic_ai_driver.py", "openai-chat",
-                          PINS["pydantic_ai"].install_line(), skip=_NO_BEDROCK,
-                          wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}),
-    # ToolCallingAgent on OpenAIServerModel: Chat Completions only, every dialect served on Chat
-    # (predicates/smolagents.py)
-    "smolagents": Driver("smolagents", "smolagents", "conformance/drivers/smolagents_driver.py", "openai-chat",
-                         PINS["smolagents"].install_line(), skip=_NO_BEDROCK),
-    # `gemini -p` (non-interactive) on the Gemini API; every sequence is served as Gemini (a tool-call
-    # finish as STOP with the calls as parts, bench/serve/render.py finish_for)
-    "gemini_cli": Driver("gemini_cli", "gemini_cli", "conformance/drivers/gemini_cli_driver.mjs", "gemini",
-                         PINS["gemini_cli"].install_line(), interpreter="node"),
-    # `claude -p` (headless, stream-json) on the Anthropic Messages API; every sequence is served as
-    # Anthropic; the sequence's tools as MCP stub tools, renamed by the driver's proxy
-    "claude_code": Driver("claude_code", "claude_code", "conformance/drivers/claude_code_driver.mjs", "anthropic",
-                          PINS["claude_code"].install_line(), interpreter="node"),
-    # generateText with tools (default stopWhen; _steps: isStepCount(5)), @ai-sdk/openai .chat (Chat; Gemini
-    # on Chat) or .responses, @ai-sdk/anthropic by dialect (predicates/_vercel_ai.py)
-    "vercel_ai": Driver("vercel_ai", "vercel_ai", "conformance/drivers/vercel_ai_driver.mjs", "openai-chat",
-                        PINS["vercel_ai"].install_line(), skip=_NO_BEDROCK,
-                        wires={"openai-responses": "openai-responses", "anthropic": "anthropic"}, interpreter="node"),
-    "vercel_ai_steps": Driver("vercel_ai_steps", "vercel_ai_steps", "conformance/drivers/vercel_ai_steps_driver.mjs",
-                              "openai-chat",
-                              PINS["vercel_ai_steps"].install_line(), skip=_NO_BEDROCK,
-                              wires={"openai-responses": "openai-responses", "anthropic": "anthropic"},
-                              interpreter="node"),
-    # not in a registry: both s01 lessons, each from a checkout of its pinned commit, one venv (--loop)
-    "learn_claude_code_s01": Driver("learn_claude_code_s01", "learn_claude_code_s01", LCC_SCRIPT, "anthropic",
-                                    LCC_INSTALL, reused=LCC_REUSED),
-    "learn_claude_code_s01_openai": Driver("learn_claude_code_s01_openai", "learn_claude_code_s01_openai", LCC_SCRIPT,
-                                           "openai-chat", LCC_INSTALL, reused=LCC_REUSED),
-}
+def _driver(name: str, port: Port) -> Driver:
+    """The driver of the port registered as `name` (:data:`bench.conform.ports.PORTS`)."""
+    return Driver(name, name, port.script, _wire(port.wire), port.install_line(),
+                  wires={dialect: _wire(w) for dialect, w in port.wires.items()}, skip=port.skip,
+                  interpreter=port.interpreter, reused=port.reused)
+
+
+DRIVERS: Mapping[str, Driver] = {name: _driver(name, port) for name, port in PORTS.items() if port.script}
+"""Every driven loop's driver, by name: the ports that have a driver script, in their order."""
 
 
 def compare_cells(port: Cell, observed: Cell) -> str | None:
