@@ -78,9 +78,11 @@ class Redactor:
         overlap, in order."""
         found = [(m.start(), m.end()) for p in self.patterns for m in p.finditer(text) if m.end() > m.start()]
         if _ESCAPE.search(text):
-            shadow, where = unescaped(text)
-            found += [(where(m.start()), where(m.end())) for p in self.patterns for m in p.finditer(shadow)
-                      if m.end() > m.start()]
+            shadow = _ESCAPE.sub(_char, text)
+            hits = [(m.start(), m.end()) for p in self.patterns for m in p.finditer(shadow) if m.end() > m.start()]
+            if hits:  # mapped back to `text` only then: the map costs more than the reading
+                where = unescaped(text)[1]
+                found += [(where(start), where(end)) for start, end in hits]
         found.sort()
         merged: list[tuple[int, int]] = []
         for start, end in found:
@@ -126,6 +128,12 @@ _ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})|\\(/)|%([0-9a-fA-F]{2})")
 """A JSON ``\\uXXXX`` or ``\\/`` escape, or a URL's ``%XX``: the ways a client may write a key's characters."""
 
 
+def _char(m: re.Match[str]) -> str:
+    """The character an escape (:data:`_ESCAPE`) stands for."""
+    hexa, slash, pct = m.groups()
+    return "/" if slash is not None else chr(int(hexa or pct, 16))
+
+
 def unescaped(text: str) -> tuple[str, Callable[[int], int]]:
     """`text` with its escapes (:data:`_ESCAPE`) undone, and the map from a position in it back to
     `text` (an escaped character's position is its escape's start; the end of one is its escape's end)."""
@@ -136,8 +144,7 @@ def unescaped(text: str) -> tuple[str, Callable[[int], int]]:
         out.append(text[done:m.start()])
         shown += m.start() - done
         marks.append((shown, m.start()))
-        hexa, slash, pct = m.groups()
-        out.append(chr(int(hexa or pct, 16)) if slash is None else "/")
+        out.append(_char(m))
         shown += 1
         marks.append((shown, m.end()))
         done = m.end()
