@@ -249,6 +249,9 @@ def test_the_conformance_marker_shows_for_a_port_with_a_record(fresh: Any) -> No
     assert mark("seed000-tool-call-with-text", "pi") == "o≠"
     assert mark("seed000-tool-tool-answer", "pi") == "o–"  # the record does not cover it: not run
     assert mark("seed000-talk-only", "reference") is None  # no record for the reference loop
+    td = fresh.find_element(by("ID"), "cell-seed000-tool-call-with-text--pi")  # placed and titled by the script
+    assert (td.get_attribute("data-seq"), td.get_attribute("data-pred")) == ("seed000-tool-call-with-text", "pi")
+    assert td.get_attribute("title").endswith(" — original loop: differs")
     fresh.find_element(by("ID"), "cell-seed000-tool-call-with-text--pi").click()
     text = fresh.find_element(by("ID"), "drill-conformance").text
     assert "differs" in text and "stop:stop@1 ok []" in text and "step 2: the original had stopped" in text

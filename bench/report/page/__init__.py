@@ -25,7 +25,7 @@ from bench.golden.expected import Golden
 from bench.golden.run import Result
 from bench.report.guards import guard_scores, html_section
 from bench.report.labels import GLYPHS, VERDICT_WORDS, VERDICTS, verdict_table
-from bench.report.page.data import page_data
+from bench.report.page.data import by_reference, page_data
 from bench.report.page.scorecard import scorecard_section
 from bench.report.page.svg import bar_chart, heat_map
 
@@ -100,7 +100,7 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
     }
     template = _env().get_template("index.html.j2")
     return template.render(
-        data_json=embed_json(data), css=(ASSETS / "page.css").read_text(encoding="utf-8"),
+        data_json=embed_json(by_reference(data)), css=(ASSETS / "page.css").read_text(encoding="utf-8"),
         script=_inline_script((ASSETS / "page.js").read_text(encoding="utf-8")),
         rows=rows, predicates=data["predicates"], summary=data["summary"], totals=totals, facets=facets,
         glyphs=GLYPHS, verdicts=VERDICTS, verdict_words=VERDICT_WORDS, conformance_glyphs=CONFORMANCE_GLYPHS,

@@ -7,6 +7,7 @@ dictionary, every list in a fixed order, so the page built from it is byte-ident
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from collections.abc import Sequence as Seq
 from pathlib import PurePosixPath
@@ -292,3 +293,46 @@ def page_data(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[Lo
         "cells": cells,
         "summary": summary(cells, names),
     }
+
+
+
+SHARED_FIELDS = ("label", "tools_run", "tools_failed", "violations", "expected", "conformance")
+"""A cell's fields the page embeds as an index into a table of their distinct values (many cells share one)."""
+
+
+def _table(rows: list[Any], index: dict[str, int], item: Any) -> int:
+    """`item`'s place in `rows` (a table of distinct items, `index` by their JSON), added when new."""
+    key = json.dumps(item, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    if key not in index:
+        index[key] = len(rows)
+        rows.append(item)
+    return index[key]
+
+
+def by_reference(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The page's data with each repeated fact once, as the page embeds it. Every distinct drawn step of a
+    port (table ``steps``), recorded step of an original loop (``recorded_steps``) and value of a field of
+    :data:`SHARED_FIELDS` is one row of a table in ``tables``; a cell is a list: the index of its field
+    names (``shapes``), then its fields' values in that order, a step or a shared field as its index; the
+    cells are keyed by sequence, then predicate. The page's script puts them back in place when it loads.
+    The cells are walked in key order, so the tables do not depend on the results' order."""
+    tables: dict[str, list[Any]] = {name: [] for name in ("shapes", "steps", "recorded_steps", *SHARED_FIELDS)}
+    seen: dict[str, dict[str, int]] = {name: {} for name in tables}
+
+    def ref(name: str, item: Any) -> int:
+        return _table(tables[name], seen[name], item)
+
+    cells: dict[str, dict[str, list[Any]]] = {}
+    for key in sorted(data["cells"]):
+        cell = dict(data["cells"][key])
+        cell["steps"] = [ref("steps", step) for step in cell["steps"]]
+        conf = cell.get("conformance")
+        if conf is not None and "original_steps" in conf:
+            cell["conformance"] = {**conf, "original_steps": [ref("recorded_steps", s) for s in conf["original_steps"]]}
+        for name in SHARED_FIELDS:
+            if name in cell:
+                cell[name] = ref(name, cell[name])
+        fields = sorted(cell)
+        sequence, predicate = key.split("\t", 1)
+        cells.setdefault(sequence, {})[predicate] = [ref("shapes", fields), *(cell[name] for name in fields)]
+    return {**data, "cells": cells, "tables": tables, "shared": list(SHARED_FIELDS)}

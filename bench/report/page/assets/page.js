@@ -4,6 +4,22 @@
   "use strict";
 
   const DATA = JSON.parse(document.getElementById("stopbench-data").textContent);
+  (function unshare(T) {  // each repeated fact is embedded once (bench/report/page/data.py by_reference)
+    const shared = new Set(DATA.shared);
+    for (const k of T.conformance) if (k.original_steps) k.original_steps = k.original_steps.map((i) => T.recorded_steps[i]);
+    const cells = {};
+    for (const [seq, row] of Object.entries(DATA.cells)) {
+      for (const [pred, values] of Object.entries(row)) {
+        const c = {};
+        T.shapes[values[0]].forEach((f, i) => {
+          const v = values[i + 1];
+          c[f] = f === "steps" ? v.map((s) => T.steps[s]) : shared.has(f) ? T[f][v] : v;
+        });
+        cells[seq + "\t" + pred] = c;
+      }
+    }
+    DATA.cells = cells;
+  })(DATA.tables);
   const SEQS = new Map(DATA.sequences.map((s) => [s.id, s]));
   for (const s of DATA.sequences) {  // a long sequence's drawn turns, at their indices (the rest are holes)
     if (s.more_turns) for (const k of Object.keys(s.more_turns)) s.turns[Number(k)] = s.more_turns[k];
@@ -15,6 +31,24 @@
   const WORDS = DATA.verdicts.words;
 
   function cellOf(seq, pred) { return DATA.cells[seq + "\t" + pred] || null; }
+
+  function cellTitle(c) {  // a cell's tooltip: its label, then what its marks say
+    return c.label + (c.violations.length ? " — " + c.violations.length + " violation(s)" : "")
+      + (c.golden === "match" ? "" : c.golden === "live" ? " — observed live, no golden file" : " — golden " + c.golden)
+      + (c.conformance ? " — original loop: " + c.conformance.status : "");
+  }
+
+  (function placeCells() {  // each cell's sequence and column come from its row and its column head
+    const heads = Array.from(document.querySelectorAll("#matrix thead th.predcol"), (th) => th.dataset.pred);
+    for (const tr of document.querySelectorAll("#matrix tr.seqrow")) {
+      tr.querySelectorAll("td.cell").forEach((td, i) => {
+        td.dataset.seq = tr.dataset.seq;
+        td.dataset.pred = heads[i];
+        const c = cellOf(tr.dataset.seq, heads[i]);
+        if (c) td.title = cellTitle(c);
+      });
+    }
+  })();
 
   // h("tag.class", {attr: value}, child, ...): an element; strings become text nodes.
   function h(spec, attrs) {
