@@ -49,7 +49,17 @@ from bench.importers import _read, import_capture
 from bench.importers.cassette import dialect_of_uri
 from bench.importers.sequence import Options, build_sequences
 from bench.record import eventstream
-from bench.record.redact import MASK, Redactor, is_credential_header, redact_sse, redact_values, rewrite_json
+from bench.record.redact import (
+    MASK,
+    Redactor,
+    array_items,
+    incomplete_json,
+    is_credential_header,
+    redact_array,
+    redact_sse,
+    redact_values,
+    rewrite_json,
+)
 from bench.serve.threads import Refusal, follow
 from bench.wires.capture import (
     MAX_INFLATED,
@@ -199,19 +209,34 @@ def redact_body(text: str, content_type: str, rx: Redactor) -> str:
     """A response body's text redacted: a stream over its reassembled values (SSE, JSON lines, or a
     JSON array of chunks), a whole body as text."""
     head = text.lstrip()[:16]
-    if "event-stream" in content_type or head.startswith(("data:", "event:", ":")) or (
-            head.startswith("{") and "\n{" in text.strip()):
+    if _is_stream(text, content_type):
         return redact_sse(text, rx)
     if head.startswith("["):
-        try:
-            before = json.loads(text)
-        except ValueError:
-            return rx.text(text)
-        if isinstance(before, list):
-            after = json.loads(text)
-            if redact_values(after, rx):
-                text = rewrite_json(text, before, after)
+        return redact_array(text, rx)
     return rx.text(text)
+
+
+def _is_stream(text: str, content_type: str) -> bool:
+    """Whether a body is a stream of events (SSE, or JSON lines) rather than one JSON value."""
+    head = text.lstrip()[:16]
+    return "event-stream" in content_type or head.startswith(("data:", "event:", ":")) or (
+        head.startswith("{") and "\n{" in text.strip())
+
+
+def cut_tail(text: str, content_type: str) -> tuple[str, str]:
+    """A stream's text without its last event or chunk when the upstream cut it off inside its JSON
+    (a secret begun in the events before it cannot be reassembled with it), and what was cut; an
+    event or array item that came whole is kept."""
+    if _is_stream(text, content_type):
+        last = re.split(r"\r\n|\n|\r", text)[-1]
+        if incomplete_json(last):
+            return text[:len(text) - len(last)], f"{len(last):,} character(s) of an event cut off inside its JSON"
+    elif text.lstrip().startswith("["):
+        items, end = array_items(text)
+        rest = text[end:]
+        if rest.strip(" \t\r\n,"):
+            return text[:end], f"{len(rest):,} character(s) after chunk {len(items)} (a chunk cut off)"
+    return text, ""
 
 
 def redact_eventstream(data: bytes, rx: Redactor) -> tuple[bytes, list[dict[str, Any]], str]:
@@ -294,9 +319,11 @@ def _response_body(ex: Exchange, rx: Redactor, bounds: Bounds) -> dict[str, Any]
         if withheld:
             out["withheld"] = withheld + _WITHHELD
         return out
-    kept = _kept(_utf8(redact_body(data.decode("utf-8", "surrogateescape"), content_type, rx)))
+    text, cut = cut_tail(data.decode("utf-8", "surrogateescape"), content_type)
+    kept = _kept(_utf8(redact_body(text, content_type, rx)))
     raw = kept.pop("raw", None)
-    return {"body": kept} | ({"raw": raw} if raw is not None else {})
+    return {"body": kept} | ({"raw": raw} if raw is not None else {}) | (
+        {"withheld": cut + _WITHHELD} if cut else {})
 
 
 def _request_body(ex: Exchange, rx: Redactor, bounds: Bounds) -> dict[str, Any]:

@@ -308,3 +308,54 @@ def _set_line(blocks: list[list[str]], b: int, n: int, text: str) -> None:
     """Line `n` of block `b` made to say `text`, its line ending kept."""
     line = blocks[b][n]
     blocks[b][n] = text + line[len(line.rstrip("\r\n")):]
+
+
+# ---------------------------------------------------------------- JSON arrays and cut-off ends
+
+_DECODER = json.JSONDecoder()
+_BETWEEN = re.compile(r"[\s,]*")
+
+
+def array_items(text: str) -> tuple[list[tuple[int, int, Any]], int]:
+    """The whole items of the JSON array `text` holds (each its start, end and value), read one by one
+    so that an array cut off gives the items before the cut, and where the whole items end (after the
+    array's ``]``, or after its last whole item)."""
+    start = text.find("[") + 1
+    items: list[tuple[int, int, Any]] = []
+    end = i = start
+    while True:
+        found = _BETWEEN.match(text, i)
+        i = found.end() if found else i
+        if i >= len(text):
+            return items, end
+        if text[i] == "]":
+            return items, i + 1
+        try:
+            value, after = _DECODER.raw_decode(text, i)
+        except ValueError:
+            return items, end
+        items.append((i, after, value))
+        end = i = after
+
+
+def redact_array(text: str, rx: Redactor) -> str:
+    """A JSON array of stream chunks (Gemini's ``streamGenerateContent`` without SSE) redacted over its
+    items' reassembled values, each changed item rewritten in place, then as raw text."""
+    items, _ = array_items(text)
+    values = [value for *_, value in items]
+    before = json.loads(json.dumps(values))
+    changed = redact_values(values, rx)
+    out: list[str] = []
+    done = 0
+    for k in sorted(changed):
+        start, end, _ = items[k]
+        out += [text[done:start], rewrite_json(text[start:end], before[k], values[k])]
+        done = end
+    out.append(text[done:])
+    return rx.text("".join(out))
+
+
+def incomplete_json(line: str) -> bool:
+    """Whether a stream's line is data that begins a JSON value and does not end it (cut off)."""
+    data = _data(line)
+    return data is not None and data[1].lstrip().startswith(("{", "[")) and _json(data[1]) is None

@@ -123,12 +123,13 @@ def test_a_body_past_the_size_bound_is_withheld_whatever_its_ratio(tmp_path: Pat
 
 
 def test_a_gzip_stream_the_upstream_broke_off_keeps_what_it_inflates_to(tmp_path: Path) -> None:
-    body = b'data: {"choices":[{"index":0,"delta":{"content":"half"}}]}\n\n' * 50
-    ex = answer(gzip.compress(body)[:-40], "text/event-stream", "gzip")
+    body = b"".join(b'data: {"choices":[{"index":0,"delta":{"content":"part %d"}}]}\n\n' % i for i in range(500))
+    ex = answer(gzip.compress(body)[:-12], "text/event-stream", "gzip")  # its 8-byte trailer and more cut off
     ex.error = ("connection_reset", "the upstream broke off the answer")
     inter = interaction(ex, "https://api.example", redactor())
     kept = inter["response"]["body"]["string"]
-    assert kept and body.startswith(kept.encode()) and "withheld" not in inter["response"]
+    assert len(kept) > 1000 and body.startswith(kept.encode())
+    assert "gzip" not in inter["response"].get("withheld", "")  # only the event cut off mid-JSON, if any
 
 
 def test_the_proxy_under_faults_inflates_within_the_bounds_and_passes_a_bomb_on_as_it_came(tmp_path: Path) -> None:

@@ -161,12 +161,17 @@ def exchanges(draw: st.DrawFn) -> tuple[str, Exchange]:
     text = f"here is {key} ok"
     pieces = _pieces(text, draw(st.lists(st.integers(0, 200), max_size=5)))
     escapes = set(draw(st.lists(st.integers(0, len(text)), max_size=12)))
-    framing = draw(st.sampled_from(["sse-json", "sse-text", "json", "request", "eventstream", "query"]))
+    framing = draw(st.sampled_from(["sse-json", "sse-text", "json", "json-array", "request", "eventstream",
+                                    "query"]))
     target, media, request = CHAT, "application/json", REQUEST
     if framing == "sse-json":
         media = "text/event-stream"
         body = b"".join(b'data: {"choices":[{"index":0,"delta":{"content":' + _escaped(p, escapes).encode()
                         + b"}}]}\n\n" for p in pieces) + b"data: [DONE]\n\n"
+    elif framing == "json-array":  # Gemini's streamGenerateContent without alt=sse
+        target = "/v1beta/models/m:streamGenerateContent"
+        body = b"[" + b",\r\n".join(b'{"candidates":[{"content":{"parts":[{"text":' + _escaped(p, escapes).encode()
+                                     + b'}],"role":"model"},"index":0}]}' for p in pieces) + b"]"
     elif framing == "sse-text":
         media, body = "text/event-stream", b"".join(f"data: {p}\n\n".encode() for p in pieces)
     elif framing == "json":
@@ -184,6 +189,8 @@ def exchanges(draw: st.DrawFn) -> tuple[str, Exchange]:
         spoil = draw(st.sampled_from([None, _cut_inside, _bad_crc, _four_gb]))
         if spoil is not None:
             body = body[:len(STREAM_START)] + spoil(body[len(STREAM_START):])
+    if framing in ("sse-json", "sse-text", "json-array") and draw(st.booleans()):  # the upstream broke it off
+        body = body[:draw(st.integers(0, len(body)))]
     coding = draw(st.sampled_from(["", "gzip", "deflate"]))
     sent = gzip.compress(body) if coding == "gzip" else zlib.compress(body) if coding == "deflate" else body
     chunks = _pieces(sent.decode("latin-1"), draw(st.lists(st.integers(0, 4000), max_size=6)))
@@ -208,3 +215,23 @@ def test_a_key_in_a_header_name_or_value_is_masked(tmp_path: Path) -> None:
     ex.response_headers += [("x-echo", key), (f"x-{key}", "1")]
     record(tmp_path, ex)
     assert_nowhere(key, tmp_path)
+
+
+def test_a_key_split_into_a_stream_event_that_was_cut_off_is_not_written(tmp_path: Path) -> None:
+    first, second = KEY[:16], KEY[16:]
+    events = (f'data: {{"choices":[{{"index":0,"delta":{{"content":"key: {first}"}}}}]}}\n\n'
+              f'data: {{"choices":[{{"index":0,"delta":{{"content":"{second} and more').encode()
+    ex = answer(CHAT, "text/event-stream", events)
+    ex.error = ("connection_reset", "the upstream broke off the answer")
+    rec = record(tmp_path, ex)
+    assert_nowhere(KEY, tmp_path)
+    assert any("an event cut off" in p for p in rec.problems)
+
+
+def test_a_key_split_into_a_json_array_chunk_that_was_cut_off_is_not_written(tmp_path: Path) -> None:
+    first, second = KEY[:16], KEY[16:]
+    chunks = (f'[{{"candidates":[{{"content":{{"parts":[{{"text":"key: {first}"}}]}}}}]}},\r\n'
+              f'{{"candidates":[{{"content":{{"parts":[{{"text":"{second} and more').encode()
+    rec = record(tmp_path, answer("/v1beta/models/m:streamGenerateContent", "application/json", chunks))
+    assert_nowhere(KEY, tmp_path)
+    assert any("a chunk cut off" in p for p in rec.problems)
