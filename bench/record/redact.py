@@ -14,7 +14,8 @@ Bodies: the patterns (:data:`DEFAULT_PATTERNS` plus the caller's ``--redact``) a
    rewritten, by replacing the JSON string literal in place where it is found once as written,
    else by writing the event's JSON again (compact); every other byte stays as it came.
 2. Over the raw text of every body and URI (a secret inside one value, a header echoed in a body,
-   a comment line).
+   a comment line), also as its escapes spell it (JSON ``\\u`` and ``\\/``, URL ``%XX``), and over
+   bytes that are not UTF-8 (:meth:`Redactor.data`).
 """
 
 from __future__ import annotations
@@ -114,7 +115,6 @@ class Redactor:
             out.append(masked[offset:offset + len(part)])
             offset += len(part)
         return out
-
 
     def data(self, data: bytes) -> bytes:
         """`data` with every secret masked, as bytes: read as UTF-8 with each byte that is not kept as
