@@ -2,10 +2,13 @@
 
 Each exchange the proxy passed through (:class:`Exchange`: the request as the client sent it, the
 upstream's status, headers and body chunks with their arrival times) is redacted
-(:mod:`bench.record.redact`) into one VCR-style cassette interaction, so nothing is lost and no
-credential is written. The cassette importer (:mod:`bench.importers.cassette`) then reads each
+(:mod:`bench.record.redact`) into one VCR-style cassette interaction, so no credential is written:
+bodies are decoded (within the importers' inflation bounds) and kept as bytes where they are not
+UTF-8 (``raw``), and what cannot be decoded, so cannot be searched, is left out and said so
+(``withheld``). The cassette importer (:mod:`bench.importers.cassette`) then reads each
 conversation's cassette back into a sequence (:func:`bench.importers.sequence.build_sequences`): the
-importers' rules, not a second importer.
+importers' rules, not a second importer; an answer the upstream broke off becomes the broken
+connection the client got (``error``), which its bytes alone do not say.
 
 Conversations are told apart the way the replay server follows a client: a request that names a
 reply by reference (a Responses ``previous_response_id``, an Anthropic thread) belongs to that
