@@ -72,6 +72,16 @@ def test_an_upstream_that_breaks_a_stream_off_is_recorded_as_the_broken_connecti
     assert "upstream failures: answer 1: the upstream broke off the answer after" in source
 
 
+def test_an_upstream_that_stalls_mid_stream_past_the_timeout_is_recorded_as_the_broken_connection(
+        tmp_path: Path) -> None:
+    with raw_upstream(response("200 OK", SSE, chunk(EVENT)), "stall") as upstream:
+        got = _through(upstream, tmp_path, client=httpx.AsyncClient(timeout=httpx.Timeout(0.3)))
+    assert isinstance(got, httpx.RemoteProtocolError)
+    turn = load_sequence(tmp_path / "rec-1.yaml").turns[0]
+    assert turn.error is not None and turn.error.kind == "connection_reset" and "(ReadTimeout)" in turn.error.message
+    assert turn.content == "half an answer"
+
+
 def test_a_body_shorter_than_its_content_length_is_a_broken_connection_not_a_finished_answer(
         tmp_path: Path) -> None:
     sent = response("200 OK", {"content-type": "application/json", "content-length": str(len(ANSWER) + 100)}, ANSWER)

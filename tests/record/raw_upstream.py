@@ -1,6 +1,6 @@
 """An upstream that misbehaves below HTTP: it reads a request, writes the bytes it was given (a status
 line, headers and as much body as the case wants), then resets the connection, closes it, or holds it
-open and says nothing. The cases the recording proxy must record as what the client got."""
+open and says nothing more. The cases the recording proxy must record as what the client got."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Literal
 
-Then = Literal["reset", "close", "hang"]
+Then = Literal["reset", "close", "hang", "stall"]
+"""After the bytes: a reset, a close, or the connection held open with nothing sent (``hang``: not
+even the bytes; ``stall``: the bytes, then nothing)."""
 
 
 def response(status: str, headers: dict[str, str], body: bytes = b"") -> bytes:
@@ -69,6 +71,9 @@ def raw_upstream(sent: bytes, then: Then) -> Iterator[str]:
                 held.append(conn)
                 continue
             conn.sendall(sent)
+            if then == "stall":
+                held.append(conn)
+                continue
             if then == "reset":  # SO_LINGER 0: close sends RST, not FIN (once the bytes sent have arrived)
                 time.sleep(0.2)  # a reset drops what the peer has not read yet
                 conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
