@@ -63,6 +63,7 @@ def test_a_refusal_in_words_the_fallback_does_not_know_breaks_nothing_for_certai
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KEPT_REFUSAL", "Nope: I will not write that.")
     code, out, cell = check(tmp_path, "refuse_in_own_words.py", HIDDEN)
+    assert code == 1  # the exit status still says a requirement is broken; the summary says on a guess only
     assert cell["decisions"][0]["known"] == [[0, "wording"]]  # read as a run: a guess
     assert [v["requirement"] for v in cell["violations"]] == ["no_malformed_runs"]
     assert certain(cell) == []
@@ -72,6 +73,7 @@ def test_a_refusal_in_words_the_fallback_does_not_know_breaks_nothing_for_certai
 
 def test_under_bench_tools_a_call_with_no_execution_behind_it_is_failed_not_guessed(tmp_path: Path) -> None:
     code, out, cell = check(tmp_path, "refuse_before_bench_tools.py", FOREVER, "--bench-tools")
+    assert code == 0, out  # it gave up openly (ok false) within the requests allowed, running nothing cut off
     rounds = cell["decisions"][:-1]  # two refused rounds, then it gives up
     assert [d["known"] for d in rounds] == [[[0, "executed"]]] * 2
     assert [d["failed"] for d in rounds] == [["write_file"]] * 2

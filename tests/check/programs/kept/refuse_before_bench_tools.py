@@ -19,8 +19,9 @@ messages = [{"role": "user", "content": os.environ["STOPBENCH_PROMPT"]}]
 outcome = {"ok": False, "reason": "gave up", "final": ""}
 refused = 0
 while refused < 3:
-    message = post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
-                   {"model": os.environ["STOPBENCH_MODEL"], "messages": messages, "tools": tools})["choices"][0]["message"]
+    reply = post(os.environ["OPENAI_BASE_URL"] + "/chat/completions",
+                 {"model": os.environ["STOPBENCH_MODEL"], "messages": messages, "tools": tools})
+    message = reply["choices"][0]["message"]
     calls = message.get("tool_calls") or []
     messages.append({"role": "assistant", "content": message.get("content"), "tool_calls": calls or None})
     if not calls:
