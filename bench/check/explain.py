@@ -216,7 +216,7 @@ def explain(sequence: Sequence, cell: Cell) -> str | None:
     v = cell.violations[0]
     at = f" at step {v.step}" if v.step is not None else ""
     lines = [f"{cell.predicate} on {sequence.id}: {violation_words(v, sequence, cell)} "
-             f"(breaks `{v.requirement}`{at}): {v.detail}"]
+             f"(breaks `{v.requirement}`{at}): {v.detail}{GUESS if v.guess else ''}"]
     step = next((s for s in cell.steps if s.step == v.step), None)
     if step is not None:
         lines.append(f"  served {turn_text(sequence.turns[step.turn], step.turn)}")
@@ -226,7 +226,7 @@ def explain(sequence: Sequence, cell: Cell) -> str | None:
     lines.append(f"  path: {path_text(cell) or '(no request)'}; {ending}")
     if len(cell.violations) > 1:
         lines.append("  also broken: " + "; ".join(f"{violation_words(x, sequence, cell)} ({x.requirement})"
-                                                   for x in cell.violations[1:]))
+                                                   f"{GUESS if x.guess else ''}" for x in cell.violations[1:]))
     return "\n".join(lines)
 
 

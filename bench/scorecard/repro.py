@@ -133,8 +133,8 @@ def verdict_words(sequence: Sequence, cell: Cell) -> str:
 def write_up(fw: Framework, sequence: Sequence, cell: Cell, record: Mapping[str, Any]) -> str:
     """``README.md``: what the sequence serves, what the framework did, what it should have done, the
     version, how to reproduce."""
-    from bench.check.explain import REQUIREMENTS, step_text, turn_text, violation_words
-    words = [violation_words(v, sequence, cell) for v in cell.violations]
+    from bench.check.explain import GUESS, REQUIREMENTS, step_text, turn_text, violation_words
+    words = [violation_words(v, sequence, cell) + (GUESS if v.guess else "") for v in cell.violations]
     title = f"{fw.title} {fw.version} {words[0] if words else 'meets every requirement'} (`{sequence.id}`)"
     served = [f"- {turn_text(t, i)}" for i, t in enumerate(sequence.turns)]
     did = [f"- step {s.step} (served turn {s.turn}): {step_text(s)}" for s in cell.steps] or ["- (no request)"]

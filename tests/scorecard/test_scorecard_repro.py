@@ -118,3 +118,11 @@ def test_an_out_that_is_not_empty_or_cannot_be_written_is_refused(tmp_path: Path
     code, text = repro(a_file / "r", "agno", "chat-content-filter")
     assert (code, len(text.strip().splitlines())) == (2, 1) and "does not exist" in text
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a-file", "full"]
+
+
+def test_a_violation_on_a_guess_is_said_so_in_the_verdict_and_the_write_up(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    assert repro(out, "openai_agents", "chat-length-cut-json-repeat")[0] == 0
+    guess = "ran a tool call from a cut-off reply (no_truncated_runs) (a guess: a result read by its wording)"
+    assert guess in (out / "verdict.txt").read_text(encoding="utf-8")
+    assert guess in (out / "README.md").read_text(encoding="utf-8")
