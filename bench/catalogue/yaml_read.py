@@ -32,7 +32,7 @@ import gc
 import os
 import re
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -226,39 +226,70 @@ _NO_KEY: Any = object()
 _UNSEEN: Any = object()
 
 
-def _build(loader: Any, aliases: bool) -> Any:
-    """Build the document from the event stream, refusing what the module docstring lists."""
-    get_event = loader.get_event
-    resolve = loader.resolve
-    constructors: dict[str, Callable[[Any, ScalarNode], Any]] = loader.yaml_constructors
-    bool_values: dict[str, bool] = loader.bool_values
-    plain: dict[str, Any] = {}  # short plain scalar -> its value, one object each (keys repeat in every turn)
+def _scalar(loader: Any, value: str, tag: str, event: Any) -> Any:
+    """The value of a scalar with a known tag; anything but plain data is refused."""
+    if tag == _STR:
+        return value
+    if tag == _NULL:
+        return None
+    if tag == _BOOL:
+        return loader.bool_values[value.lower()]
+    if tag == _INT or tag in _OTHER_SCALARS:
+        constructors: dict[str, Callable[[Any, ScalarNode], Any]] = loader.yaml_constructors
+        try:
+            return constructors[tag](loader, ScalarNode(tag, value, event.start_mark, event.end_mark, event.style))
+        except Exception:  # any failure of PyYAML's constructor is this one problem
+            raise _Refusal(event.start_mark, f"{value!r} is not a valid {_short(tag)}") from None
+    if tag == _MERGE:
+        raise _Refusal(event.start_mark, "merge keys (<<) are not allowed: write the keys out")
+    raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
 
-    def scalar(value: str, tag: str, event: Any) -> Any:
-        """The value of a scalar with a known tag; anything but plain data is refused."""
-        if tag == _STR:
-            return value
-        if tag == _NULL:
-            return None
-        if tag == _BOOL:
-            return bool_values[value.lower()]
-        if tag == _INT or tag in _OTHER_SCALARS:
-            try:
-                node = ScalarNode(tag, value, event.start_mark, event.end_mark, event.style)
-                return constructors[tag](loader, node)
-            except Exception:  # any failure of PyYAML's constructor is this one problem
-                raise _Refusal(event.start_mark, f"{value!r} is not a valid {_short(tag)}") from None
-        if tag == _MERGE:
-            raise _Refusal(event.start_mark, "merge keys (<<) are not allowed: write the keys out")
+
+def _opened(event: Any, mapping: bool, top: _Open | None, depth: int, size: int) -> _Open:
+    """The mapping or list `event` starts, at `depth` and after `size` values; refused when it has a tag
+    other than its own, stands where a mapping key goes, or is nested more than :data:`MAX_DEPTH` deep."""
+    tag = event.tag
+    if tag is not None and tag != "!" and tag != (_MAP if mapping else _SEQ):
         raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
+    if top is not None and top.key is _NO_KEY and type(top.value) is dict:
+        raise _Refusal(event.start_mark,
+                       f"a mapping key must be a plain value, not a {'mapping' if mapping else 'list'}")
+    if depth >= MAX_DEPTH:
+        raise _Refusal(event.start_mark, f"nested more than {MAX_DEPTH} levels deep")
+    return _Open({} if mapping else [], event.anchor, size)
 
+
+def _aliased(event: Any, anchored: dict[str, tuple[Any, int]], aliases: bool) -> tuple[Any, int]:
+    """The value alias `event` repeats and how many values it stands for; refused where aliases are not
+    allowed or when it names no finished anchor."""
+    if not aliases:
+        raise _Refusal(event.start_mark, f"alias *{event.anchor}: aliases are not allowed here (write the value out)")
+    if event.anchor not in anchored:
+        raise _Refusal(event.start_mark, f"alias *{event.anchor} refers to no finished anchor")
+    return anchored[event.anchor]
+
+
+def _check_key(value: Any, mapping: Container[Any], event: Any) -> None:
+    """Refuse `value` as the next key of `mapping`: one it already has, or one that cannot be a key."""
+    try:
+        taken = value in mapping
+    except TypeError:  # unhashable: only a collection built through an alias gets here
+        raise _Refusal(event.start_mark, "a mapping key must be a plain value") from None
+    if taken:
+        raise _Refusal(event.start_mark, f"duplicate key {value!r}")
+
+
+def _build(loader: Any, aliases: bool) -> Any:
+    """Build the document from the event stream: each value made as its event arrives (scalars here, the
+    rest by the functions above) and put into its parent, refusing what the module docstring lists.
+    Scalars and placing are inline: they run for every value of a file of millions."""
+    get_event, resolve = loader.get_event, loader.resolve
+    plain: dict[str, Any] = {}  # short plain scalar -> its value, one object each (keys repeat in every turn)
     anchored: dict[str, tuple[Any, int]] = {}  # anchor -> (value, how many values it stands for)
     stack: list[_Open] = []
-    size = 0  # values built so far, aliases counted as the values they repeat
-    extra = 0  # values added by aliases
+    size = extra = documents = 0  # values built so far (aliases counted as what they repeat); added by aliases
     root: Any = None
     top: _Open | None = None  # stack[-1], kept at hand
-    documents = 0
     scalar_event, alias_event, stream_end = ev.ScalarEvent, ev.AliasEvent, ev.StreamEndEvent
     mapping_start, sequence_start = ev.MappingStartEvent, ev.SequenceStartEvent
     mapping_end, sequence_end = ev.MappingEndEvent, ev.SequenceEndEvent
@@ -271,27 +302,18 @@ def _build(loader: Any, aliases: bool) -> Any:
             if event.tag is None and event.implicit[0]:  # plain and untagged: its text decides its type
                 known = plain.get(value, _UNSEEN)
                 if known is _UNSEEN:
-                    known = scalar(value, resolve(ScalarNode, value, event.implicit), event)
+                    known = _scalar(loader, value, resolve(ScalarNode, value, event.implicit), event)
                     if len(value) <= _SHARED_LENGTH:
                         plain[value] = known
                 value = known
             elif event.tag is not None and event.tag != "!":
-                value = scalar(value, event.tag, event)
+                value = _scalar(loader, value, event.tag, event)
             if aliases:
                 size += 1
                 if event.anchor is not None:
                     anchored[event.anchor] = (value, 1)
         elif cls is mapping_start or cls is sequence_start:
-            tag = event.tag
-            mapping = cls is mapping_start
-            if tag is not None and tag != "!" and tag != (_MAP if mapping else _SEQ):
-                raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
-            if top is not None and top.key is _NO_KEY and type(top.value) is dict:
-                raise _Refusal(event.start_mark, f"a mapping key must be a plain value, not a "
-                                                 f"{'mapping' if mapping else 'list'}")
-            if len(stack) >= MAX_DEPTH:
-                raise _Refusal(event.start_mark, f"nested more than {MAX_DEPTH} levels deep")
-            top = _Open({} if mapping else [], event.anchor, size)
+            top = _opened(event, cls is mapping_start, top, len(stack), size)
             stack.append(top)
             size += 1
             event = get_event()
@@ -304,24 +326,16 @@ def _build(loader: Any, aliases: bool) -> Any:
             if done.anchor is not None:
                 anchored[done.anchor] = (value, size - done.size_at_start)
         elif cls is alias_event:
-            if not aliases:
-                raise _Refusal(event.start_mark, f"alias *{event.anchor}: aliases are not allowed here "
-                                                 "(write the value out)")
-            if event.anchor not in anchored:
-                raise _Refusal(event.start_mark, f"alias *{event.anchor} refers to no finished anchor")
-            value, count = anchored[event.anchor]
+            value, count = _aliased(event, anchored, aliases)
             size += count
             extra += count
             if extra > ALIAS_BUDGET:
                 raise _Refusal(event.start_mark, f"aliases expand to more than {ALIAS_BUDGET:,} values")
-        elif cls is ev.DocumentStartEvent:
-            documents += 1
-            if documents > 1:
-                raise _Refusal(event.start_mark, "expected one document, found another (---)")
-            event = get_event()
-            cls = type(event)
-            continue
-        else:  # StreamStart, DocumentEnd
+        else:  # StreamStart, DocumentStart, DocumentEnd
+            if cls is ev.DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    raise _Refusal(event.start_mark, "expected one document, found another (---)")
             event = get_event()
             cls = type(event)
             continue
@@ -334,12 +348,7 @@ def _build(loader: Any, aliases: bool) -> Any:
             if type(container) is list:
                 container.append(value)
             elif top.key is _NO_KEY:
-                try:
-                    taken = value in container
-                except TypeError:  # unhashable: only a collection built through an alias gets here
-                    raise _Refusal(event.start_mark, "a mapping key must be a plain value") from None
-                if taken:
-                    raise _Refusal(event.start_mark, f"duplicate key {value!r}")
+                _check_key(value, container, event)
                 top.key = value
             else:
                 container[top.key] = value
