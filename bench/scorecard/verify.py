@@ -36,8 +36,20 @@ def first_difference(committed: dict[str, Any], now: dict[str, Any]) -> tuple[st
     return None
 
 
+SHOWN_ONLY = ("texts",)
+"""Decision fields that show what the loop sent without deciding the verdict (the start of each
+result's text): left out of the comparison, so a record made before they were kept still verifies."""
+
+
+def comparable(cell: dict[str, Any]) -> dict[str, Any]:
+    """`cell` without the decision fields of :data:`SHOWN_ONLY`."""
+    decisions = [{k: v for k, v in d.items() if k not in SHOWN_ONLY} for d in cell.get("decisions") or []]
+    return {**cell, "decisions": decisions}
+
+
 def compare_cells(committed: dict[str, Any], now: dict[str, Any]) -> list[Difference]:
-    """Each cell of `now` (a record of a sample) against the cell of the same sequence in `committed`."""
+    """Each cell of `now` (a record of a sample) against the cell of the same sequence in `committed`
+    (:func:`comparable`: the result texts shown are not compared)."""
     by_id = {c["sequence"]: c for c in committed["cells"]}
     out: list[Difference] = []
     for cell in now["cells"]:
@@ -45,7 +57,7 @@ def compare_cells(committed: dict[str, Any], now: dict[str, Any]) -> list[Differ
         if old is None:
             out.append(Difference(cell["sequence"], "(not in the committed record)", None, cell["outcome"]))
             continue
-        diff = first_difference(old, cell)
+        diff = first_difference(comparable(old), comparable(cell))
         if diff is not None:
             out.append(Difference(cell["sequence"], *diff))
     return out

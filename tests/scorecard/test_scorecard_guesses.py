@@ -49,3 +49,12 @@ def test_rejudge_marks_the_guesses_of_a_record_made_before_the_judge_did(tmp_pat
     assert [(v["requirement"], v.get("guess", False)) for v in new["cells"][0]["violations"]] == [
         ("stops_within: 6", False), ("no_truncated_runs", True)]
     assert new["guessed"] == ["chat-length-cut-json-repeat"]
+
+
+def test_verify_does_not_compare_the_result_texts_a_record_shows() -> None:
+    from bench.scorecard.verify import compare_cells
+    old = cell("a")
+    now = {**old, "decisions": [{**d, "texts": [[0, "done: write_file"]]} for d in old["decisions"]]}  # type: ignore[union-attr]
+    assert compare_cells({"cells": [old]}, {"cells": [now]}) == []
+    moved = {**now, "ok": False}
+    assert [d.field for d in compare_cells({"cells": [old]}, {"cells": [moved]})] == ["ok"]
