@@ -96,19 +96,14 @@ class UpstreamBroke(Exception):
     connection too; logged as its one line (:class:`OneLine`), never as a traceback."""
 
 
-STOPPED = ("stopbench record: an exchange still under way when the proxy stopped was cut off "
-           "(recorded as far as it went)")
-
-
 class OneLine(logging.Filter):
-    """Makes the server's log of an :class:`UpstreamBroke`, or of an exchange the proxy's stop cut off,
-    one line, a warning."""
+    """Makes the server's log of an :class:`UpstreamBroke` its one line, a warning (an answer the
+    proxy's stop cut off is kept out of the log by :mod:`bench.cli._stops`, as for every command)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if isinstance(exc, UpstreamBroke | asyncio.CancelledError):
-            said = str(exc) if isinstance(exc, UpstreamBroke) else STOPPED
-            record.msg, record.args, record.exc_info, record.exc_text = "%s", (said,), None, None
+        if isinstance(exc, UpstreamBroke):
+            record.msg, record.args, record.exc_info, record.exc_text = "%s", (str(exc),), None, None
             record.levelno, record.levelname = logging.WARNING, "WARNING"
         return True
 
