@@ -161,14 +161,18 @@ def test_a_mistral_streamed_tool_call_is_one_call() -> None:
     assert call.name == "get_weather" and orjson.loads(call.arguments)
 
 
-def test_an_ollama_api_chat_call_in_a_cassette_is_skipped_counted_and_named() -> None:
-    """Ollama's own /api/chat (NDJSON) is a model call in a format no importer reads."""
+def test_an_ollama_api_chat_call_in_a_cassette_is_an_ollama_turn_with_its_thinking_and_counts() -> None:
+    """Ollama's own /api/chat (a real openinference cassette) is read by the Ollama wire's importer:
+    ``done_reason`` is the raw finish, ``thinking`` the reasoning, the eval counts the usage."""
     from bench.importers import ImportResult
-    from bench.importers.cassette import UNKNOWN_BODY, import_cassette
+    from bench.importers.cassette import import_cassette
     path = DATA / "openinference/test_chat.yaml"
     result = ImportResult(file="test_chat.yaml", format="cassette")
-    with pytest.raises(CaptureError, match=r"no model call in the cassette .*11434/api/chat"):
-        import_cassette(str(path), "test_chat.yaml", None, result)
-    assert result.unknown == {UNKNOWN_BODY: 1}
-    res = CliRunner().invoke(cli, ["import", str(path), "--dry-run"])
-    assert res.exit_code == 2 and len(res.output.strip().splitlines()) == 1
+    import_cassette(str(path), "test_chat.yaml", None, result)
+    (t,) = result.turns
+    assert t.dialect == "ollama" and t.meta["endpoint"].endswith("11434/api/chat")
+    assert (t.turn.finish, t.turn.finish_raw) == ("stop", "stop")
+    assert t.turn.content is not None and t.turn.content.startswith("The sky appears blue")
+    assert t.turn.reasoning is not None and t.turn.reasoning.startswith("Here's a thinking process")
+    assert t.turn.usage is not None and (t.turn.usage.input_tokens, t.turn.usage.output_tokens) == (21, 369)
+    assert not result.unknown
