@@ -14,18 +14,8 @@ from hypothesis import strategies as st
 
 from bench.check.limits import MAX_NAME_CHARS, MAX_TRIALS, STDERR_TAIL_BYTES, loop_name_problem, unwritable_file
 from bench.check.report import stable
+from tests.hostile.sequences import ONE_ANSWER as SEQ
 from tests.hostile.test_one_line import one_line, stopbench
-
-SEQ = """\
-title: one answer
-kind: constructed
-dialect: openai-chat
-source: tests/hostile
-then: end
-turns:
-  - finish: stop
-    content: "answer"
-"""
 
 MARK = "import pathlib, sys; pathlib.Path('ran').touch(); "
 """The start of every program here: it leaves ``ran`` behind, so a test sees whether it was run."""

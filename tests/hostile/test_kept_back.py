@@ -20,17 +20,7 @@ from click.testing import CliRunner, Result
 from bench.catalogue import yaml_read
 from bench.cli import cli
 from tests.helpers import ROOT
-
-SEQ = """\
-title: one answer
-kind: constructed
-dialect: openai-chat
-source: tests/hostile
-then: end
-turns:
-  - finish: stop
-    content: "answer"
-"""
+from tests.hostile.sequences import ONE_ANSWER as SEQ
 
 
 @pytest.fixture

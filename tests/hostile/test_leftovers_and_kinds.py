@@ -12,18 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from bench.cli import cli
+from tests.hostile.sequences import ONE_ANSWER as SEQ
 from tests.hostile.test_one_line import one_line, stopbench
-
-SEQ = """\
-title: one answer
-kind: constructed
-dialect: openai-chat
-source: tests/hostile
-then: end
-turns:
-  - finish: stop
-    content: "answer"
-"""
 
 
 def no_space(*_args: object) -> None:

@@ -21,17 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import ROOT
-
-SEQ = """\
-title: one answer
-kind: constructed
-dialect: openai-chat
-source: tests/hostile
-then: end
-turns:
-  - finish: stop
-    content: "answer"
-"""
+from tests.hostile.sequences import ONE_ANSWER as SEQ
 
 ASK = {"model": "m", "messages": [{"role": "user", "content": "hi"}], "stream": True}
 
