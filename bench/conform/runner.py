@@ -28,7 +28,7 @@ from bench.engine.predicate import Predicate
 from bench.engine.replay import DEFAULT_SAFETY_CAP, replay
 from bench.serve.app import Session
 from bench.serve.observe import observed_cell
-from bench.serve.render import WIRES, Wire
+from bench.serve.render import WIRES, WireName
 from bench.serve.server import BackgroundServer
 from bench.serve.tools import tool_specs
 
@@ -49,10 +49,10 @@ class Driver:
     name: str
     predicate: str
     script: str
-    wire: Wire
+    wire: WireName
     install: str
     """How the loop is installed, in one line: a registry loop's is its pin's (:mod:`bench.conform.pins`)."""
-    wires: Mapping[str, Wire] = field(default_factory=dict)
+    wires: Mapping[str, WireName] = field(default_factory=dict)
     skip: Mapping[str, str] = field(default_factory=dict)
     interpreter: str | None = None
     """What runs the script (``node``); None: the loop's Python (the ``python`` of run_conformance,
@@ -61,7 +61,7 @@ class Driver:
     """Why CI reuses this driver's committed record instead of driving the loop (a loop that is not
     in a registry, driven once from a checkout); empty for the loops CI installs and drives."""
 
-    def wire_for(self, sequence: Sequence) -> Wire:
+    def wire_for(self, sequence: Sequence) -> WireName:
         return self.wires.get(sequence.dialect, self.wire)
 
     def not_run(self, sequence: Sequence) -> str | None:
@@ -69,7 +69,7 @@ class Driver:
         return self.skip.get(sequence.dialect)
 
 
-def _wire(name: str) -> Wire:
+def _wire(name: str) -> WireName:
     """A port's wire name as the server's (:data:`bench.serve.render.WIRES`); a name no wire has is refused."""
     if name not in WIRES:
         raise ValueError(f"bench/conform/ports.py: {name!r} is no wire (wires: {', '.join(WIRES)})")

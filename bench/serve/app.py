@@ -37,7 +37,7 @@ from bench.engine.replay import following
 from bench.serve import bad_requests
 from bench.serve.deadline import within
 from bench.serve.observe import Observed, conversation, infer, request_changes
-from bench.serve.render import WIRES, Context, Wire, at_request_limit
+from bench.serve.render import WIRES, Context, WireName, at_request_limit
 from bench.serve.repeats import repeat_number, with_fresh_ids
 from bench.serve.respond import PlanResponse, Template, plan
 from bench.serve.results import Known, ResultJudge, ran_in_round
@@ -101,7 +101,7 @@ class Record:
     method: str
     path: str
     status: int
-    wire: Wire | None = None
+    wire: WireName | None = None
     stream: bool = False
     turn: int | None = None
     response_id: str | None = None
@@ -194,9 +194,6 @@ class Run:
     released_answers: int = 0
     """Model and past-end requests among them (the step number of the next one to release, less one)."""
 
-    def model_records(self) -> list[Record]:
-        return [r for r in self.records if r.kind == "model"]
-
     def kept(self) -> list[Record]:
         """The run's records at hand: the journal's, then the recent ones past it."""
         return [*self.records, *self.recent]
@@ -205,7 +202,7 @@ class Run:
 class Session:
     """What the server serves and what it has seen; safe to read from another thread."""
 
-    def __init__(self, sequence: Sequence, *, dialect: Wire | None = None,
+    def __init__(self, sequence: Sequence, *, dialect: WireName | None = None,
                  catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
                  error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
                  read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
@@ -410,7 +407,7 @@ class Session:
             run.executions.append(done)
             return status, done
 
-    def follow(self, wire: Wire, body: dict[str, Any]) -> dict[str, Any] | Refusal:
+    def follow(self, wire: WireName, body: dict[str, Any]) -> dict[str, Any] | Refusal:
         """The conversation a request carries, rebuilt when it follows one of this run's replies by
         reference; a :class:`~bench.serve.threads.Refusal` for a reference the run cannot follow."""
         def replied(ref: str) -> tuple[dict[str, Any], Turn] | None:
@@ -489,7 +486,7 @@ class Session:
         if over:
             self._release(run)
 
-    def _take_turn(self, wire: Wire, body: dict[str, Any]) -> tuple[Run, int, int | None]:
+    def _take_turn(self, wire: WireName, body: dict[str, Any]) -> tuple[Run, int, int | None]:
         """The current run, this request's number in it (from 1) and the turn answering it
         (None: the script ended).
 
@@ -626,7 +623,7 @@ def create_app(session: Session) -> ModelCallsFirst:
                                raw_headers=request.scope["headers"], at=time.time()))
         return JSONResponse(body, status_code=status, headers=headers)
 
-    def model_endpoint(wire: Wire) -> Callable[[Scope, Receive], Awaitable[Response]]:
+    def model_endpoint(wire: WireName) -> Callable[[Scope, Receive], Awaitable[Response]]:
         served = registry.wire(wire)
 
         def answer(body: Any, status: int) -> Response:
@@ -732,7 +729,7 @@ def create_app(session: Session) -> ModelCallsFirst:
         return side(request, 404, {"error": {"message": f"no such endpoint: {request.method} {request.url.path}",
                                              "type": "not_found_error"}})
 
-    def wire_endpoint(wire: Wire) -> Callable[[Request], Awaitable[Response]]:
+    def wire_endpoint(wire: WireName) -> Callable[[Request], Awaitable[Response]]:
         """A wire's routes: its model calls, and the token counts it answers on the side."""
         served = registry.wire(wire)
         model = direct[wire]

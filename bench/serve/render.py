@@ -24,20 +24,20 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, TypeAlias
 
-from bench.engine.model import Dialect, Turn, TurnError, Usage
+from bench.engine.model import Dialect, Turn, Usage
 from bench.wires.base import CHUNK, IN_STREAM_JSON_STATUS, Context, Rendered, pieces, sse, tool_input
 from bench.wires.delivery import error_mode
 from bench.wires.registry import names, wire
 
-__all__ = ["CHUNK", "IN_STREAM_JSON_STATUS", "WIRES", "Context", "Rendered", "Wire", "at_request_limit",
-           "error_body", "error_mode", "finish_for", "pieces", "render", "script_ended", "sse", "tool_input"]
+__all__ = ["CHUNK", "IN_STREAM_JSON_STATUS", "WIRES", "Context", "Rendered", "WireName", "at_request_limit",
+           "error_mode", "finish_for", "pieces", "render", "sse", "tool_input"]
 
-Wire: TypeAlias = Dialect
-"""A served wire's name."""
-WIRES: tuple[Wire, ...] = names()
+WireName: TypeAlias = Dialect
+"""A served wire's name (the wire itself is a :class:`bench.wires.base.Wire`, :func:`bench.wires.registry.wire`)."""
+WIRES: tuple[WireName, ...] = names()
 
 
-def finish_for(name: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
+def finish_for(name: WireName, sequence_dialect: Dialect, turn: Turn) -> str | None:
     """The raw finish string to send on wire `name` for `turn` of a sequence in `sequence_dialect`
     (:meth:`bench.wires.base.Wire.finish_for`).
 
@@ -46,24 +46,12 @@ def finish_for(name: Wire, sequence_dialect: Dialect, turn: Turn) -> str | None:
     return wire(name).finish_for(sequence_dialect, turn)
 
 
-def render(name: Wire, turn: Turn, ctx: Context, stream: bool) -> Rendered:
+def render(name: WireName, turn: Turn, ctx: Context, stream: bool) -> Rendered:
     """The answer to one request of wire `name`, in JSON or as a stream."""
     return wire(name).render(turn, ctx, stream)
 
 
-def error_body(name: Wire, err: TurnError) -> dict[str, Any]:
-    """The provider's error body (for an HTTP error status, or inside a stream).
-
-    The error's `code` and `message` are echoed as data, never read."""
-    return wire(name).error_body(err)
-
-
-def script_ended(name: Wire, detail: str) -> dict[str, Any]:
-    """The error body answering a request past the end of a `then: end` sequence."""
-    return wire(name).script_ended(detail)
-
-
-def at_request_limit(turn: Turn, recorded: int | None, name: Wire, request: dict[str, Any]) -> Turn:
+def at_request_limit(turn: Turn, recorded: int | None, name: WireName, request: dict[str, Any]) -> Turn:
     """`turn` as served to a request: a recorded cut at the recording's max_tokens (output_tokens
     equal to `recorded`, `Sequence.max_tokens`) is served at this request's own limit, so the
     truncation stays visible as usage.output_tokens == max_tokens to a client asking with another

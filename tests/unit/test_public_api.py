@@ -38,3 +38,16 @@ def test_every_name_a_predicate_imports_from_bench_is_exported() -> None:
 
 def test_everything_in_all_is_defined() -> None:
     assert all(hasattr(bench, name) for name in bench.__all__)
+
+
+def test_wire_names_one_thing_the_wire_class_of_bench_wires_base() -> None:
+    """A wire's name is a ``WireName`` (bench.serve.render); ``Wire`` is defined once, as the class."""
+    defined = []
+    for path in sorted((ROOT / "bench").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name == "Wire":
+                defined.append(str(path.relative_to(ROOT)))
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, ast.AnnAssign) else []
+            defined += [str(path.relative_to(ROOT)) for t in targets if isinstance(t, ast.Name) and t.id == "Wire"]
+    assert defined == ["bench/wires/base.py"]
