@@ -21,6 +21,7 @@ from bench.check.report import write_live
 from bench.check.runner import LiveRun
 from bench.cli import cli
 from bench.engine.model import Cell, Decision, Step, Violation
+from bench.report.page.data import unfold
 from tests.check.conftest import ANSWER, small_sequence
 from tests.helpers import ROOT
 
@@ -106,7 +107,7 @@ def test_a_live_column_is_on_the_page_marked_live_without_a_golden_status(projec
     assert run().exit_code == 0
     html = (project / "reports" / "index.html").read_text(encoding="utf-8")
     raw = html.split('<script type="application/json" id="stopbench-data">', 1)[1].split("</script>", 1)[0]
-    data = json.loads(raw)
+    data = unfold(json.loads(raw))
     assert [p["name"] for p in data["predicates"]] == [*sorted(PREDICATES), "mine@live"]
     assert data["predicates"][-1]["live"] is True
     cell = data["cells"]["seed000-tool-call-with-text\tmine@live"]

@@ -20,7 +20,7 @@ from bench.golden.expected import ExpectedCell, Golden, GoldenFile, Mismatch, lo
 from bench.golden.run import Result, run
 from bench.report.page import build_page, embed_json, load_conformance
 from bench.report.page.citations import provenance_links
-from bench.report.page.data import after_unusable, page_data, predicate_data
+from bench.report.page.data import after_unusable, page_data, predicate_data, unfold
 from bench.report.page.svg import bar_chart, heat_map
 from tests.helpers import ROOT, answer, seq, tools, truncated
 
@@ -304,6 +304,11 @@ def test_the_shipped_catalogue_gives_a_page_under_1_kb_a_cell_with_every_sequenc
     assert {f"row-{s.id}" for s in cat.sequences} <= page.ids
     assert {f"cell-{s.id}--{p.name}" for s in cat.sequences for p in preds} <= page.ids
     assert html == build_page(list(res), list(cat.sequences), list(preds), dict(records))
+    embedded = json.loads(page.data)  # each fact once, and every cell as the page data has it
+    assert all(len(rows) == len({json.dumps(r, sort_keys=True) for r in rows}) for rows in embedded["tables"].values())
+    unfolded = unfold(embedded)
+    unfolded.pop("verdicts")
+    assert unfolded == json.loads(json.dumps(page_data(res, cat.sequences, preds, records, {})))
 
 
 def test_the_bar_chart_lists_loops_by_violations_with_each_count_written_out() -> None:

@@ -336,3 +336,22 @@ def by_reference(data: Mapping[str, Any]) -> dict[str, Any]:
         sequence, predicate = key.split("\t", 1)
         cells.setdefault(sequence, {})[predicate] = [ref("shapes", fields), *(cell[name] for name in fields)]
     return {**data, "cells": cells, "tables": tables, "shared": list(SHARED_FIELDS)}
+
+
+def unfold(embedded: Mapping[str, Any]) -> dict[str, Any]:
+    """The page's data as :func:`by_reference` was given it, from what the page embeds: what the page's script
+    does when it loads, for a reader of the page's data outside a browser (the tests)."""
+    tables, shared = embedded["tables"], set(embedded["shared"])
+    cells: dict[str, dict[str, Any]] = {}
+    for sequence, row in embedded["cells"].items():
+        for predicate, values in row.items():
+            cell = dict(zip(tables["shapes"][values[0]], values[1:], strict=True))
+            cell["steps"] = [tables["steps"][i] for i in cell["steps"]]
+            for name in shared & cell.keys():
+                cell[name] = tables[name][cell[name]]
+            conf = cell.get("conformance")
+            if conf is not None and "original_steps" in conf:
+                cell["conformance"] = {**conf, "original_steps": [tables["recorded_steps"][i]
+                                                                  for i in conf["original_steps"]]}
+            cells[f"{sequence}\t{predicate}"] = cell
+    return {**{k: v for k, v in embedded.items() if k not in ("tables", "shared")}, "cells": cells}
