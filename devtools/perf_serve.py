@@ -432,11 +432,11 @@ def _ms(values: list[float], q: float) -> float:
 
 def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None) -> list[dict[str, Any]]:
     """Print (and return) the server table: one row per (case, connections), the targets side by side."""
-    from bench.serve.server import _fast
+    from bench.serve.server import fast_stack
 
     cli = aimock_cli(aimock or os.environ.get("STOPBENCH_AIMOCK"))
     targets = ["stopbench", "floor", *(["aimock"] if cli else [])]
-    stack = "uvloop + httptools" if _fast() else "asyncio + h11 (uvloop/httptools not installed)"
+    stack = "uvloop + httptools" if fast_stack() else "asyncio + h11 (uvloop/httptools not installed)"
     print(f"server: {stack}; {rounds} interleaved rounds of {seconds:g} s per target and case, median round's rate; "
           f"client: one process, raw sockets on {'uvloop' if _client_loop_name() == 'uvloop' else 'asyncio'}")
     if cli is None:
@@ -597,14 +597,14 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
 
 def report(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None, out: Path | None = None) -> None:
     """The server section, printed, and written as Markdown to `out` when given."""
-    from bench.serve.server import _fast
+    from bench.serve.server import fast_stack
 
     rows = server_section(seconds, rounds, aimock)
     handlers = handler_section()
     reading = reading_cost()
     cpu = check_cpu()
     if out is not None:
-        stack = "uvloop + httptools" if _fast() else "asyncio + h11"
+        stack = "uvloop + httptools" if fast_stack() else "asyncio + h11"
         has_aimock = any("aimock" in r for r in rows)
         out.write_text(markdown(rows, cpu, stack, os.getloadavg()[0], has_aimock, handlers, reading), encoding="utf-8")
         print(f"server section written to {out}")

@@ -31,6 +31,7 @@ __all__ = [
     "LIVE",
     "LiveCell",
     "ProgressLine",
+    "cell_from_json",
     "cell_json",
     "cell_text",
     "column",
@@ -361,7 +362,7 @@ def read_live_cell(folder: Path, name: str, sequence: SequenceModel) -> LiveCell
         if not found:
             raise UnusableInput(f"{path} has no cell for {sequence.id} (not run, or run on another catalogue)")
         data = found[0]
-        cell = _cell(data, sequence)
+        cell = cell_from_json(data, sequence)
         command = tuple(str(a) for a in record.get("command", ()))
         details = {int(d["step"]): str(d["detail"]) for d in data["decisions"] if d.get("detail")}
         requests = data.get("requests")
@@ -387,7 +388,7 @@ def load_live(folder: Path, sequences: Mapping[str, SequenceModel] | None = None
     for path in sorted((folder / LIVE).glob("*.json")):
         try:
             record = json.loads(path.read_text(encoding="utf-8"))
-            out[str(record["column"])] = [_cell(c, (sequences or {}).get(c.get("sequence")))
+            out[str(record["column"])] = [cell_from_json(c, (sequences or {}).get(c.get("sequence")))
                                           for c in record["cells"]]
         except OSError as exc:  # a folder named like a record, a file that cannot be read
             raise UnusableInput(f"{path}: cannot read a live record: {exc.strerror or exc}") from None
@@ -427,7 +428,8 @@ def _indices(d: dict[str, Any], key: str, names: str, seq: SequenceModel | None)
     return tuple(used)
 
 
-def _cell(c: dict[str, Any], seq: SequenceModel | None = None) -> Cell:
+def cell_from_json(c: dict[str, Any], seq: SequenceModel | None = None) -> Cell:
+    """A cell as a live record writes it (its JSON), read back; `seq` maps the calls it names to its turns."""
     steps = tuple(Step(d["step"], d["turn"],
                        Decision(d["action"], d["rule"], reason=d["reason"], ok=d["ok"], message=d.get("message"),
                                 run=_indices(d, "calls_run", "run", seq),

@@ -16,6 +16,7 @@ from typing import TypeAlias
 
 from bench.engine.model import Dialect
 from bench.importers import _read, cassette
+from bench.importers._read import body as read_body
 from bench.wires.capture import CaptureError, ImportedTurn, ImportResult, loads
 from bench.wires.registry import names
 
@@ -30,7 +31,7 @@ PRODUCTION: dict[str, str] = {  # streaming importers of production logs (stopbe
 """Each module has ``sniff(path, head)`` and ``iter_records(path, shown)`` (one Traced per session, streamed)."""
 
 __all__ = ["FORMATS", "PRODUCTION", "CaptureError", "Format", "ImportResult", "ImportedTurn", "git_blob_sha",
-           "import_capture"]
+           "import_capture", "read_body"]
 
 
 def git_blob_sha(path: Path) -> str:

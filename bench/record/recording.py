@@ -48,7 +48,7 @@ from bench.catalogue.files import write_all_or_nothing
 from bench.catalogue.load import SequenceError
 from bench.catalogue.yaml_write import dump
 from bench.engine.model import ErrorKind, Turn, TurnError
-from bench.importers import _read, import_capture
+from bench.importers import import_capture, read_body
 from bench.importers.cassette import dialect_of_uri
 from bench.importers.sequence import Options, build_sequences
 from bench.record import eventstream
@@ -535,8 +535,8 @@ class Recorder:
     def _turn(self, inter: dict[str, Any], dialect: str) -> ImportedTurn | None:
         status = inter["response"]["status"]["code"]
         try:
-            return _read.body(inter["response"]["body"]["string"], dialect,  # type: ignore[arg-type]
-                              "recording", "response", Counter(), status if status >= 400 else None)
+            return read_body(inter["response"]["body"]["string"], dialect,  # type: ignore[arg-type]
+                             "recording", "response", Counter(), status if status >= 400 else None)
         except (CaptureError, ValueError, KeyError):
             return None
 

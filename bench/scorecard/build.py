@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.check.explain import GUESS
-from bench.check.report import _cell as cell_from_json  # the live record's cell format, read back
+from bench.check.report import cell_from_json  # the live record's cell format, read back
 from bench.engine.model import Cell
 from bench.errors import UnusableInput
 from bench.report.labels import label

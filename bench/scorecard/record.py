@@ -80,7 +80,7 @@ def violation_words(cells: Sequence[dict[str, Any]], project: Path) -> dict[str,
     success on a cut-off reply"). Kept in the record, so the scorecard needs no catalogue."""
     from bench.catalogue.load import load_catalogue
     from bench.check.explain import violation_words as words_of
-    from bench.check.report import _cell as cell_from_json
+    from bench.check.report import cell_from_json
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     out: dict[str, list[str]] = {}
     for c in cells:
@@ -95,7 +95,7 @@ def guessed_sequences(cells: Sequence[dict[str, Any]], project: Path) -> list[st
     (:func:`bench.engine.judge.rests_on_a_guess`): read the other way, the calls judged by their
     result's words would give other requirements broken. Kept in the record, as ``words`` is."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.report import _cell as cell_from_json
+    from bench.check.report import cell_from_json
     from bench.engine.judge import rests_on_a_guess
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     return [c["sequence"] for c in cells
@@ -108,7 +108,7 @@ def rejudge_record(record: dict[str, Any], project: Path) -> tuple[dict[str, Any
     requirements broken would differ is kept as recorded and named in the lines returned (its
     sequence or the judge changed since: record it again)."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.report import _cell as cell_from_json
+    from bench.check.report import cell_from_json
     from bench.check.report import violation_json
     from bench.engine.judge import judge
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}

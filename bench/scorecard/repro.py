@@ -165,7 +165,7 @@ def write_repro(fw: Framework, record: Mapping[str, Any], record_path: Path, seq
                 out: Path) -> Path:
     """Write the reproduction folder of `sequence_id` to `out` (module docstring); returns `out`."""
     from bench.catalogue.load import load_sequence
-    from bench.check.report import _cell as cell_from_json
+    from bench.check.report import cell_from_json
     check_out(out)
     path = sequence_file(sequences, sequence_id)
     raw = record_cell(record, sequence_id, record_path)

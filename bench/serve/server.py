@@ -108,7 +108,7 @@ def _protocol(stack: Stack, header_timeout: float) -> type[asyncio.Protocol]:
     """uvicorn's httptools protocol where the fast stack is asked for or (auto) imports, else its h11
     one; either with the header deadline."""
     base: type[asyncio.Protocol] = _BoundedH11
-    if stack != "pure" and _fast():
+    if stack != "pure" and fast_stack():
         from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
         base = type("_BoundedHttpTools", (_Deadline, HttpToolsProtocol), {})
@@ -117,7 +117,7 @@ def _protocol(stack: Stack, header_timeout: float) -> type[asyncio.Protocol]:
     return type(base.__name__, (base,), {"header_timeout": header_timeout})
 
 
-def _fast() -> bool:
+def fast_stack() -> bool:
     """Whether uvloop and httptools both import (the platform has them)."""
     try:
         importlib.import_module("httptools")
@@ -138,7 +138,7 @@ def uvicorn_config(app: Any, host: str = DEFAULT_HOST, port: int = 0, stack: Sta
     """The uvicorn configuration the replay server runs `app` with (and ``make perf``'s floor): no
     lifespan, quiet logs, short keep-alive, a header deadline and bounded headers, uvloop and
     httptools where they import (`stack`)."""
-    fast = stack == "fast" or (stack == "auto" and _fast())
+    fast = stack == "fast" or (stack == "auto" and fast_stack())
     return uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off",
                           timeout_keep_alive=KEEP_ALIVE, timeout_graceful_shutdown=2, access_log=False,
                           h11_max_incomplete_event_size=MAX_HEAD, http=_protocol(stack, header_timeout),

@@ -17,12 +17,12 @@ import httpx
 import pytest
 
 from bench.serve import Session
-from bench.serve.server import MAX_HEAD, BackgroundServer, Stack, _fast
+from bench.serve.server import MAX_HEAD, BackgroundServer, Stack, fast_stack
 from tests.serve.serving import CHAT_TOOLS, make_sequence
 
 DEADLINE = 0.6
 STACKS = [pytest.param("pure", id="h11"),
-          pytest.param("fast", id="httptools", marks=pytest.mark.skipif(not _fast(), reason="uvloop/httptools"))]
+          pytest.param("fast", id="httptools", marks=pytest.mark.skipif(not fast_stack(), reason="uvloop/httptools"))]
 TEXT = [{"finish": "stop", "content": "done"}]
 
 

@@ -147,3 +147,53 @@ def test_the_development_tools_are_left_out_of_the_wheel() -> None:
         ["bench", "bench.*"]]
     assert (ROOT / "devtools" / "mutate.py").is_file()
     assert not list(PACKAGE.rglob("mutate.py")) and not list(PACKAGE.glob("perf*.py"))
+
+
+def _package(module: str) -> str:
+    """The sub-package a module belongs to (``bench.check`` for ``bench.check.report``); a top-level module
+    is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def private_imports(modules: dict[str, Path]) -> list[str]:
+    """Each import of another package's private module (``bench.importers._read``) or private name (``_cell``
+    from ``bench.check.report``), as ``module: what``; a package's own privates are its business."""
+    found = []
+    for mod, path in sorted(modules.items()):
+        package = mod if path.name == "__init__.py" else mod.rpartition(".")[0]
+        for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join([*up, *([node.module] if node.module else [])])
+                wanted = [f"{base}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                wanted = [a.name for a in node.names]
+            else:
+                continue
+            for name in wanted:
+                parts = name.split(".")
+                if (parts[0] == "bench" and len(parts) > 1 and _package(name) != _package(mod)
+                        and any(p.startswith("_") and not p.startswith("__") for p in parts[1:])):
+                    found.append(f"{mod}: {name}")
+    return sorted(found)
+
+
+def test_no_package_imports_another_package_s_private_modules_or_names() -> None:
+    """What another package needs is on its public surface (named in its ``__init__``)."""
+    assert private_imports(_modules()) == []
+
+
+def test_the_private_import_finder_sees_a_private_module_and_a_private_name(tmp_path: Path) -> None:
+    pkg = tmp_path / "bench"
+    for sub in ("a", "b"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a" / "_x.py").write_text("def _y():\n    pass\n")
+    (pkg / "a" / "own.py").write_text("from bench.a._x import _y\nfrom . import _x\n")  # its own: fine
+    (pkg / "b" / "user.py").write_text("from bench.a import _x\n\ndef f():\n    from bench.a._x import y\n")
+    (pkg / "b" / "name.py").write_text("from ..a.own import _y\n")
+    assert private_imports(_modules(pkg)) == ["bench.b.name: bench.a.own._y", "bench.b.user: bench.a._x",
+                                              "bench.b.user: bench.a._x.y"]
