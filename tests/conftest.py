@@ -72,6 +72,7 @@ SLOW: dict[str, str] = {
     "tests/check/test_live_fuzz.py::test_the_in_process_helper_finds_the_naive_loop_and_passes_the_reference_loop":
         "fuzzes two live loops",
     "tests/scorecard/test_scorecard_record.py": "records a fake framework with stopbench check",
+    "tests/check/test_check_surfaces.py": "runs stopbench check on each surface's official client, two sequences each",
     "tests/unit/test_yaml_read.py::test_every_shipped_yaml_file_reads_as_pyyaml_safe_load_reads_it":
         "reads every shipped YAML file twice, with both readers",
     "tests/conform/test_parallel_runs.py": "drives loops in subprocesses, a timed-out run waiting for its timeout",
