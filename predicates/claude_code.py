@@ -394,6 +394,15 @@ _TOOL_SEARCH = (
     "(rec-azure-prompt-filter-error, rec-openai-image-403-then-invalid-image) agrees."
 )
 
+_EMPTY_NO_STOP_OUTCOME = (
+    "A real difference in the outcome, not modelled (said so, not guessed): the steps agree (the empty reply "
+    "with no stop reason and zero usage is sent again once, then the run ends), but driving 2.1.328 on the "
+    "2026 shapes of earendil-works/pi#8233 and anomalyco/opencode#28507 showed the run's result as "
+    "error_during_execution, not ok, where the port ends it as success on the second empty reply; the rule "
+    "that tells these apart from rec-gemini-prompt-blocked-no-candidates (which ends as success in both) was "
+    "not found in the pinned lines"
+)
+
 CONFORMANCE_EXPLAINED = {
     "seed000-truncated-max-tokens": _WITHHELD,
     "responses-reasoning-only": _WITHHELD,
@@ -412,6 +421,11 @@ CONFORMANCE_EXPLAINED = {
     "bedrock-content-filtered": _REFUSAL_RESEND,
     "gemini-prohibited-content": _REFUSAL_RESEND,
     "gemini-spii": _REFUSAL_RESEND,
+    "gemini-escalation": _REFUSAL_RESEND,
+    "gemini-model-armor": _REFUSAL_RESEND,
+    "chat-context-window-exceeded-finish": _WITHHELD,
+    "anthropic-empty-response-zero-usage": _EMPTY_NO_STOP_OUTCOME,
+    "chat-empty-after-tool-call-repeat": _EMPTY_NO_STOP_OUTCOME,
     "chat-error-400-request-too-large": _TOOL_SEARCH,
     "seed001-never-stops-context-overflow": _LONG_COMPACTION,
 }
