@@ -30,7 +30,7 @@ from bench.golden.run import Result, run
 from bench.importers import import_capture
 from bench.report.labels import LIST_RUNS, label, tool_list
 from bench.report.page import build_page
-from bench.report.page.data import STEPS_DRAWN, TURNS_DRAWN
+from bench.report.page.data import STEPS_DRAWN, TURNS_DRAWN, unfold
 from bench.report.write import write_reports
 from bench.wires.capture import CaptureError, inflate
 from tests.helpers import ROOT, seq, tools
@@ -177,7 +177,9 @@ def test_a_long_cell_s_reports_do_not_grow_with_its_steps(tmp_path: Path) -> Non
         del results
     assert peaks[1] < peaks[0] + 4 * MiB, [p / MiB for p in peaks]  # not 40,000 x 1.1 KB = 42 MiB more
     assert len(pages[1]) < len(pages[0]) + 1000
-    assert f'"elided":{60_000 - STEPS_DRAWN}' in pages[1]
+    raw = pages[1].split('<script type="application/json" id="stopbench-data">', 1)[1].split("</script>", 1)[0]
+    (cell,) = unfold(json.loads(raw))["cells"].values()
+    assert cell["elided"] == 60_000 - STEPS_DRAWN and len(cell["steps"]) == STEPS_DRAWN
 
 
 def cycle() -> tuple[Turn, Turn]:
