@@ -108,8 +108,7 @@ def rejudge_record(record: dict[str, Any], project: Path) -> tuple[dict[str, Any
     requirements broken would differ is kept as recorded and named in the lines returned (its
     sequence or the judge changed since: record it again)."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.report import cell_from_json
-    from bench.check.report import violation_json
+    from bench.check.report import cell_from_json, violation_json
     from bench.engine.judge import judge
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     cells: list[dict[str, Any]] = []
