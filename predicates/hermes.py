@@ -192,6 +192,18 @@ _RESPONSES_PREFILL = (
     "(empty_response_exhausted) agree.")
 
 CONFORMANCE_EXPLAINED = {
+    "anthropic-empty-response-zero-usage": (
+        "A real difference, not modelled (said so, not guessed): on the Anthropic wire an empty reply with no "
+        "stop reason and zero usage (earendil-works/pi#8233's shape) was sent again twice by the driven Hermes "
+        "and the run ended invalid_api_response at step 3, where the port sends it a third time (empty-retry) "
+        "and ends as a text response; both end the run without an answer, but the rule that stops Hermes "
+        "after two resends of this reply was not found in the pinned lines."),
+    "chat-empty-after-tool-call-repeat": (
+        "A real difference, not modelled (said so, not guessed): after a tool round, an empty Chat reply with "
+        "no finish_reason and zero usage (anomalyco/opencode#28507's shape) was resent by the driven Hermes "
+        "eight times and the run ended api_failed_after_retries, where the port appends the post-tool nudge "
+        "(post-tool-nudge, L5226-5291) and goes on; a reply with no finish_reason appears to take Hermes' "
+        "invalid-response retry path before the empty-response nudge, which the port does not model."),
     "chat-repeat-same-call": (
         "The server cannot see the repeated call run. Every turn repeats call_1; Hermes runs it and "
         "appends the result, but its pre-call sanitizer drops a tool call id already seen in an earlier "
