@@ -609,13 +609,6 @@ MUTATION_NOTES = (
         equivalent=False,
     ),
     MutationNote(
-        'return "tool_calls" if mapped == "stop" and turn.tool_calls else mapped',
-        "only a Bedrock turn cut by max_tokens or filtered while carrying toolUse blocks tells the test apart "
-        "(the calls run either way on a stop); no sequence has one; tests/ports/test_bedrock_paths.py pins it",
-        ("== -> !=",),
-        equivalent=False,
-    ),
-    MutationNote(
         "if i not in cut and (decision.run == ALL or i in decision.run))",
         "only a Bedrock turn with a cut tool input beside a whole one reaches the test; no sequence has one "
         "(bedrock-stream-cut-mid-tool-use has one call); tests/ports/test_bedrock_paths.py pins it",
@@ -630,9 +623,6 @@ MUTATION_NOTES = (
     MutationNote('m["ack"] = 0', _SURVIVES_BEFORE_STOP, next='m["length"] = 0'),
     MutationNote('m["length"] = 0', _SURVIVES_BEFORE_STOP, next="label = "),
     MutationNote("if raw is None:", _SURVIVES_API_MODE),
-    MutationNote("if raw in _ANTHROPIC_RAWS:", _SURVIVES_API_MODE),
-    MutationNote("if raw in _GEMINI_RAWS:", _SURVIVES_API_MODE),
-    MutationNote('if raw in _RESPONSES_STATUS or raw.startswith("incomplete"):', _SURVIVES_API_MODE),
     MutationNote("len(text) > 1200", "no intent-ack candidate text is near 1,200 characters", equivalent=False),
     MutationNote("retry=0,", "the outer iteration sets retry to 0 before it is read"),
     MutationNote(
@@ -647,7 +637,6 @@ MUTATION_NOTES = (
     ),
     MutationNote.reset_after_success('m["stream"] = 0'),
     MutationNote.reset_after_success('m["scratch"] = 0'),
-    MutationNote.reset_after_success('m["trunc_tools"] = 0'),
     MutationNote.reset_after_success('m["retry"] = 0  # the outer loop'),
     MutationNote.reset_after_success('m["codex_inc"] = 0'),
     MutationNote.reset_after_success('m["inv_tool"] = 0'),
