@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+WHEELHOUSE := $(VENV)/wheelhouse
 
 .PHONY: bench test lint typecheck perf fuzz clean
 
@@ -69,7 +70,6 @@ dist: $(STAMP)
 ## make wheelhouse: a wheel of every dependency the wheel declares, with the loops extra (ci/wheel_smoke.py
 ## --fill-wheelhouse, the network), so that the tests that install the built wheel into a fresh environment
 ## (tests/install, tests/docs) do it with no index, as a user's pip install would, and offline
-WHEELHOUSE := $(VENV)/wheelhouse
 .PHONY: wheelhouse
 wheelhouse: $(WHEELHOUSE)/.filled
 $(WHEELHOUSE)/.filled: $(STAMP) pyproject.toml
