@@ -142,66 +142,93 @@ def no_answer(ex: Exchange, exc: BaseException, upstream: str, started: float) -
 def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
                  faults: Recipe | None = None) -> Starlette:
     """The proxy app in front of `recorder`'s upstream; `faults` applied to every model answer."""
-    upstream = recorder.upstream
-    http = client or httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False)
-    counted = [0]
-    add = recorder.add
+    proxy = Proxy(recorder, client or httpx.AsyncClient(timeout=TIMEOUT, follow_redirects=False), faults)
     _one_line_log()
+    methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+    return Starlette(routes=[Route("/{rest:path}", proxy.handle, methods=methods)])
 
-    def shown(ex: Exchange) -> str:
+
+class Proxy:
+    """The proxy's handlers: every request goes on to `recorder`'s upstream through `http`, its answer
+    comes back relayed as it arrives (:meth:`relayed`) or, with a fault recipe and a model request,
+    whole and then as the recipe delivers it (:meth:`faulted`); each exchange goes to the recorder."""
+
+    def __init__(self, recorder: Recorder, http: httpx.AsyncClient, faults: Recipe | None) -> None:
+        self.recorder = recorder
+        self.upstream = recorder.upstream
+        self.http = http
+        self.faults = faults
+        self.add = recorder.add
+        self.counted = 0
+        """Model requests answered with the recipe so far (1 is the proxy's first)."""
+
+    def shown(self, ex: Exchange) -> str:
         """The request's path as a note shows it: redacted, as the recording writes it (a note may end
         up in a log file)."""
-        return redact_target(ex.target, recorder.rx)
+        return redact_target(ex.target, self.recorder.rx)
 
-    async def handle(request: Request) -> Response:
+    async def handle(self, request: Request) -> Response:
+        """Any request: sent on to the upstream, its answer relayed (or faulted), the exchange recorded."""
         body = await request.body()
         target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        incoming = request.headers.items()
-        ex = Exchange(request.method, target, list(incoming), body)
-        sent = {k.lower() for k, _ in incoming}
-        req = http.build_request(request.method, upstream + target, content=body,
-                                 headers=[(k, v) for k, v in incoming if k.lower() not in _NOT_FORWARDED])
-        for name in _HTTPX_DEFAULTS:
-            if name not in sent and name in req.headers:
-                del req.headers[name]
+        ex = Exchange(request.method, target, list(request.headers.items()), body)
+        req = self.upstream_request(ex)
         started = time.monotonic()
         try:
-            resp = await http.send(req, stream=True)
+            resp = await self.http.send(req, stream=True)
         except (httpx.HTTPError, asyncio.CancelledError) as exc:  # no answer, or the proxy stopped meanwhile
-            answer = no_answer(ex, exc, upstream, started)
-            add(ex)
+            answer = no_answer(ex, exc, self.upstream, started)
+            self.add(ex)
             if not isinstance(exc, httpx.HTTPError):
                 raise
             return Response(answer, ex.status, media_type="application/json")
         ex.status = resp.status_code
         ex.response_headers = list(resp.headers.multi_items())
-        dialect = model_wire(target) if faults is not None else None
-        if faults is not None and dialect is not None:
-            counted[0] += 1
-            return await faulted(faults, resp, ex, dialect, counted[0], started)
+        dialect = model_wire(target) if self.faults is not None else None
+        if self.faults is not None and dialect is not None:
+            self.counted += 1
+            return await self.faulted(self.faults, resp, ex, dialect, self.counted, started)
+        return self.relayed(resp, ex, started)
 
-        async def relay() -> AsyncIterator[bytes]:
-            try:
-                async for chunk in resp.aiter_raw():
-                    ex.chunks.append((time.monotonic() - started, chunk))
-                    yield chunk
-            except httpx.HTTPError as exc:
-                ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
-                ex.error = failure(exc, len(ex.body), "the proxy broke the client's connection too")
-                raise UpstreamBroke(f"stopbench record: {ex.method} {shown(ex)}: {ex.error[1]}") from None
-            except BaseException:  # cancelled or closed: the client went away mid-body
-                ex.ended = "the client went away before the end"
-                raise
-            finally:
-                add(ex)  # before anything is awaited: a cancelled task would not get past an await
-                await resp.aclose()
+    def upstream_request(self, ex: Exchange) -> httpx.Request:
+        """The request to the upstream: the client's method, target, body and headers, less ``host``,
+        the length and the hop-by-hop ones, and without a default header httpx would add."""
+        sent = {k.lower() for k, _ in ex.request_headers}
+        req = self.http.build_request(ex.method, self.upstream + ex.target, content=ex.request_body,
+                                      headers=[(k, v) for k, v in ex.request_headers
+                                               if k.lower() not in _NOT_FORWARDED])
+        for name in _HTTPX_DEFAULTS:
+            if name not in sent and name in req.headers:
+                del req.headers[name]
+        return req
 
-        out = StreamingResponse(relay(), status_code=resp.status_code)
+    def relayed(self, resp: httpx.Response, ex: Exchange, started: float) -> StreamingResponse:
+        """The upstream's answer to the client, each chunk as it arrives, with its status and headers
+        less the hop-by-hop ones."""
+        out = StreamingResponse(self.relay(resp, ex, started), status_code=resp.status_code)
         out.raw_headers = [(k.encode("latin-1"), v.encode("latin-1")) for k, v in resp.headers.multi_items()
                            if k.lower() not in _HOP]
         return out
 
-    async def faulted(recipe: Recipe, resp: httpx.Response, ex: Exchange, dialect: str, number: int,
+    async def relay(self, resp: httpx.Response, ex: Exchange, started: float) -> AsyncIterator[bytes]:
+        """The upstream's body chunks, recorded on `ex` as they pass; an upstream that breaks off
+        breaks the client's connection too (:class:`UpstreamBroke`)."""
+        try:
+            async for chunk in resp.aiter_raw():
+                ex.chunks.append((time.monotonic() - started, chunk))
+                yield chunk
+        except httpx.HTTPError as exc:
+            ex.ended = f"the upstream broke the connection ({type(exc).__name__})"
+            ex.error = failure(exc, len(ex.body), "the proxy broke the client's connection too")
+            raise UpstreamBroke(f"stopbench record: {ex.method} {self.shown(ex)}: {ex.error[1]}") from None
+        except BaseException:  # cancelled or closed: the client went away mid-body
+            ex.ended = "the client went away before the end"
+            raise
+        finally:
+            self.add(ex)  # before anything is awaited: a cancelled task would not get past an await
+            await resp.aclose()
+
+    async def faulted(self, recipe: Recipe, resp: httpx.Response, ex: Exchange, dialect: str, number: int,
                       started: float) -> Response:
         """The upstream's whole answer, recorded as it came, then sent as `recipe` delivers it."""
 
@@ -215,12 +242,12 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
             ex.ended = "the client went away before the end"
             raise
         finally:
-            plan = _deliver(recipe, ex, resp, dialect, number)
-            add(ex)  # before anything is awaited: a cancelled task would not get past an await
+            plan = self.deliver(recipe, ex, resp, dialect, number)
+            self.add(ex)  # before anything is awaited: a cancelled task would not get past an await
             await resp.aclose()
         return PlanResponse(plan, WRITE_TIMEOUT)
 
-    def _deliver(recipe: Recipe, ex: Exchange, resp: httpx.Response, dialect: str, number: int) -> Plan:
+    def deliver(self, recipe: Recipe, ex: Exchange, resp: httpx.Response, dialect: str, number: int) -> Plan:
         """The plan of the upstream's answer as `recipe` delivers it; what it did noted on `ex`."""
         from bench.faults import inject
 
@@ -228,18 +255,16 @@ def create_proxy(recorder: Recorder, client: httpx.AsyncClient | None = None,
                    if k.lower() not in _HOP and k.lower() != "content-length"]
         end: Literal["close", "cut"] = "cut" if ex.ended else "close"
         content_type = (resp.headers.get("content-type") or "").lower()
-        body, why = plain(ex.body, resp.headers.get("content-encoding"), recorder.bounds, cut=ex.error is not None)
+        body, why = plain(ex.body, resp.headers.get("content-encoding"), self.recorder.bounds,
+                          cut=ex.error is not None)
         if body is None:
-            recorder.problems.append(f"{ex.method} {shown(ex)}: no fault injected ({why})")
+            self.recorder.problems.append(f"{ex.method} {self.shown(ex)}: no fault injected ({why})")
             return Plan(ex.status, tuple(headers), (Frame(ex.body),), end)
         headers = [(k, v) for k, v in headers if k != "content-encoding"]
         if not content_type.startswith(("text/event-stream", EVENTSTREAM, NDJSON_MEDIA)):
             headers.append(("content-length", str(len(body))))
         plan = Plan(ex.status, tuple(headers), tuple(Frame(f) for f in frames_of(body, content_type)), end)
-        plan, injected = inject(recipe, plan, wire=dialect, request_index=number, key=recorder.name)
+        plan, injected = inject(recipe, plan, wire=dialect, request_index=number, key=self.recorder.name)
         if injected:
             ex.injected = (number, recipe.name, injected)
         return plan
-
-    methods = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
-    return Starlette(routes=[Route("/{rest:path}", handle, methods=methods)])
