@@ -18,6 +18,7 @@ skipped and counted as unknown, and the rest of the cassette is imported.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -160,66 +161,112 @@ def import_cassette(path: str, shown: str, dialect: Dialect | None, result: Impo
                            + (f" (skipped: {'; '.join(result.skipped)})" if result.skipped else ""))
 
 
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """One interaction as the importer names it in its notes: the file, where in it, the request's
+    method and URI, and the response's HTTP status."""
+
+    shown: str
+    where: str
+    method: str
+    uri: str
+    status: int | None
+
+    @property
+    def error_status(self) -> int | None:
+        """The status when it is an HTTP error (400 or more), else None."""
+        return self.status if self.status is not None and self.status >= 400 else None
+
+    def skip(self, result: ImportResult, why: str) -> None:
+        """List the interaction in `result` as skipped, and why."""
+        result.skipped.append(f"{self.where} {self.method} {self.uri}: {why}")
+
+
 def _interaction(request: dict[str, Any], response: dict[str, Any], forced: Dialect | None, shown: str,
                  where: str, result: ImportResult) -> ImportedTurn | None:
+    """The turn of one interaction's model call, or None when it is not one (listed as skipped)."""
     uri = text_of(request.get("uri")) or ""
     method = text_of(request.get("method")) or "?"
     known = dialect_of_uri(uri)
-    dialect = forced or known
-    path = uri.split("?", 1)[0]
-    status_obj = response.get("status")
-    code = obj_of(status_obj).get("code")
-    status = code if isinstance(code, int) else None
-    http_error = status is not None and status >= 400
-    if known is None:
-        for marker, why in _NOT_SUPPORTED:
-            if marker in path:
-                result.skipped.append(f"{where} {method} {uri}: {why}")
-                return None
-    request_body = _request_body(request, shown, where)
-    if known is None and not _is_model_request(request_body) and (http_error or forced is not None):
-        what = f"HTTP {status} from" if http_error else "forced format not applied to"
-        result.skipped.append(f"{where} {method} {uri}: {what} a request that is not a model call")
+    code = obj_of(response.get("status")).get("code")
+    call = _Call(shown, where, method, uri, code if isinstance(code, int) else None)
+    if known is None and (why := _not_supported(uri)) is not None:
+        call.skip(result, why)
         return None
-    bwhere = f"{where}.response.body"
+    request_body = _request_body(request, shown, where)
+    if known is None and not _is_model_request(request_body) and (call.error_status or forced is not None):
+        what = f"HTTP {call.status} from" if call.error_status else "forced format not applied to"
+        call.skip(result, f"{what} a request that is not a model call")
+        return None
+    turn = _answer(call, response, forced or known, request_body, result)
+    if turn is not None:
+        _annotate(call, turn, request_body, response.get("headers"))
+    return turn
+
+
+def _not_supported(uri: str) -> str | None:
+    """Why a request to `uri` (of no known endpoint) is not a model call (:data:`_NOT_SUPPORTED`), or None."""
+    path = uri.split("?", 1)[0]
+    return next((why for marker, why in _NOT_SUPPORTED if marker in path), None)
+
+
+def _answer(call: _Call, response: dict[str, Any], dialect: Dialect | None, request_body: Any,
+            result: ImportResult) -> ImportedTurn | None:
+    """The turn the response's body makes (``parsed_body``, else the body as text), an HTTP error's
+    turn an error whatever the body says; None when no importer reads the body (skipped, counted)."""
+    bwhere = f"{call.where}.response.body"
     parsed = response.get("parsed_body")
     body = response.get("body")
-    text = _text(body.get("string") if isinstance(body, dict) else body, shown, bwhere)
+    text = _text(body.get("string") if isinstance(body, dict) else body, call.shown, bwhere)
+    error = call.error_status
+    turn: ImportedTurn | None
     try:
         if parsed is not None and not isinstance(parsed, str):
-            turn = _read.whole(parsed, dialect, shown, f"{where}.response.parsed_body", result.unknown,
-                               status if http_error else None)
+            turn = _read.whole(parsed, dialect, call.shown, f"{call.where}.response.parsed_body", result.unknown,
+                               error)
         elif text is not None or isinstance(parsed, str):
             content = text if text is not None else str(parsed)
-            if http_error and not content.lstrip().startswith(("{", "[")):
-                message = f"{obj_of(status_obj).get('message') or ''} {content.strip()[:200]}".strip()
-                turn = ImportedTurn(Turn("error", None, error=provider_error(status, None, message)),
-                                    dialect or "openai-chat")
-            elif dialect is None and not _looks_like_model_body(content):
-                if _is_model_request(request_body):  # a model call in a format no importer reads (Ollama's /api/chat)
-                    result.unknown[UNKNOWN_BODY] += 1
-                result.skipped.append(f"{where} {method} {uri}: not a response of a known format")
-                return None
-            else:
-                turn = _read.body(content, dialect, shown, bwhere, result.unknown, status if http_error else None)
+            turn = _text_answer(call, content, dialect, request_body, response, result)
         else:
-            raise CaptureError(shown, bwhere, "the response has no body")
+            raise CaptureError(call.shown, bwhere, "the response has no body")
     except UnknownFormat as exc:
         result.unknown[UNKNOWN_BODY] += 1
-        inside = exc.where.removeprefix(f"{where}.")
-        result.skipped.append(f"{where} {method} {uri}: {inside}: {exc.problem.removesuffix(' (use --format)')}")
+        inside = exc.where.removeprefix(f"{call.where}.")
+        call.skip(result, f"{inside}: {exc.problem.removesuffix(' (use --format)')}")
         return None
-    if http_error and turn.turn.error is None:
-        turn.turn = Turn("error", None, error=provider_error(status, None, None))
-    headers = response.get("headers")
-    for name, value in (("endpoint", uri), ("date", _header(headers, "date", shown, f"{where}.response.headers")),
-                        ("server", _header(headers, "server", shown, f"{where}.response.headers"))):
+    if turn is not None and error is not None and turn.turn.error is None:
+        turn.turn = Turn("error", None, error=provider_error(error, None, None))
+    return turn
+
+
+def _text_answer(call: _Call, content: str, dialect: Dialect | None, request_body: Any, response: dict[str, Any],
+                 result: ImportResult) -> ImportedTurn | None:
+    """The turn of a body read as text: an HTTP error's body that is not JSON is the error's message;
+    a body of no known format (no dialect known or forced) is skipped, counted as unknown when its
+    request is a model call (Ollama's /api/chat)."""
+    error = call.error_status
+    if error is not None and not content.lstrip().startswith(("{", "[")):
+        message = f"{obj_of(response.get('status')).get('message') or ''} {content.strip()[:200]}".strip()
+        return ImportedTurn(Turn("error", None, error=provider_error(error, None, message)), dialect or "openai-chat")
+    if dialect is None and not _looks_like_model_body(content):
+        if _is_model_request(request_body):
+            result.unknown[UNKNOWN_BODY] += 1
+        call.skip(result, "not a response of a known format")
+        return None
+    return _read.body(content, dialect, call.shown, f"{call.where}.response.body", result.unknown, error)
+
+
+def _annotate(call: _Call, turn: ImportedTurn, request_body: Any, headers: Any) -> None:
+    """Give `turn` its endpoint, date and server (from the response's headers), its request's
+    conversation length and output limit, and notes that name the interaction."""
+    hwhere = f"{call.where}.response.headers"
+    for name, value in (("endpoint", call.uri), ("date", _header(headers, "date", call.shown, hwhere)),
+                        ("server", _header(headers, "server", call.shown, hwhere))):
         if value:
             turn.meta.setdefault(name, value)
     turn.conversation = _conversation(request_body)
     turn.max_tokens = _max_tokens(request_body, turn.dialect)
-    turn.notes = [f"{where}: {n}" for n in turn.notes]
-    return turn
+    turn.notes = [f"{call.where}: {n}" for n in turn.notes]
 
 
 def _looks_like_model_body(text: str) -> bool:
