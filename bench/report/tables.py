@@ -35,6 +35,26 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
     """The Markdown report: a legend, the decision table of short cells, requirement violations
     counted per predicate and requirement, the golden status, then `sections` (further Markdown
     sections, each starting with its ``##`` heading) and the sequences' titles."""
+    live = {r.cell.predicate for r in results if r.status == "live"}
+    out = ["# stopbench decision table", "",
+           "One row per sequence, one column per predicate. " + LEGEND, ""]
+    if live:
+        out[-1:-1] = ["", LIVE_LEGEND]
+    out.append(_matrix(results, sequences, predicates))
+    out += _violations_section(results, predicates)
+    out += _golden_section(results, predicates, live)
+    for section in sections:
+        out += ["", section.rstrip("\n")]
+    if titles:
+        out += ["", "## Sequences", ""]
+        out.append(tabulate([[s, _one_cell(titles.get(s, ""))] for s in sequences], headers=["sequence", "title"],
+                            tablefmt="github"))
+    return "\n".join(out) + "\n"
+
+
+def _matrix(results: list[Result], sequences: list[str], predicates: list[str]) -> str:
+    """The decision table itself: one row per sequence, one short cell per predicate (empty where
+    the pair has no result)."""
     by_key = {(r.cell.sequence, r.cell.predicate): r for r in results}
     rows = []
     for seq in sequences:
@@ -43,23 +63,26 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
             r = by_key.get((seq, pred))
             row.append("" if r is None else short_label(r))
         rows.append(row)
-    live = {r.cell.predicate for r in results if r.status == "live"}
-    out = ["# stopbench decision table", "",
-           "One row per sequence, one column per predicate. " + LEGEND, ""]
-    if live:
-        out[-1:-1] = ["", LIVE_LEGEND]
-    out.append(tabulate(rows, headers=["sequence", *predicates], tablefmt="github"))
-    out += ["", "## Requirement violations", ""]
+    return tabulate(rows, headers=["sequence", *predicates], tablefmt="github")
+
+
+def _violations_section(results: list[Result], predicates: list[str]) -> list[str]:
+    """The ``## Requirement violations`` section's lines: how many and their table (``None.`` when none)."""
+    out = ["", "## Requirement violations", ""]
     total = sum(len(r.cell.violations) for r in results)
-    if total:
-        headers, viol_rows = violations_summary(results, predicates)
-        out += [f"{total} violations in {sum(bool(r.cell.violations) for r in results)} cells, counted per "
-                "predicate and requirement; each one's sequence, step and detail are in `index.html`, "
-                "`cells.csv` and the output of `stopbench run`.", ""]
-        out.append(tabulate(viol_rows, headers=headers, tablefmt="github"))
-    else:
-        out.append("None.")
-    out += ["", "## Golden status", ""]
+    if not total:
+        return [*out, "None."]
+    headers, viol_rows = violations_summary(results, predicates)
+    out += [f"{total} violations in {sum(bool(r.cell.violations) for r in results)} cells, counted per "
+            "predicate and requirement; each one's sequence, step and detail are in `index.html`, "
+            "`cells.csv` and the output of `stopbench run`.", ""]
+    out.append(tabulate(viol_rows, headers=headers, tablefmt="github"))
+    return out
+
+
+def _golden_section(results: list[Result], predicates: list[str], live: set[str]) -> list[str]:
+    """The ``## Golden status`` section's lines: per replayed predicate, its cells by golden status,
+    crashed and with violations; then one sentence on the `live` columns, which have no golden status."""
     status_rows = []
     for pred in predicates:
         if pred in live:
@@ -72,21 +95,16 @@ def decision_table(results: list[Result], sequences: list[str], predicates: list
                 crashed += r.cell.outcome == "crashed"
                 violations += bool(r.cell.violations)
         status_rows.append([pred, counts["match"], counts["mismatch"], counts["unreviewed"], crashed, violations])
-    out.append(tabulate(status_rows, headers=["predicate", "match", "mismatch", "unreviewed", "crashed",
-                                              "cells with violations"], tablefmt="github"))
+    out = ["", "## Golden status", "",
+           tabulate(status_rows, headers=["predicate", "match", "mismatch", "unreviewed", "crashed",
+                                          "cells with violations"], tablefmt="github")]
     if live:
         out += ["", "Live columns (observed, no golden status): " + "; ".join(
             f"`{col}` {sum(r.cell.predicate == col for r in results)} cells, "
             f"{sum(r.cell.predicate == col and bool(r.cell.violations) for r in results)} with violations"
             + crashed_note([r.cell for r in results if r.cell.predicate == col])
             for col in predicates if col in live) + "."]
-    for section in sections:
-        out += ["", section.rstrip("\n")]
-    if titles:
-        out += ["", "## Sequences", ""]
-        out.append(tabulate([[s, _one_cell(titles.get(s, ""))] for s in sequences], headers=["sequence", "title"],
-                            tablefmt="github"))
-    return "\n".join(out) + "\n"
+    return out
 
 
 def _one_cell(text: str) -> str:
