@@ -7,9 +7,10 @@ does is right. A violation names the requirement and the first step where it sho
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 
-from bench.engine.model import Cell, Sequence, Step, Turn, Violation
+from bench.engine.model import Cell, Requirement, Sequence, Step, Turn, Violation
 from bench.wires.withhold import as_noted
 
 
@@ -67,61 +68,105 @@ def read_otherwise(cell: Cell) -> Cell | None:
 
 
 def _judged(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
-    """The requirements `cell` breaks, as the cell says its calls went."""
-    req = sequence.require
-    if cell.outcome == "crashed" or req.is_empty():
+    """The requirements `cell` breaks, as the cell says its calls went: one violation at most per
+    requirement, in the order of :data:`_CHECKS`."""
+    if cell.outcome == "crashed" or sequence.require.is_empty():
         return ()
-    found: list[Violation] = []
-    last = cell.steps[-1].step if cell.steps else None
+    found = (check(sequence.require, sequence, cell) for check in _CHECKS)
+    return tuple(v for v in found if v is not None)
 
-    if req.ok is True and not (cell.outcome == "stopped" and cell.ok is True):
-        found.append(Violation("ok: true", last, f"the loop ended {_ending(cell)}, not with success"))
-    if req.ok is False and cell.outcome == "stopped" and cell.ok is True:
-        found.append(Violation("ok: false", last,
-                               f"the loop reported success ({cell.reason}) on a turn that is not an answer"))
-    if req.stops_within is not None:
-        if cell.outcome != "stopped":
-            found.append(Violation(f"stops_within: {req.stops_within}", last,
-                                   f"the loop never stopped ({_ending(cell)})"))
-        elif cell.n_steps > req.stops_within:
-            found.append(Violation(f"stops_within: {req.stops_within}", cell.n_steps,
-                                   f"the loop stopped only at step {cell.n_steps}"))
-    if req.no_dropped_calls:
-        dropped = first_dropped_calls(sequence, cell)
-        if dropped is not None:
-            found.append(Violation("no_dropped_calls", dropped[0], dropped[1]))
-    if req.no_truncated_runs:
-        for s in cell.steps:
-            if served_turn(sequence, s).finish == "length" and s.tools_run:
-                found.append(Violation("no_truncated_runs", s.step,
-                                       f"ran {', '.join(s.tools_run)} from a truncated (length) turn"))
-                break
-    if req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps:
-        final = cell.steps[-1]
-        if served_turn(sequence, final).tool_calls:
-            found.append(Violation("answer_after_tools", final.step,
-                                   f"reported success on turn {final.turn}, which carries tool calls "
-                                   "whose results the model never saw"))
-    if req.no_malformed_runs:
-        for s in cell.steps:
-            calls = served_turn(sequence, s).tool_calls
-            bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
-            if bad:
-                found.append(Violation("no_malformed_runs", s.step,
-                                       f"ran {', '.join(bad)} with arguments that are not valid JSON"))
-                break
-    if req.answer_on is not None and cell.outcome == "stopped" and cell.ok and cell.steps:
-        final = cell.steps[-1]
-        if final.turn not in req.answer_on:
-            allowed = ", ".join(str(i) for i in req.answer_on) or "none"
-            found.append(Violation(f"answer_on: {list(req.answer_on)}", final.step,
-                                   f"reported success on turn {final.turn}, which is not an answer "
-                                   f"(answers: turn {allowed})"))
-    if req.progress is not None:
-        stuck = first_plain_repeat(sequence, cell, req.progress)
-        if stuck is not None:
-            found.append(Violation(f"progress: {req.progress}", stuck[0], stuck[1]))
-    return tuple(found)
+
+def _last_step(cell: Cell) -> int | None:
+    return cell.steps[-1].step if cell.steps else None
+
+
+def _broken_ok(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``ok``: true needs a stop with success; false forbids one."""
+    success = cell.outcome == "stopped" and cell.ok is True
+    if req.ok is True and not success:
+        return Violation("ok: true", _last_step(cell), f"the loop ended {_ending(cell)}, not with success")
+    if req.ok is False and success:
+        return Violation("ok: false", _last_step(cell),
+                         f"the loop reported success ({cell.reason}) on a turn that is not an answer")
+    return None
+
+
+def _broken_stops_within(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``stops_within``: a stop, at that step or before."""
+    if req.stops_within is None:
+        return None
+    if cell.outcome != "stopped":
+        return Violation(f"stops_within: {req.stops_within}", _last_step(cell),
+                         f"the loop never stopped ({_ending(cell)})")
+    if cell.n_steps > req.stops_within:
+        return Violation(f"stops_within: {req.stops_within}", cell.n_steps,
+                         f"the loop stopped only at step {cell.n_steps}")
+    return None
+
+
+def _broken_no_dropped_calls(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``no_dropped_calls``: :func:`first_dropped_calls`."""
+    dropped = first_dropped_calls(sequence, cell) if req.no_dropped_calls else None
+    return None if dropped is None else Violation("no_dropped_calls", dropped[0], dropped[1])
+
+
+def _broken_no_truncated_runs(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``no_truncated_runs``: the first step that ran calls of a ``length`` turn."""
+    if not req.no_truncated_runs:
+        return None
+    for s in cell.steps:
+        if served_turn(sequence, s).finish == "length" and s.tools_run:
+            return Violation("no_truncated_runs", s.step,
+                             f"ran {', '.join(s.tools_run)} from a truncated (length) turn")
+    return None
+
+
+def _broken_answer_after_tools(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``answer_after_tools``: success reported on a turn that carries calls."""
+    if not (req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps):
+        return None
+    final = cell.steps[-1]
+    if not served_turn(sequence, final).tool_calls:
+        return None
+    return Violation("answer_after_tools", final.step, f"reported success on turn {final.turn}, which carries "
+                     "tool calls whose results the model never saw")
+
+
+def _broken_no_malformed_runs(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``no_malformed_runs``: the first step that ran calls whose arguments are not JSON."""
+    if not req.no_malformed_runs:
+        return None
+    for s in cell.steps:
+        calls = served_turn(sequence, s).tool_calls
+        bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
+        if bad:
+            return Violation("no_malformed_runs", s.step,
+                             f"ran {', '.join(bad)} with arguments that are not valid JSON")
+    return None
+
+
+def _broken_answer_on(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``answer_on``: success reported on a turn not listed."""
+    if req.answer_on is None or not (cell.outcome == "stopped" and cell.ok and cell.steps):
+        return None
+    final = cell.steps[-1]
+    if final.turn in req.answer_on:
+        return None
+    allowed = ", ".join(str(i) for i in req.answer_on) or "none"
+    return Violation(f"answer_on: {list(req.answer_on)}", final.step,
+                     f"reported success on turn {final.turn}, which is not an answer (answers: turn {allowed})")
+
+
+def _broken_progress(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+    """``progress``: :func:`first_plain_repeat`."""
+    stuck = first_plain_repeat(sequence, cell, req.progress) if req.progress is not None else None
+    return None if stuck is None else Violation(f"progress: {req.progress}", stuck[0], stuck[1])
+
+
+_CHECKS: tuple[Callable[[Requirement, Sequence, Cell], Violation | None], ...] = (
+    _broken_ok, _broken_stops_within, _broken_no_dropped_calls, _broken_no_truncated_runs,
+    _broken_answer_after_tools, _broken_no_malformed_runs, _broken_answer_on, _broken_progress)
+"""One check per requirement field, each finding its first violation: the order violations are listed in."""
 
 
 def round_signature(turn: Turn) -> tuple[tuple[str, str, str | None], ...]:
