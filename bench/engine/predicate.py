@@ -325,73 +325,107 @@ def check_declarations(fn: object, declared: Mapping[str, Any]) -> None:
     a positive whole number, an `unreachable` rule that is not declared, explanations that do not map
     sequence ids to text, mutation notes that are not :class:`MutationNote`, or a decide function
     that cannot be called as ``decide(turn, state)``. `declared` holds :func:`predicate`'s keywords."""
-    max_steps, cap, reasons, rules, unreachable, explained, not_driven, mutation_notes = (
-        declared.get(key) for key in ("max_steps", "cap", "reasons", "rules", "unreachable", "explained",
-                                      "not_driven", "mutation_notes"))
+    _check_texts(declared)
+    _check_cap(declared.get("max_steps"), declared.get("cap"))
+    _check_reasons(declared.get("reasons"))
+    _check_rules(declared.get("rules"), declared.get("unreachable"), declared.get("max_steps"), declared.get("cap"))
+    for what in ("explained", "not_driven"):
+        _check_sequence_texts(what, declared.get(what))
+    _check_mutation_notes(declared.get("mutation_notes"))
+    _check_decide(fn)
 
-    def bad(msg: str) -> DeclarationError:
-        return DeclarationError(f"@predicate: {msg}")
 
-    def text(value: object) -> bool:
-        return isinstance(value, str) and value != ""
+def _bad(msg: str) -> DeclarationError:
+    return DeclarationError(f"@predicate: {msg}")
 
+
+def _text(value: object) -> bool:
+    """Whether `value` is a non-empty string."""
+    return isinstance(value, str) and value != ""
+
+
+def _check_texts(declared: Mapping[str, Any]) -> None:
+    """``source``, ``description`` and ``cap_note`` are strings (``source`` may be a Cited)."""
     for name in ("source", "description", "cap_note"):
         value = declared.get(name, "")
         if not isinstance(value, str) and not (name == "source" and isinstance(value, Cited)):
-            raise bad(f"{name} must be a string, not {type(value).__name__}")
+            raise _bad(f"{name} must be a string, not {type(value).__name__}")
+
+
+def _check_cap(max_steps: Any, cap: Any) -> None:
+    """``max_steps`` is a positive whole number or None; a cap is a full :class:`Cap` under a ``max_steps``."""
     if max_steps is not None and (type(max_steps) is not int or max_steps < 1):
-        raise bad(f"max_steps must be a positive whole number or None, not {max_steps!r:.40}")
-    if cap is not None:
-        if not isinstance(cap, Cap):
-            raise bad(f"cap must be a Cap(reason=..., ok=..., rule=...), not {type(cap).__name__}")
-        if not text(cap.reason) or not text(cap.rule) or type(cap.ok) is not bool:
-            raise bad(f"cap needs a non-empty reason and rule and ok=True/False, not {cap!r:.80}")
-        if max_steps is None:
-            raise bad("cap is declared but max_steps is not: the cap would never apply")
+        raise _bad(f"max_steps must be a positive whole number or None, not {max_steps!r:.40}")
+    if cap is None:
+        return
+    if not isinstance(cap, Cap):
+        raise _bad(f"cap must be a Cap(reason=..., ok=..., rule=...), not {type(cap).__name__}")
+    if not _text(cap.reason) or not _text(cap.rule) or type(cap.ok) is not bool:
+        raise _bad(f"cap needs a non-empty reason and rule and ok=True/False, not {cap!r:.80}")
+    if max_steps is None:
+        raise _bad("cap is declared but max_steps is not: the cap would never apply")
+
+
+def _check_reasons(reasons: Any) -> None:
+    """``reasons`` is a list of distinct non-empty strings."""
     if isinstance(reasons, str) or not isinstance(reasons, tuple | list):
-        raise bad(f"reasons must be a list of strings, not {type(reasons).__name__} {reasons!r:.40}")
+        raise _bad(f"reasons must be a list of strings, not {type(reasons).__name__} {reasons!r:.40}")
     for r in reasons:
-        if not text(r):
-            raise bad(f"reasons: {r!r:.40} is not a stop reason (a non-empty string)")
+        if not _text(r):
+            raise _bad(f"reasons: {r!r:.40} is not a stop reason (a non-empty string)")
     if len(set(reasons)) != len(reasons):
-        raise bad(f"reasons: {sorted(r for r in set(reasons) if reasons.count(r) > 1)} declared twice")
-    rule_ids: set[str] = set()
+        raise _bad(f"reasons: {sorted(r for r in set(reasons) if reasons.count(r) > 1)} declared twice")
+
+
+def _check_rules(rules: Any, unreachable: Any, max_steps: Any, cap: Any) -> None:
+    """``rules`` and ``unreachable`` map rule ids to citations; each unreachable rule is declared
+    (in ``rules``, or the cap's rule under a ``max_steps``)."""
     for what, mapping in (("rules", rules), ("unreachable", unreachable)):
         if mapping is None:
             continue
         if not isinstance(mapping, Mapping):
-            raise bad(f"{what} must map rule ids to text, not {type(mapping).__name__}")
+            raise _bad(f"{what} must map rule ids to text, not {type(mapping).__name__}")
         for key, value in mapping.items():
-            if not text(key) or not (isinstance(value, str) or (what == "rules" and isinstance(value, Cited))):
-                raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
-                          "with its citation (a string) or a Cited")
-        if what == "rules":
-            rule_ids = set(mapping)
+            if not _text(key) or not (isinstance(value, str) or (what == "rules" and isinstance(value, Cited))):
+                raise _bad(f"{what}: {key!r:.40}: {value!r:.40} is not a rule id (a non-empty string) "
+                           "with its citation (a string) or a Cited")
+    rule_ids: set[str] = set(rules) if rules is not None else set()
     if max_steps is not None:
         rule_ids.add(cap.rule if isinstance(cap, Cap) else Cap().rule)
     for key in unreachable or {}:
         if key not in rule_ids:
-            raise bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(rule_ids))})")
-    for what, mapping in (("explained", explained), ("not_driven", not_driven)):
-        if mapping is None:
-            continue
-        if not isinstance(mapping, Mapping):
-            raise bad(f"{what} must map sequence ids to text, not {type(mapping).__name__}")
-        for key, value in mapping.items():
-            if not text(key) or not text(value):
-                raise bad(f"{what}: {key!r:.40}: {value!r:.40} is not a sequence id with why (non-empty strings)")
+            raise _bad(f"unreachable: {key!r} is not a declared rule (declared: {', '.join(sorted(rule_ids))})")
+
+
+def _check_sequence_texts(what: str, mapping: Any) -> None:
+    """``explained`` or ``not_driven`` (`what`), when given, maps sequence ids to why."""
+    if mapping is None:
+        return
+    if not isinstance(mapping, Mapping):
+        raise _bad(f"{what} must map sequence ids to text, not {type(mapping).__name__}")
+    for key, value in mapping.items():
+        if not _text(key) or not _text(value):
+            raise _bad(f"{what}: {key!r:.40}: {value!r:.40} is not a sequence id with why (non-empty strings)")
+
+
+def _check_mutation_notes(mutation_notes: Any) -> None:
+    """``mutation_notes`` is a list of :class:`MutationNote`."""
     if isinstance(mutation_notes, str) or not isinstance(mutation_notes, Seq):
-        raise bad(f"mutation_notes must be a list of MutationNote, not {type(mutation_notes).__name__}")
+        raise _bad(f"mutation_notes must be a list of MutationNote, not {type(mutation_notes).__name__}")
     for note in mutation_notes:
         if not isinstance(note, MutationNote):
-            raise bad(f"mutation_notes: {note!r:.40} is not a MutationNote(line, why, ...)")
+            raise _bad(f"mutation_notes: {note!r:.40} is not a MutationNote(line, why, ...)")
+
+
+def _check_decide(fn: object) -> None:
+    """`fn` can be called as ``decide(turn, state)`` (a builtin without a signature is left to the replay)."""
     if not callable(fn):
-        raise bad(f"decorates {type(fn).__name__}, not a function")
+        raise _bad(f"decorates {type(fn).__name__}, not a function")
     try:
         inspect.signature(fn).bind(None, None)
     except TypeError:
         params = ", ".join(inspect.signature(fn).parameters)
-        raise bad(f"{getattr(fn, '__name__', 'decide')}({params}) cannot be called as decide(turn, state)") from None
+        raise _bad(f"{getattr(fn, '__name__', 'decide')}({params}) cannot be called as decide(turn, state)") from None
     except ValueError:  # a builtin without a signature: let the replay find out
         pass
 
