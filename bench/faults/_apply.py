@@ -8,8 +8,8 @@ request's record so the judge knows what the loop received (bench/check/faulted.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from bench.engine.model import ERROR_KINDS, ErrorKind
 from bench.faults._recipe import (
@@ -110,52 +110,89 @@ def apply(recipe: Recipe, plan: Plan, *, request_index: int, rng: random.Random,
     chosen = [f for f, u in zip(recipe.faults, draws, strict=True) if _applies(f, request_index, u)]
     status = next((f for f in chosen if isinstance(f, StatusIn)), None)
     if status is not None:
-        out, error = status_plan(wire, status.status, status.retry_after, status.message)
-        wait = f", Retry-After: {status.retry_after}" if status.retry_after is not None else ""
-        return replace(out, one_by_one=True), Injected((f"HTTP {status.status}{wait}",), error, status.status,
-                                                       status.retry_after)
-    done: list[str] = []
-    kind: ErrorKind | None = None
-    frames = list(plan.frames)
-    end = plan.end
-    one = _one_body(plan)
+        return _status_answer(status, wire)
+    delivery = _Delivery(list(plan.frames), plan.end, _one_body(plan))
     if recipe.pace is not None:
-        frames = _paced(frames, recipe.pace, rng, one)
-        done.append(_pace_words(recipe.pace))
+        delivery.frames = _paced(delivery.frames, recipe.pace, rng, delivery.one)
+        delivery.done.append(_pace_words(recipe.pace))
     for f in chosen:
-        if isinstance(f, StallIn):
-            i = f.before_frame - 1
-            if i < len(frames):
-                frames[i] = Frame(frames[i].data, frames[i].delay + f.seconds)
-                done.append(f"stalled {f.seconds:g} s before frame {f.before_frame}")
-        elif isinstance(f, DuplicateIn):
-            i = f.frame - 1
-            if not one and i < len(frames):
-                frames.insert(i + 1, Frame(frames[i].data))
-                done.append(f"frame {f.frame} sent twice")
-        elif isinstance(f, CorruptIn):
-            i = f.frame - 1
-            if i < len(frames):
-                frames[i] = Frame(_garbled(frames[i].data), frames[i].delay)
-                done.append(f"frame {f.frame} garbled")
-                kind = kind or "stream_error"
-        elif isinstance(f, (TruncateIn, DisconnectIn)):
-            cut = _cut(frames, f, one)
-            if cut is not None:
-                lost = frames[len(cut[0]):]
-                frames, what = cut
-                broken = one or isinstance(f, DisconnectIn)
-                end = "cut" if broken else "close"
-                if broken:
-                    kind = "connection_reset"
-                elif all(_end_marker(x.data) for x in lost):
-                    what += "; only the end marker was lost, the turn arrived whole"
-                else:
-                    kind = "stream_cut"
-                done.append(what)
-    if not done:
+        delivery.take(f)
+    if not delivery.done:
         return plan, NOTHING
-    return Plan(plan.status, plan.headers, tuple(frames), end, one_by_one=True), Injected(tuple(done), kind)
+    return (Plan(plan.status, plan.headers, tuple(delivery.frames), delivery.end, one_by_one=True),
+            Injected(tuple(delivery.done), delivery.kind))
+
+
+def _status_answer(fault: StatusIn, wire: str) -> tuple[Plan, Injected]:
+    """An HTTP error status in place of the answer, in `wire`'s provider's shape."""
+    out, error = status_plan(wire, fault.status, fault.retry_after, fault.message)
+    wait = f", Retry-After: {fault.retry_after}" if fault.retry_after is not None else ""
+    return replace(out, one_by_one=True), Injected((f"HTTP {fault.status}{wait}",), error, fault.status,
+                                                   fault.retry_after)
+
+
+@dataclass(slots=True)
+class _Delivery:
+    """An answer's frames and end as the faults chosen so far leave them, with what each did (`done`)
+    and what the loop gets in place of the turn (`kind`, None while the turn arrives). `one`: the
+    answer is one JSON body (:func:`_one_body`), not a stream."""
+
+    frames: list[Frame]
+    end: Literal["close", "cut"]
+    one: bool
+    done: list[str] = field(default_factory=list)
+    kind: ErrorKind | None = None
+
+    def take(self, fault: Fault) -> None:
+        """Apply one frame fault (a status fault is an answer of its own: :func:`_status_answer`)."""
+        if isinstance(fault, StallIn):
+            self.stall(fault)
+        elif isinstance(fault, DuplicateIn):
+            self.duplicate(fault)
+        elif isinstance(fault, CorruptIn):
+            self.corrupt(fault)
+        elif isinstance(fault, (TruncateIn, DisconnectIn)):
+            self.cut(fault)
+
+    def stall(self, fault: StallIn) -> None:
+        """A pause before the fault's frame, when the answer has that frame."""
+        i = fault.before_frame - 1
+        if i < len(self.frames):
+            self.frames[i] = Frame(self.frames[i].data, self.frames[i].delay + fault.seconds)
+            self.done.append(f"stalled {fault.seconds:g} s before frame {fault.before_frame}")
+
+    def duplicate(self, fault: DuplicateIn) -> None:
+        """The fault's frame sent twice, when the answer is a stream that has that frame."""
+        i = fault.frame - 1
+        if not self.one and i < len(self.frames):
+            self.frames.insert(i + 1, Frame(self.frames[i].data))
+            self.done.append(f"frame {fault.frame} sent twice")
+
+    def corrupt(self, fault: CorruptIn) -> None:
+        """The fault's frame garbled (:func:`_garbled`), when the answer has that frame."""
+        i = fault.frame - 1
+        if i < len(self.frames):
+            self.frames[i] = Frame(_garbled(self.frames[i].data), self.frames[i].delay)
+            self.done.append(f"frame {fault.frame} garbled")
+            self.kind = self.kind or "stream_error"
+
+    def cut(self, fault: TruncateIn | DisconnectIn) -> None:
+        """A clean end (truncate) or a broken connection (disconnect, or any cut of one JSON body);
+        a clean end that loses only the end marker leaves the loop the whole turn."""
+        cut = _cut(self.frames, fault, self.one)
+        if cut is None:
+            return
+        lost = self.frames[len(cut[0]):]
+        self.frames, what = cut
+        broken = self.one or isinstance(fault, DisconnectIn)
+        self.end = "cut" if broken else "close"
+        if broken:
+            self.kind = "connection_reset"
+        elif all(_end_marker(x.data) for x in lost):
+            what += "; only the end marker was lost, the turn arrived whole"
+        else:
+            self.kind = "stream_cut"
+        self.done.append(what)
 
 
 def _paced(frames: list[Frame], pace: PaceIn, rng: random.Random, one: bool) -> list[Frame]:
