@@ -337,6 +337,22 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
     path = folder / f"{predicate}.yaml"
     shown = display_path(path)
     existing = read_golden_file(path) if path.exists() else None
+    header, header_changed = _accepted_header(shown, existing, derived, replace_header)
+    table = dict(existing.cells) if existing else {}
+    considered = [c for c in cells if sequences is None or c.sequence in sequences]
+    added, replaced, refused = _accept_cells(table, considered, shown, predicate, mode=mode, basis=basis, note=note)
+    pruned = sorted(s for s in table if keep_only is not None and s not in keep_only)
+    for s in pruned:
+        del table[s]
+    changed = bool(added or replaced or pruned or header_changed)
+    text = dump_golden(GoldenFile(predicate=predicate, derived=header, cells=table)) if changed else None
+    return Accepted(path, added, replaced, pruned, refused, header_changed, text)
+
+
+def _accepted_header(shown: str, existing: GoldenFile | None, derived: str | None,
+                     replace_header: bool) -> tuple[str, bool]:
+    """The header the file will have and whether it is written anew; refused when a new file has
+    none, or an existing file's would change without `replace_header`."""
     if existing is None and not derived:
         raise GoldenError(f"{shown}: new golden file needs a header: say how the expectations were derived "
                           "(--derived)")
@@ -345,18 +361,20 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
         raise GoldenError(f"{shown}: derived: the file already has a different header; pass --replace-header "
                           "to replace it (it records the pins and how the cells were derived)")
     header = derived if derived is not None else existing.derived if existing else ""
-    table = dict(existing.cells) if existing else {}
+    return header, header_changed
+
+
+def _accept_cells(table: dict[str, ExpectedCell], cells: list[Cell], shown: str, predicate: str, *,
+                  mode: AcceptMode, basis: Basis | None, note: str | None) -> tuple[list[str], list[str], list[str]]:
+    """Write into `table` the cells to accept (see :func:`plan_accept`); the ids added and replaced, and
+    one line per crashed cell refused. Raises GoldenError when a new cell has no basis."""
     added: list[str] = []
     replaced: list[str] = []
     refused: list[str] = []
     unbased: list[str] = []
     for cell in cells:
-        if sequences is not None and cell.sequence not in sequences:
-            continue
         old = table.get(cell.sequence)
-        relabel = old is not None and note is not None and (note != old.note
-                                                            or (basis is not None and basis != old.basis))
-        if old is not None and (mode == "new" or (compare(cell, old) is None and not relabel)):
+        if old is not None and not _rewritten(cell, old, mode, basis, note):
             continue
         if cell.outcome == "crashed":
             refused.append(f"{cell.sequence} x {predicate}: crashed, not accepted: {cell.error or 'no detail'}")
@@ -372,12 +390,14 @@ def plan_accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str
         raise GoldenError(f"{shown}: basis: {len(unbased)} new cell(s) need one ({_some(unbased)}): pass "
                           "--basis source (from the pinned source), observed (from driving the original) "
                           "or rule (the predicate is its own rule)")
-    pruned = sorted(s for s in table if keep_only is not None and s not in keep_only)
-    for s in pruned:
-        del table[s]
-    changed = bool(added or replaced or pruned or header_changed)
-    text = dump_golden(GoldenFile(predicate=predicate, derived=header, cells=table)) if changed else None
-    return Accepted(path, added, replaced, pruned, refused, header_changed, text)
+    return added, replaced, refused
+
+
+def _rewritten(cell: Cell, old: ExpectedCell, mode: AcceptMode, basis: Basis | None, note: str | None) -> bool:
+    """Whether mode ``all`` rewrites the existing expectation `old`: `cell` no longer matches it, or a
+    given `note` (or `basis`) differs from its own."""
+    relabel = note is not None and (note != old.note or (basis is not None and basis != old.basis))
+    return mode != "new" and (compare(cell, old) is not None or relabel)
 
 
 def accept(folder: Path, predicate: str, cells: list[Cell], *, derived: str | None = None,
