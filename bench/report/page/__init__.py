@@ -65,6 +65,24 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
     scorecard's data (:func:`bench.scorecard.build.scorecard_data`), shown in a section of its own."""
     data = page_data(results, sequences, predicates, records or {}, explained or {}, golden)
     data["verdicts"] = verdict_table()  # the script's glyphs and words, as the matrix and legend use them
+    names = [p["name"] for p in data["predicates"]]
+    template = _env().get_template("index.html.j2")
+    return template.render(
+        data_json=embed_json(by_reference(data)), css=(ASSETS / "page.css").read_text(encoding="utf-8"),
+        script=_inline_script((ASSETS / "page.js").read_text(encoding="utf-8")),
+        rows=_matrix_rows(data), predicates=data["predicates"], summary=data["summary"], totals=_totals(data),
+        facets=_facets(data), glyphs=GLYPHS, verdicts=VERDICTS, verdict_words=VERDICT_WORDS,
+        conformance_glyphs=CONFORMANCE_GLYPHS, bar_svg=bar_chart(data["summary"]["rows"]),
+        heat_svg=heat_map(data["summary"]["kinds"], data["summary"]["rows"]),
+        record_version=RECORD_VERSION, scorecard_html=scorecard_section(scorecard),
+        guards_html=html_section(guard_scores(results, sequences, names), predicates),
+    )
+
+
+def _matrix_rows(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The matrix's rows, in the page data's sequence order: a heading row at each new group and at
+    each new first tag within it, then one row per sequence with its cell for each predicate and
+    whether its verdicts disagree."""
     rows: list[dict[str, Any]] = []
     last_group = last_tag = None
     names = [p["name"] for p in data["predicates"]]
@@ -84,31 +102,30 @@ def build_page(results: Seq[Result], sequences: Seq[Sequence], predicates: Seq[L
             cells.append({"pred": p, "cell": c, "label": c["label"] if c else ""})
         verdicts = {c["cell"]["v"] for c in cells if c["cell"] is not None}
         rows.append({"type": "seq", "seq": s, "cells": cells, "disagree": len(verdicts) > 1})
-    totals = {
-        "sequences": len(data["sequences"]), "predicates": len(names), "cells": len(data["cells"]),
-        "golden": {g: sum(c["golden"] == g for c in data["cells"].values())
-                   for g in ("match", "mismatch", "unreviewed")},
-        "crashed": sum(c["v"] == "crashed" for c in data["cells"].values()),
-        "violations": sum(len(c["violations"]) for c in data["cells"].values()),
-        "cells_violating": sum(bool(c["violations"]) for c in data["cells"].values()),
+    return rows
+
+
+def _totals(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The summary's counts: sequences, predicates, cells, cells by golden status, crashed cells,
+    violations and the cells with any, live columns."""
+    cells = data["cells"].values()
+    return {
+        "sequences": len(data["sequences"]), "predicates": len(data["predicates"]), "cells": len(data["cells"]),
+        "golden": {g: sum(c["golden"] == g for c in cells) for g in ("match", "mismatch", "unreviewed")},
+        "crashed": sum(c["v"] == "crashed" for c in cells),
+        "violations": sum(len(c["violations"]) for c in cells),
+        "cells_violating": sum(bool(c["violations"]) for c in cells),
         "live": sum(bool(p.get("live")) for p in data["predicates"]),
     }
-    facets = {
+
+
+def _facets(data: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The filters' choices: the dialects, the groups in their order, the tags."""
+    return {
         "dialects": sorted({s["dialect"] for s in data["sequences"]}),
         "groups": list(dict.fromkeys(s["group"] for s in data["sequences"])),
         "tags": sorted({t for s in data["sequences"] for t in s["tags"]}),
     }
-    template = _env().get_template("index.html.j2")
-    return template.render(
-        data_json=embed_json(by_reference(data)), css=(ASSETS / "page.css").read_text(encoding="utf-8"),
-        script=_inline_script((ASSETS / "page.js").read_text(encoding="utf-8")),
-        rows=rows, predicates=data["predicates"], summary=data["summary"], totals=totals, facets=facets,
-        glyphs=GLYPHS, verdicts=VERDICTS, verdict_words=VERDICT_WORDS, conformance_glyphs=CONFORMANCE_GLYPHS,
-        bar_svg=bar_chart(data["summary"]["rows"]),
-        heat_svg=heat_map(data["summary"]["kinds"], data["summary"]["rows"]),
-        record_version=RECORD_VERSION, scorecard_html=scorecard_section(scorecard),
-        guards_html=html_section(guard_scores(results, sequences, names), predicates),
-    )
 
 
 def load_conformance(folder: Path) -> dict[str, dict[str, Any]]:
