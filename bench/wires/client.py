@@ -42,6 +42,20 @@ MAX_TOKENS = 4096
 """The max_tokens every request sends, so that a reply cut at the limit shows as usage reaching it."""
 
 
+def chat_messages(prompt: str, system: str | None) -> list[dict[str, Any]]:
+    """A chat's first messages where the system text is a message of its own (Chat Completions, Ollama,
+    Cohere): the system message when there is one, then the prompt."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": prompt})
+    return messages
+
+
+def function_tools(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The loop's tools as Chat Completions' ``{"type": "function", "function": {...}}`` entries (what
+    Ollama and Cohere take too)."""
+    return [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
+                                              "parameters": t["parameters"]}} for t in tools]
+
 
 @dataclass(frozen=True, slots=True)
 class Call:
@@ -231,3 +245,16 @@ def transport_errors() -> tuple[type[BaseException], ...]:
 def client_errors(mod: Any) -> tuple[type[BaseException], type[BaseException]]:
     """(the client's API error base class, its connection error class)."""
     return mod.APIError, mod.APIConnectionError
+
+
+class OfficialClient:
+    """What the conversations over an official client package (``openai``, ``anthropic``) share: the
+    client with its retries off (the loop decides what to resend, and counts it), the package's error
+    classes (:func:`client_errors`) and the transport errors it lets through (:func:`transport_errors`),
+    and the model asked. `package` is the client's package, imported by the caller: it loads only for a loop."""
+
+    def __init__(self, client: Any, package: Any, model: str) -> None:
+        self.client = client.with_options(max_retries=0)
+        self.errors = client_errors(package)
+        self.transport = transport_errors()
+        self.model = model

@@ -27,19 +27,10 @@ import httpx
 
 from bench.engine.model import Dialect
 from bench.wires import dialects
+from bench.wires.base import tool_input
 from bench.wires.bedrock_converse.eventstream import decode
-from bench.wires.client import (
-    MAX_TOKENS,
-    Call,
-    Reply,
-    ReplyError,
-    Result,
-    broken_frame,
-    cut_error,
-    reply_error,
-    retry_after,
-    transport_error,
-)
+from bench.wires.client import MAX_TOKENS, Call, Reply, ReplyError, Result, cut_error, reply_error
+from bench.wires.httpstream import status_error, stream_post
 
 
 def official_client(env: Mapping[str, str]) -> httpx.Client:
@@ -77,56 +68,18 @@ class Converse:
         return body
 
     def ask(self) -> Reply:
-        blocks: dict[int, dict[str, Any]] = {}
-        stop: str | None = None
-        used = 0
-        ended = False
-        err: ReplyError | None = None
-        try:
-            with self.client.stream("POST", self.path, json=self._body()) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    err = _status_error(response)
-                else:
-                    left = b""
-                    for chunk in response.iter_bytes():
-                        messages, left = decode(left + chunk)
-                        for m in messages:
-                            if m.headers.get(":message-type") == "exception":
-                                err = _stream_exception(m.headers.get(":exception-type", ""), m.payload)
-                                break
-                            event = m.as_event()
-                            if event is None:
-                                raise ValueError(f"an event whose payload is not a JSON object: {m.payload[:60]!r}")
-                            ((kind, data),) = event.items()
-                            if kind == "contentBlockStart":
-                                use = (data.get("start") or {}).get("toolUse") or {}
-                                blocks[data.get("contentBlockIndex", 0)] = {
-                                    "type": "toolUse", "id": use.get("toolUseId", ""), "name": use.get("name", ""),
-                                    "json": ""}
-                            elif kind == "contentBlockDelta":
-                                _delta(blocks, data.get("contentBlockIndex", 0), data.get("delta") or {})
-                            elif kind == "messageStop":
-                                stop = data.get("stopReason")
-                            elif kind == "metadata":
-                                ended = True
-                                used = int((data.get("usage") or {}).get("outputTokens") or 0)
-                        if err is not None:
-                            break
-        except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
-            err = broken_frame(exc)
-        except httpx.HTTPError as exc:
-            err = transport_error(exc)
-        if err is None and not ended:
+        got = _Stream()
+        err = stream_post(self.client, self.path, self._body(), got.read, _status_error)
+        if err is None and not got.ended:
             err = cut_error("metadata")
-        ordered = [b for _, b in sorted(blocks.items())]
+        ordered = [b for _, b in sorted(got.blocks.items())]
         texts = [b["text"] for b in ordered if b["type"] == "text"]
         made = tuple(Call(b["id"], b["name"], b["json"]) for b in ordered if b["type"] == "toolUse")
         text = "".join(texts) if texts else None
         if err is not None:
             return Reply(None, "error", text, made, error=err, raw=ordered)
-        return Reply(stop, dialects.canonical("bedrock-converse", stop), text, made, raw=ordered,
-                     at_limit=used >= self.max_tokens)
+        return Reply(got.stop, dialects.canonical("bedrock-converse", got.stop), text, made, raw=ordered,
+                     at_limit=got.used >= self.max_tokens)
 
     def add_reply(self, reply: Reply) -> None:
         content: list[dict[str, Any]] = []
@@ -136,7 +89,7 @@ class Converse:
             elif b["type"] == "reasoning":
                 content.append({"reasoningContent": {"reasoningText": {"text": b["text"]}}})
             else:
-                content.append({"toolUse": {"toolUseId": b["id"], "name": b["name"], "input": _object(b["json"])}})
+                content.append({"toolUse": {"toolUseId": b["id"], "name": b["name"], "input": tool_input(b["json"])}})
         if content:  # an empty reply has nothing to echo
             self.messages.append({"role": "assistant", "content": content})
 
@@ -148,6 +101,45 @@ class Converse:
             content.append({"text": message})
         if content:
             self.messages.append({"role": "user", "content": content})
+
+
+class _Stream:
+    """What an event stream has said so far: its content blocks by index, its stop reason, its output
+    tokens, whether its closing ``metadata`` event came."""
+
+    def __init__(self) -> None:
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.stop: str | None = None
+        self.used = 0
+        self.ended = False
+
+    def read(self, response: httpx.Response) -> ReplyError | None:
+        """The stream's messages, decoded as their bytes come; the exception message that ends it, if one does."""
+        left = b""
+        for chunk in response.iter_bytes():
+            messages, left = decode(left + chunk)
+            for m in messages:
+                if m.headers.get(":message-type") == "exception":
+                    return _stream_exception(m.headers.get(":exception-type", ""), m.payload)
+                event = m.as_event()
+                if event is None:
+                    raise ValueError(f"an event whose payload is not a JSON object: {m.payload[:60]!r}")
+                ((kind, data),) = event.items()
+                self._event(kind, data)
+        return None
+
+    def _event(self, kind: str, data: dict[str, Any]) -> None:
+        if kind == "contentBlockStart":
+            use = (data.get("start") or {}).get("toolUse") or {}
+            self.blocks[data.get("contentBlockIndex", 0)] = {
+                "type": "toolUse", "id": use.get("toolUseId", ""), "name": use.get("name", ""), "json": ""}
+        elif kind == "contentBlockDelta":
+            _delta(self.blocks, data.get("contentBlockIndex", 0), data.get("delta") or {})
+        elif kind == "messageStop":
+            self.stop = data.get("stopReason")
+        elif kind == "metadata":
+            self.ended = True
+            self.used = int((data.get("usage") or {}).get("outputTokens") or 0)
 
 
 def _delta(blocks: dict[int, dict[str, Any]], index: int, delta: dict[str, Any]) -> None:
@@ -174,22 +166,11 @@ def _message(payload: bytes) -> str:
 def _status_error(response: httpx.Response) -> ReplyError:
     """An HTTP error answer: the status, the exception named in ``x-amzn-ErrorType`` (its part before
     a ``:``), and a ``Retry-After`` if one was sent."""
-    code = response.headers.get("x-amzn-errortype", "").split(":")[0]
-    out = reply_error(response.status_code, code, _message(response.content))
-    wait = retry_after(response.headers)
-    if wait is None:
-        return out
-    return ReplyError(out.kind, out.status, out.code, out.message, wait)
+    return status_error(response, _message(response.content),
+                        response.headers.get("x-amzn-errortype", "").split(":")[0])
 
 
 def _stream_exception(kind: str, payload: bytes) -> ReplyError:
     """An exception message inside the stream (``throttlingException`` and the like)."""
     return reply_error(None, kind, _message(payload), in_stream=True)
 
-
-def _object(arguments: str) -> dict[str, Any]:
-    try:
-        value = json.loads(arguments) if arguments.strip() else {}
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}

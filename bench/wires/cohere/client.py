@@ -25,18 +25,8 @@ import httpx
 from bench.engine.model import Dialect
 from bench.wires import dialects
 from bench.wires.capture import read_events
-from bench.wires.client import (
-    MAX_TOKENS,
-    Call,
-    Reply,
-    ReplyError,
-    Result,
-    broken_frame,
-    cut_error,
-    reply_error,
-    retry_after,
-    transport_error,
-)
+from bench.wires.client import Call, Reply, ReplyError, Result, cut_error, reply_error
+from bench.wires.httpstream import FunctionChat, body_message, status_error, stream_post
 
 PATH = "/v2/chat"
 DEFAULT_URL = "https://api.cohere.com"
@@ -51,50 +41,17 @@ def official_client(env: Mapping[str, str]) -> httpx.Client:
                         headers={"Authorization": f"Bearer {key}"} if key else None)
 
 
-class Chat:
+class Chat(FunctionChat):
     """Cohere v2 chat over an ``httpx.Client``, streamed (stateless: the whole conversation every time)."""
 
     api: Dialect = "cohere"
 
-    def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
-                 system: str | None = None) -> None:
-        self.client: httpx.Client = client
-        self.model = model
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-        self.messages.append({"role": "user", "content": prompt})
-        self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                        "parameters": t["parameters"]}} for t in tools]
-        self.max_tokens = MAX_TOKENS
-
-    def _body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": self.messages, "stream": True,
-                                "max_tokens": self.max_tokens}
-        if self.tools:
-            body["tools"] = self.tools
-        return body
+    def limit(self) -> dict[str, Any]:
+        return {"max_tokens": self.max_tokens}
 
     def ask(self) -> Reply:
         got = _Got()
-        err: ReplyError | None = None
-        try:
-            with self.client.stream("POST", PATH, json=self._body()) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    err = _status_error(response)
-                else:
-                    for ev in read_events(response.iter_lines()):
-                        if ev.data.strip() == "[DONE]":  # what some Cohere streams end with (the SDK stops there)
-                            break
-                        obj = json.loads(ev.data)
-                        if not isinstance(obj, dict):
-                            raise ValueError(f"an event that is not an object: {ev.data[:60]!r}")
-                        err = got.feed(obj)
-                        if err is not None or got.end is not None:
-                            break
-        except ValueError as exc:  # an event that does not parse: a broken answer, resent, never a crash
-            err = broken_frame(exc)
-        except httpx.HTTPError as exc:
-            err = transport_error(exc)
+        err = stream_post(self.client, PATH, self.body(), got.read, _status_error)
         if err is None and got.end is None:
             err = cut_error("message-end")
         made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(got.calls.items()))
@@ -138,6 +95,19 @@ class _Got:
         self.calls: dict[int, dict[str, str]] = {}
         self.end: dict[str, Any] | None = None
 
+    def read(self, response: httpx.Response) -> ReplyError | None:
+        """The stream's events up to ``message-end`` (or a ``[DONE]``); the error that ends it, if one does."""
+        for ev in read_events(response.iter_lines()):
+            if ev.data.strip() == "[DONE]":  # what some Cohere streams end with (the SDK stops there)
+                break
+            obj = json.loads(ev.data)
+            if not isinstance(obj, dict):
+                raise ValueError(f"an event that is not an object: {ev.data[:60]!r}")
+            err = self.feed(obj)
+            if err is not None or self.end is not None:
+                return err
+        return None
+
     def feed(self, obj: dict[str, Any]) -> ReplyError | None:
         """One event; the error it carries, if any."""
         kind = obj.get("type")
@@ -165,11 +135,4 @@ class _Got:
 
 def _status_error(response: httpx.Response) -> ReplyError:
     """An HTTP error answer: the status and Cohere's ``message`` (a ``Retry-After`` honoured if sent)."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = str(body.get("message", "")) if isinstance(body, dict) else response.text[:200]
-    out = reply_error(response.status_code, "", message)
-    wait = retry_after(response.headers)
-    return out if wait is None else ReplyError(out.kind, out.status, out.code, out.message, wait)
+    return status_error(response, body_message(response, "message"))

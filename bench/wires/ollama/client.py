@@ -23,18 +23,8 @@ import httpx
 from bench.engine.model import Dialect
 from bench.wires import dialects
 from bench.wires.base import tool_input
-from bench.wires.client import (
-    MAX_TOKENS,
-    Call,
-    Reply,
-    ReplyError,
-    Result,
-    broken_frame,
-    cut_error,
-    reply_error,
-    retry_after,
-    transport_error,
-)
+from bench.wires.client import Call, Reply, ReplyError, Result, cut_error, reply_error
+from bench.wires.httpstream import FunctionChat, body_message, status_error, stream_post
 
 PATH = "/api/chat"
 DEFAULT_HOST = "http://127.0.0.1:11434"
@@ -49,63 +39,27 @@ def official_client(env: Mapping[str, str]) -> httpx.Client:
     return httpx.Client(base_url=host if "://" in host else f"http://{host}", timeout=30.0)
 
 
-class Chat:
+class Chat(FunctionChat):
     """Ollama ``/api/chat`` over an ``httpx.Client``, streamed (stateless: the whole conversation every time)."""
 
     api: Dialect = "ollama"
 
-    def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
-                 system: str | None = None) -> None:
-        self.client: httpx.Client = client
-        self.model = model
-        self.messages: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
-        self.messages.append({"role": "user", "content": prompt})
-        self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                        "parameters": t["parameters"]}} for t in tools]
-        self.max_tokens = MAX_TOKENS
-
-    def _body(self) -> dict[str, Any]:
-        body: dict[str, Any] = {"model": self.model, "messages": self.messages, "stream": True,
-                                "options": {"num_predict": self.max_tokens}}
-        if self.tools:
-            body["tools"] = self.tools
-        return body
+    def limit(self) -> dict[str, Any]:
+        return {"options": {"num_predict": self.max_tokens}}
 
     def ask(self) -> Reply:
-        text: list[str] = []
-        calls: list[Call] = []
-        last: dict[str, Any] | None = None
-        err: ReplyError | None = None
-        try:
-            with self.client.stream("POST", PATH, json=self._body()) as response:
-                if response.status_code >= 400:
-                    response.read()
-                    err = _status_error(response)
-                else:
-                    for got in response.iter_lines():
-                        if not got.strip():
-                            continue
-                        obj = json.loads(got)
-                        if not isinstance(obj, dict):
-                            raise ValueError(f"a line that is not an object: {got[:60]!r}")
-                        if isinstance(obj.get("error"), str):
-                            err = reply_error(None, "", obj["error"], in_stream=True)
-                            break
-                        _message(obj.get("message"), text, calls)
-                        if obj.get("done") is True:
-                            last = obj
-        except ValueError as exc:  # a line that does not parse: a broken answer, resent, never a crash
-            err = broken_frame(exc)
-        except httpx.HTTPError as exc:
-            err = transport_error(exc)
+        got = _Stream()
+        err = stream_post(self.client, PATH, self.body(), got.read, _status_error)
+        last = got.last
         if err is None and last is None:
             err = cut_error("done: true")
-        content = "".join(text) if text else None
+        content = "".join(got.text) if got.text else None
+        calls = tuple(got.calls)
         if err is not None or last is None:
-            return Reply(None, "error", content, tuple(calls), error=err, raw=(content, tuple(calls)))
+            return Reply(None, "error", content, calls, error=err, raw=(content, calls))
         raw = last.get("done_reason") if isinstance(last.get("done_reason"), str) else None
         used = last.get("eval_count")
-        return Reply(raw, dialects.canonical("ollama", raw), content, tuple(calls), raw=(content, tuple(calls)),
+        return Reply(raw, dialects.canonical("ollama", raw), content, calls, raw=(content, calls),
                      at_limit=isinstance(used, int) and used >= self.max_tokens)
 
     def add_reply(self, reply: Reply) -> None:
@@ -127,6 +81,30 @@ class Chat:
             self.messages.append({"role": "user", "content": message})
 
 
+class _Stream:
+    """What an NDJSON stream has said so far: its text pieces, its (whole) tool calls, its ``done: true`` object."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.calls: list[Call] = []
+        self.last: dict[str, Any] | None = None
+
+    def read(self, response: httpx.Response) -> ReplyError | None:
+        """The stream's lines, one object each; the error line that ends it, if one does."""
+        for got in response.iter_lines():
+            if not got.strip():
+                continue
+            obj = json.loads(got)
+            if not isinstance(obj, dict):
+                raise ValueError(f"a line that is not an object: {got[:60]!r}")
+            if isinstance(obj.get("error"), str):
+                return reply_error(None, "", obj["error"], in_stream=True)
+            _message(obj.get("message"), self.text, self.calls)
+            if obj.get("done") is True:
+                self.last = obj
+        return None
+
+
 def _message(value: Any, text: list[str], calls: list[Call]) -> None:
     """One streamed object's message: its text piece and its (whole) tool calls."""
     msg = value if isinstance(value, dict) else {}
@@ -141,11 +119,4 @@ def _message(value: Any, text: list[str], calls: list[Call]) -> None:
 
 def _status_error(response: httpx.Response) -> ReplyError:
     """An HTTP error answer: the status and Ollama's ``error`` message (a ``Retry-After`` honoured if sent)."""
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    message = str(body.get("error", "")) if isinstance(body, dict) else response.text[:200]
-    out = reply_error(response.status_code, "", message)
-    wait = retry_after(response.headers)
-    return out if wait is None else ReplyError(out.kind, out.status, out.code, out.message, wait)
+    return status_error(response, body_message(response, "error"))

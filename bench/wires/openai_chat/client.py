@@ -13,18 +13,19 @@ from bench.wires import dialects
 from bench.wires.client import (
     MAX_TOKENS,
     Call,
+    OfficialClient,
     Reply,
     ReplyError,
     Result,
     broken_frame,
     caught,
-    client_errors,
+    chat_messages,
     cut_error,
-    transport_errors,
+    function_tools,
 )
 
 
-class Chat:
+class Chat(OfficialClient):
     """Chat Completions over ``openai.OpenAI`` (streamed)."""
 
     api: Dialect = "openai-chat"
@@ -32,24 +33,13 @@ class Chat:
     def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                  system: str | None = None) -> None:
         import openai
-        self.client = client.with_options(max_retries=0)
-        self.errors = client_errors(openai)
-        self.transport = transport_errors()
-        self.model = model
-        self.messages: list[dict[str, Any]] = ([{"role": "system", "content": system}] if system else [])
-        self.messages.append({"role": "user", "content": prompt})
-        self.tools = [{"type": "function", "function": {"name": t["name"], "description": t.get("description", ""),
-                                                        "parameters": t["parameters"]}} for t in tools]
+        super().__init__(client, openai, model)
+        self.messages = chat_messages(prompt, system)
+        self.tools = function_tools(tools)
         self.max_tokens = MAX_TOKENS
 
     def ask(self) -> Reply:
-        content: list[str] = []
-        refusal: list[str] = []
-        got_content = False
-        calls: dict[int, dict[str, str]] = {}
-        finish: str | None = None
-        used: int | None = None
-        done = False
+        got = _Chunks()
         try:
             kwargs: dict[str, Any] = {"tools": self.tools} if self.tools else {}
             # the raw events, not the client's parsed chunks: only they show whether [DONE] came (a
@@ -59,7 +49,7 @@ class Chat:
                     stream_options={"include_usage": True}, **kwargs) as response:
                 for data in _sse_data(sse_lines(response.iter_bytes())):
                     if data.startswith("[DONE]"):
-                        done = True
+                        got.done = True
                         break
                     chunk = json.loads(data)
                     if not isinstance(chunk, dict):
@@ -69,42 +59,19 @@ class Chat:
                         api_error: Any = self.errors[0]  # as the client raises an error event
                         raise api_error(str(err.get("message") or "An error occurred during streaming"),
                                         request=response.http_request, body=err)
-                    usage = chunk.get("usage")
-                    if isinstance(usage, dict):
-                        used = int(usage.get("completion_tokens") or 0)
-                    for choice in chunk.get("choices") or []:
-                        delta = choice.get("delta") or {}
-                        if delta.get("refusal"):
-                            refusal.append(delta["refusal"])
-                        if delta.get("content") is not None:
-                            got_content = True
-                            content.append(delta["content"])
-                        for tc in delta.get("tool_calls") or []:
-                            slot = calls.setdefault(tc.get("index", 0), {"id": "", "name": "", "arguments": ""})
-                            if tc.get("id"):
-                                slot["id"] = tc["id"]
-                            function = tc.get("function") or {}
-                            slot["name"] += function.get("name") or ""
-                            slot["arguments"] += function.get("arguments") or ""
-                        if choice.get("finish_reason") is not None:
-                            finish = choice["finish_reason"]
+                    got.feed(chunk)
         except ValueError as exc:  # a frame that does not parse: a broken answer, resent, never a crash
-            return self._failed(broken_frame(exc), content, got_content, calls)
+            return got.failed(broken_frame(exc))
         except (*self.errors, *self.transport) as exc:
-            return self._failed(caught(exc, self.errors), content, got_content, calls)
-        if not done and (finish is None or used is None):
+            return got.failed(caught(exc, self.errors))
+        if not got.done and (got.finish is None or got.used is None):
             # no [DONE], and no finish or no usage chunk after it (asked for with include_usage, and read
             # for rule 3's hidden truncation): the stream ended early; only a lost [DONE] leaves it whole
-            return self._failed(cut_error("[DONE]"), content, got_content, calls)
-        text = "".join(content) if got_content else None
-        made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
-        return Reply(finish, dialects.canonical("openai-chat", finish), text, made, raw=(text, made),
-                     refusal="".join(refusal) if refusal else None, at_limit=(used or 0) >= self.max_tokens)
-
-    def _failed(self, err: ReplyError, content: list[str], got: bool, calls: dict[int, dict[str, str]]) -> Reply:
-        made = tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(calls.items()))
-        text = "".join(content) if got else None
-        return Reply(None, "error", text, made, error=err, raw=(text, made))
+            return got.failed(cut_error("[DONE]"))
+        text, made = got.text(), got.made()
+        return Reply(got.finish, dialects.canonical("openai-chat", got.finish), text, made, raw=(text, made),
+                     refusal="".join(got.refusal) if got.refusal else None,
+                     at_limit=(got.used or 0) >= self.max_tokens)
 
     def add_reply(self, reply: Reply) -> None:
         text, made = reply.raw
@@ -119,6 +86,53 @@ class Chat:
             self.messages.append({"role": "tool", "tool_call_id": r.call.id, "content": r.text})
         if message:
             self.messages.append({"role": "user", "content": message})
+
+
+class _Chunks:
+    """What a stream's chunks have said so far: content and refusal pieces, tool calls by index, the
+    finish reason, the usage chunk's output tokens, whether ``[DONE]`` came."""
+
+    def __init__(self) -> None:
+        self.content: list[str] = []
+        self.refusal: list[str] = []
+        self.got_content = False
+        self.calls: dict[int, dict[str, str]] = {}
+        self.finish: str | None = None
+        self.used: int | None = None
+        self.done = False
+
+    def feed(self, chunk: dict[str, Any]) -> None:
+        """One chunk: its usage, and each choice's delta and finish reason."""
+        usage = chunk.get("usage")
+        if isinstance(usage, dict):
+            self.used = int(usage.get("completion_tokens") or 0)
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("refusal"):
+                self.refusal.append(delta["refusal"])
+            if delta.get("content") is not None:
+                self.got_content = True
+                self.content.append(delta["content"])
+            for tc in delta.get("tool_calls") or []:
+                slot = self.calls.setdefault(tc.get("index", 0), {"id": "", "name": "", "arguments": ""})
+                if tc.get("id"):
+                    slot["id"] = tc["id"]
+                function = tc.get("function") or {}
+                slot["name"] += function.get("name") or ""
+                slot["arguments"] += function.get("arguments") or ""
+            if choice.get("finish_reason") is not None:
+                self.finish = choice["finish_reason"]
+
+    def text(self) -> str | None:
+        return "".join(self.content) if self.got_content else None
+
+    def made(self) -> tuple[Call, ...]:
+        return tuple(Call(c["id"], c["name"], c["arguments"]) for _, c in sorted(self.calls.items()))
+
+    def failed(self, err: ReplyError) -> Reply:
+        """The reply in place of an answer: what came before `err`, and the error."""
+        text, made = self.text(), self.made()
+        return Reply(None, "error", text, made, error=err, raw=(text, made))
 
 
 _EOL = re.compile(rb"\r\n|\r|\n")

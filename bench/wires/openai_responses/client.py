@@ -11,19 +11,18 @@ from bench.wires import dialects
 from bench.wires.client import (
     MAX_TOKENS,
     Call,
+    OfficialClient,
     Reply,
     ReplyError,
     Result,
     broken_frame,
     caught,
-    client_errors,
     cut_error,
     reply_error,
-    transport_errors,
 )
 
 
-class Responses:
+class Responses(OfficialClient):
     """The Responses API over ``openai.OpenAI`` (streamed, stateless: the whole input every time)."""
 
     api: Dialect = "openai-responses"
@@ -31,10 +30,7 @@ class Responses:
     def __init__(self, client: Any, model: str, prompt: str, tools: Sequence[dict[str, Any]],
                  system: str | None = None) -> None:
         import openai
-        self.client = client.with_options(max_retries=0)
-        self.transport = transport_errors()
-        self.errors = client_errors(openai)
-        self.model = model
+        super().__init__(client, openai, model)
         self.system = system
         self.input: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
         self.tools = [{"type": "function", "name": t["name"], "description": t.get("description", ""),
