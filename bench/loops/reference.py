@@ -179,79 +179,110 @@ class Policy:
         return err.kind in _TRANSIENT_KINDS
 
     def decide(self, reply: Reply, steer: str | None = None) -> Step:
-        calls = reply.calls
-        every = tuple(range(len(calls)))
-        # 1. an error in place of a reply
-        if reply.error is not None or reply.finish == "error":
-            self.resends += 1
-            hint = reply.error.retry_after if reply.error is not None else None
-            if self.transient(reply) and self.resends <= MAX_RESENDS and (hint is None or hint <= MAX_WAIT):
-                return Step("resend", "error-resend", wait=backoff(self.resends) if hint is None else hint)
-            return Step("stop", "error-stop", failed=every, reason="model_error", ok=False)
-        self.resends = 0
-        # 2. filtered or refused
+        """The step after `reply` (`steer`: a user message that arrived meanwhile): the first rule
+        that applies, in predicates/reference.py's order; each rule resets its counter when it does not."""
+        every = tuple(range(len(reply.calls)))
+        return (self._error(reply, every) or self._filtered(reply, every) or self._truncated(reply, every)
+                or self._calls(reply, every, steer) or self._paused(reply) or self._missing_call(reply)
+                or self._unknown(reply) or self._steered(steer) or self._empty(reply)
+                or Step("stop", "done", reason="no_tool_calls", ok=True))  # 10. the answer
+
+    def _error(self, reply: Reply, every: tuple[int, ...]) -> Step | None:
+        """1. An error in place of a reply: resent when transient and the wait is acceptable."""
+        if reply.error is None and reply.finish != "error":
+            self.resends = 0
+            return None
+        self.resends += 1
+        hint = reply.error.retry_after if reply.error is not None else None
+        if self.transient(reply) and self.resends <= MAX_RESENDS and (hint is None or hint <= MAX_WAIT):
+            return Step("resend", "error-resend", wait=backoff(self.resends) if hint is None else hint)
+        return Step("stop", "error-stop", failed=every, reason="model_error", ok=False)
+
+    @staticmethod
+    def _filtered(reply: Reply, every: tuple[int, ...]) -> Step | None:
+        """2. Filtered or refused."""
         if reply.finish == "content_filter":
             return Step("stop", "filter", failed=every, reason="content_filter", ok=False)
         if reply.refusal is not None:
             return Step("stop", "refusal", failed=every, reason="content_filter", ok=False)
-        # 3. truncated (or cut at the request's max_tokens under a stop)
+        return None
+
+    def _truncated(self, reply: Reply, every: tuple[int, ...]) -> Step | None:
+        """3. Truncated (or cut at the request's max_tokens under a stop)."""
         hidden = reply.finish == "stop" and reply.at_limit
-        if reply.finish == "length" or hidden:
-            if not calls:
-                return Step("stop", "length-hidden" if hidden else "length", reason="length", ok=False)
-            self.truncated += 1
-            if self.truncated > MAX_TRUNCATED:
-                return Step("stop", "truncated-stop", failed=every, reason="length", ok=False)
-            return Step("remind", "truncated-calls", failed=every, message=TRUNCATED)
-        self.truncated = 0
-        # 4. calls present: run them, whatever the finish says
-        if calls:
-            signature = tuple((c.name, c.arguments) for c in calls)
-            if self.warned is not None and signature in self.warned:
-                return Step("stop", "repeat-stop", failed=every, reason="repeated_tool_call", ok=False)
-            cycle = _PORT.repeated_cycle(self.rounds, signature)
-            if cycle is not None:
-                self.warned = {calls_of for calls_of, _ in cycle}
-                return Step("remind", "repeat-remind", failed=every, message=REPEATED)
-            self.warned, self.running = None, signature
-            self.reminders = self.pauses = 0
-            bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
-            good = tuple(i for i in every if i not in bad)
-            if steer:
-                return Step("remind", "calls-steer", run=good, failed=bad, message=steer)
-            return Step("continue", "calls", run=good, failed=bad)
-        self.rounds, self.warned = [], None
-        # 5. the provider says the turn is not over
-        if reply.finish_raw == "pause_turn" or reply.end_turn is False:
-            self.pauses += 1
-            if self.pauses > MAX_PAUSES:
-                return Step("stop", "paused-stop", reason="unfinished_turn", ok=False)
-            return Step("continue", "paused")
-        self.pauses = 0
-        # 6. a call that went missing: announced by the finish, or left as text
+        if reply.finish != "length" and not hidden:
+            self.truncated = 0
+            return None
+        if not reply.calls:
+            return Step("stop", "length-hidden" if hidden else "length", reason="length", ok=False)
+        self.truncated += 1
+        if self.truncated > MAX_TRUNCATED:
+            return Step("stop", "truncated-stop", failed=every, reason="length", ok=False)
+        return Step("remind", "truncated-calls", failed=every, message=TRUNCATED)
+
+    def _calls(self, reply: Reply, every: tuple[int, ...], steer: str | None) -> Step | None:
+        """4. Calls present: run them, whatever the finish says, unless the loop guard stops them."""
+        calls = reply.calls
+        if not calls:
+            self.rounds, self.warned = [], None
+            return None
+        signature = tuple((c.name, c.arguments) for c in calls)
+        if self.warned is not None and signature in self.warned:
+            return Step("stop", "repeat-stop", failed=every, reason="repeated_tool_call", ok=False)
+        cycle = _PORT.repeated_cycle(self.rounds, signature)
+        if cycle is not None:
+            self.warned = {calls_of for calls_of, _ in cycle}
+            return Step("remind", "repeat-remind", failed=every, message=REPEATED)
+        self.warned, self.running = None, signature
+        self.reminders = self.pauses = 0
+        bad = tuple(i for i, c in enumerate(calls) if _bad_json(c.arguments))
+        good = tuple(i for i in every if i not in bad)
+        if steer:
+            return Step("remind", "calls-steer", run=good, failed=bad, message=steer)
+        return Step("continue", "calls", run=good, failed=bad)
+
+    def _paused(self, reply: Reply) -> Step | None:
+        """5. The provider says the turn is not over."""
+        if reply.finish_raw != "pause_turn" and reply.end_turn is not False:
+            self.pauses = 0
+            return None
+        self.pauses += 1
+        if self.pauses > MAX_PAUSES:
+            return Step("stop", "paused-stop", reason="unfinished_turn", ok=False)
+        return Step("continue", "paused")
+
+    def _missing_call(self, reply: Reply) -> Step | None:
+        """6. A call that went missing: announced by the finish, or left as text."""
         dropped = reply.finish == "tool_calls"
         as_text = bool(reply.content) and bool(_TEXT_CALL.search(reply.content or ""))
-        if dropped or as_text:
-            self.reminders += 1
-            if self.reminders > MAX_REMINDERS:
-                return Step("stop", "dropped-stop", reason="dropped_tool_call", ok=False)
-            return Step("remind", "dropped-remind" if dropped else "text-call-remind",
-                        message=NO_CALL if dropped else TEXT_CALL)
-        # 7. a finish nobody defined
-        if reply.finish == "unknown":
-            return Step("stop", "unknown", reason="unknown_finish", ok=False)
-        # 8. a user message arrived while the model answered
-        if steer:
-            self.reminders = 0
-            return Step("remind", "steer", message=steer)
-        # 9. an empty stop
-        if not (reply.content or "").strip():
-            self.reminders += 1
-            if self.reminders > MAX_REMINDERS:
-                return Step("stop", "empty-stop", reason="empty_response", ok=False)
-            return Step("remind", "empty-remind", message=EMPTY)
-        # 10. the answer
-        return Step("stop", "done", reason="no_tool_calls", ok=True)
+        if not (dropped or as_text):
+            return None
+        self.reminders += 1
+        if self.reminders > MAX_REMINDERS:
+            return Step("stop", "dropped-stop", reason="dropped_tool_call", ok=False)
+        return Step("remind", "dropped-remind" if dropped else "text-call-remind",
+                    message=NO_CALL if dropped else TEXT_CALL)
+
+    @staticmethod
+    def _unknown(reply: Reply) -> Step | None:
+        """7. A finish nobody defined."""
+        return Step("stop", "unknown", reason="unknown_finish", ok=False) if reply.finish == "unknown" else None
+
+    def _steered(self, steer: str | None) -> Step | None:
+        """8. A user message arrived while the model answered."""
+        if not steer:
+            return None
+        self.reminders = 0
+        return Step("remind", "steer", message=steer)
+
+    def _empty(self, reply: Reply) -> Step | None:
+        """9. An empty stop."""
+        if (reply.content or "").strip():
+            return None
+        self.reminders += 1
+        if self.reminders > MAX_REMINDERS:
+            return Step("stop", "empty-stop", reason="empty_response", ok=False)
+        return Step("remind", "empty-remind", message=EMPTY)
 
 
 def _results(calls: Sequence[Call], step: Step, execute: Execute, why: str) -> list[Result]:
