@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from bench.engine.model import Dialect, ErrorKind, Finish, Turn, TurnError
+from bench.engine.model import Dialect, ErrorKind, Finish, ToolCall, Turn, TurnError, Usage
 from bench.errors import UnusableInput
 from bench.wires import dialects
 
@@ -213,6 +213,29 @@ def dumps_args(value: JSON) -> str:
     return orjson.dumps(value).decode()
 
 
+def function_call(call: JSON) -> ToolCall:
+    """A tool call of Chat Completions' shape (``{"id", "function": {"name", "arguments"}}``, which Ollama
+    and Cohere send too), its arguments as received (:func:`dumps_args`); a missing id or name is ``""``."""
+    fn = obj_of(obj_of(call).get("function"))
+    args = fn.get("arguments")
+    return ToolCall(text_of(obj_of(call).get("id")) or "", text_of(fn.get("name")) or "",
+                    "" if args is None else dumps_args(args))
+
+
+def stream_turn(dialect: Dialect, raw: str | None, *, ended: bool, error: TurnError | None, content: str | None,
+                tool_calls: tuple[ToolCall, ...], reasoning: str | None, usage: Usage | None,
+                detail: str | None = None) -> Turn:
+    """The turn a stream assembled to: an error turn when it carried an error, else the finish `raw` when
+    its last event came (`ended`), else a cut stream (finish ``unknown``, none sent); `detail` is the
+    error's or the finish's ``finish_detail``. What came before an error or a cut is kept."""
+    parts = {"content": content, "tool_calls": tool_calls, "reasoning": reasoning, "usage": usage}
+    if error is not None:
+        return Turn("error", None, error=error, finish_detail=detail, **parts)  # type: ignore[arg-type]
+    if ended:
+        return Turn(finish_of(dialect, raw), raw, finish_detail=detail, **parts)  # type: ignore[arg-type]
+    return Turn("unknown", None, **parts)  # type: ignore[arg-type]
+
+
 def obj_of(value: object) -> dict[str, Any]:
     """`value` if it is a JSON object, else an empty one (so optional sub-objects read simply)."""
     return value if isinstance(value, dict) else {}
@@ -330,53 +353,79 @@ def read_events(lines: Iterable[str], first_line: int = 1) -> Iterator[Event]:
     a line (or a blank line, or the end): Gemini's error after a stream's events, as Google's
     server writes it (indented JSON).
     """
-    name: str | None = None
-    data: list[str] = []
-    start = 0
-    number = 0
-    lineno = first_line - 1
-    block: list[str] | None = None
+    reader = _EventReader(first_line)
     for raw in lines:
-        lineno += 1
-        line = raw.rstrip("\r\n")
-        if block is not None:
-            if line.strip():
-                block.append(line)
-            if not line.strip() or line.rstrip() == {"{": "}", "[": "]"}[block[0].strip()]:
-                number += 1
-                yield Event(start, number, None, "\n".join(block))
-                block = None
-            continue
-        if line.strip() in ("{", "[") and not data and name is None:
-            block, start = [line], lineno
-            continue
+        event = reader.line(raw.rstrip("\r\n"))
+        if event is not None:
+            yield event
+    yield from reader.rest()
+
+
+_CLOSE = {"{": "}", "[": "]"}
+"""The line that closes a JSON value written across lines, by the line that opens it."""
+
+
+class _EventReader:
+    """:func:`read_events`' state: the event being read (its ``event:`` name, its ``data:`` lines and
+    the line of the first), or the JSON value written across lines being read, and the count so far."""
+
+    __slots__ = ("block", "data", "lineno", "name", "number", "start")
+
+    def __init__(self, first_line: int) -> None:
+        self.name: str | None = None
+        self.data: list[str] = []
+        self.start = 0
+        self.number = 0
+        self.lineno = first_line - 1
+        self.block: list[str] | None = None
+
+    def line(self, line: str) -> Event | None:
+        """One line (its end stripped); the event it ends, if it ends one."""
+        self.lineno += 1
+        if self.block is not None:
+            return self._block_line(self.block, line)
+        fresh = not self.data and self.name is None
+        if fresh and line.strip() in ("{", "["):
+            self.block, self.start = [line], self.lineno
+            return None
         if not line.strip():
-            if data:
-                number += 1
-                yield Event(start, number, name, "\n".join(data))
-            name, data = None, []
-            continue
+            event = self._event(self.start, self.name, "\n".join(self.data)) if self.data else None
+            self.name, self.data = None, []
+            return event
         if line.startswith(":"):
-            continue  # a comment: keep-alive
-        if line.lstrip().startswith(("{", "[")) and not data and name is None:
-            number += 1
-            yield Event(lineno, number, None, line.strip())
-            continue
+            return None  # a comment: keep-alive
+        if fresh and line.lstrip().startswith(("{", "[")):
+            return self._event(self.lineno, None, line.strip())
         fieldname, _, value = line.partition(":")
         value = value[1:] if value.startswith(" ") else value
         if fieldname == "data":
-            if not data:
-                start = lineno
-            data.append(value)
+            if not self.data:
+                self.start = self.lineno
+            self.data.append(value)
         elif fieldname == "event":
-            name = value
+            self.name = value
         # id:, retry: and unknown fields are ignored, as the SSE spec says
-    if block is not None:
-        number += 1
-        yield Event(start, number, None, "\n".join(block))
-    if data:
-        number += 1
-        yield Event(start, number, name, "\n".join(data))
+        return None
+
+    def _block_line(self, block: list[str], line: str) -> Event | None:
+        """A line of a JSON value written across lines: the value is an event at its closing line or a blank one."""
+        if line.strip():
+            block.append(line)
+            if line.rstrip() != _CLOSE[block[0].strip()]:
+                return None
+        self.block = None
+        return self._event(self.start, None, "\n".join(block))
+
+    def _event(self, line: int, name: str | None, data: str) -> Event:
+        self.number += 1
+        return Event(line, self.number, name, data)
+
+    def rest(self) -> Iterator[Event]:
+        """What the end of the text ends: a JSON value still open, an event without its blank line."""
+        if self.block is not None:
+            yield self._event(self.start, None, "\n".join(self.block))
+        if self.data:
+            yield self._event(self.start, self.name, "\n".join(self.data))
 
 
 def where_event(prefix: str, ev: Event) -> str:

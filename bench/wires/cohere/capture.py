@@ -27,10 +27,11 @@ from bench.wires.capture import (
     ImportedTurn,
     NoDoneLine,
     Pieces,
-    dumps_args,
     finish_of,
+    function_call,
     obj_of,
     provider_error,
+    stream_turn,
     text_of,
 )
 
@@ -82,12 +83,7 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
     msg = obj_of(obj.get("message"))
     if not msg:
         raise ValueError("no message and no error")
-    calls = []
-    for c in msg.get("tool_calls") or []:
-        fn = obj_of(obj_of(c).get("function"))
-        args = fn.get("arguments")
-        calls.append(ToolCall(text_of(obj_of(c).get("id")) or "", text_of(fn.get("name")) or "",
-                              "" if args is None else dumps_args(args)))
+    calls = [function_call(c) for c in msg.get("tool_calls") or []]
     content = _text(msg.get("content"), "text")
     if content is None and calls:
         content = text_of(msg.get("tool_plan"))
@@ -168,12 +164,7 @@ class StreamAssembler(NoDoneLine):
         content = self.text.text()
         if content is None and calls:
             content = self.plan.text()
-        common = {"content": content, "tool_calls": calls, "reasoning": self.thinking.text(), "usage": self.usage}
-        if self.error is not None:
-            detail = f"finish_reason {self.raw!r} with the error" if self.raw else None
-            turn = Turn("error", None, error=self.error, finish_detail=detail, **common)  # type: ignore[arg-type]
-        elif self.ended:
-            turn = Turn(finish_of(DIALECT, self.raw), self.raw, **common)  # type: ignore[arg-type]
-        else:
-            turn = Turn("unknown", None, **common)  # type: ignore[arg-type]
+        detail = f"finish_reason {self.raw!r} with the error" if self.error is not None and self.raw else None
+        turn = stream_turn(DIALECT, self.raw, ended=self.ended, error=self.error, content=content, tool_calls=calls,
+                           reasoning=self.thinking.text(), usage=self.usage, detail=detail)
         return ImportedTurn(turn, DIALECT, self.meta, notes=self.notes)

@@ -26,11 +26,11 @@ from bench.wires.capture import (
     ImportedTurn,
     NoDoneLine,
     Pieces,
-    dumps_args,
-    finish_of,
+    function_call,
     int_of,
     obj_of,
     provider_error,
+    stream_turn,
     text_of,
 )
 
@@ -66,13 +66,10 @@ def _usage(obj: dict[str, JSON]) -> Usage | None:
 def _calls(msg: dict[str, JSON], unknown: Counter[str]) -> list[ToolCall]:
     out = []
     for c in msg.get("tool_calls") or []:
-        fn = obj_of(obj_of(c).get("function"))
-        if not fn:
+        if not obj_of(obj_of(c).get("function")):
             unknown["ollama: tool call without a function"] += 1
             continue
-        args = fn.get("arguments")
-        out.append(ToolCall(text_of(obj_of(c).get("id")) or "", text_of(fn.get("name")) or "",
-                            "" if args is None else dumps_args(args)))
+        out.append(function_call(c))
     return out
 
 
@@ -130,13 +127,8 @@ class StreamAssembler(NoDoneLine):
             self.usage = _usage(obj)
 
     def finish(self) -> ImportedTurn:
-        common = {"content": self.content.text(), "tool_calls": tuple(self.calls),
-                  "reasoning": self.thinking.text(), "usage": self.usage}
-        if self.error is not None:
-            turn = Turn("error", None, error=self.error, **common)  # type: ignore[arg-type]
-        elif self.done:
-            detail = NO_REASON if self.raw is None else None
-            turn = Turn(finish_of(DIALECT, self.raw), self.raw, finish_detail=detail, **common)  # type: ignore[arg-type]
-        else:
-            turn = Turn("unknown", None, **common)  # type: ignore[arg-type]
+        detail = NO_REASON if self.error is None and self.raw is None else None
+        turn = stream_turn(DIALECT, self.raw, ended=self.done, error=self.error, content=self.content.text(),
+                           tool_calls=tuple(self.calls), reasoning=self.thinking.text(), usage=self.usage,
+                           detail=detail)
         return ImportedTurn(turn, DIALECT, self.meta, notes=self.notes)

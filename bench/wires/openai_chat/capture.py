@@ -45,6 +45,7 @@ from bench.wires.capture import (
     Pieces,
     dumps_args,
     finish_of,
+    function_call,
     int_of,
     iso_from_unix,
     obj_of,
@@ -147,9 +148,7 @@ def from_response(obj: JSON, unknown: Counter[str], status: int | None = None) -
         if not fn:
             unknown[f"openai-chat: tool call of type {c.get('type') if isinstance(c, dict) else c!r}"] += 1
             continue
-        args = fn.get("arguments")
-        calls.append(ToolCall(text_of(c.get("id")) or "", text_of(fn.get("name")) or "",
-                              "" if args is None else dumps_args(args)))
+        calls.append(function_call(c))
     legacy = msg.get("function_call")
     if isinstance(legacy, dict):
         args = legacy.get("arguments")
