@@ -16,6 +16,8 @@ from collections.abc import Iterator
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.installed import close_run, open_run
+
 settings.register_profile(
     "ci",
     derandomize=True,
@@ -111,3 +113,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if stale and not config.getoption("keyword") and not config.getoption("markexpr"):
         warnings.warn(pytest.PytestConfigWarning(
             f"tests/conftest.py SLOW names tests that do not exist (renamed?): {', '.join(stale)}"), stacklevel=1)
+
+
+# ---------------------------------------------------------------- the installed wheel, once per run
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The folder the run's processes (pytest-xdist's workers too) share the installed wheel's environment in."""
+    open_run()
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    close_run()
