@@ -35,6 +35,7 @@ from starlette.types import Receive, Scope, Send
 from bench.engine.model import Action, Sequence, Turn, TurnError
 from bench.engine.replay import following
 from bench.serve import bad_requests
+from bench.serve.clients import client_surface
 from bench.serve.deadline import within
 from bench.serve.observe import Observed, conversation, infer, request_changes
 from bench.serve.render import WIRES, Context, WireName, at_request_limit
@@ -688,7 +689,7 @@ def create_app(session: Session) -> ModelCallsFirst:
             model = shape.model if shape and shape.model is not None else str(body.get("model") or "stopbench")
             include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
             sse = shape.sse if shape else True
-            surface = shape.surface if shape else ""
+            surface = shape.surface if shape else client_surface(wire, headers)
             # what the rendering depends on besides the id: the served turn (the scripted one with the
             # request's limit, when it changed the usage, the repeat's ids and the withheld calls, the
             # note) and the rest of its Context

@@ -3,6 +3,8 @@
 A call's `arguments` is the raw string, sent verbatim (``function.arguments``), valid JSON or not.
 The finish reason arrives in a chunk of its own with an empty delta (what OpenAI sends); usage is
 always in the body and, when the request asks with ``stream_options.include_usage``, in a last chunk.
+A call streams as OpenAI streams it, its id and name in one chunk and its arguments in the next ones,
+except to Mistral's own client (:data:`MISTRAL`), which gets it whole in one delta as Mistral streams it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,10 @@ from typing import Any
 from bench.engine.model import ToolCall, Turn
 from bench.wires.base import Context, openai_error_body, pieces, sse
 from bench.wires.openai_chat import azure
+
+MISTRAL = "mistral"
+"""The surface of Mistral's own client (told by its user agent: :mod:`bench.serve.clients`): each streamed
+call whole in one delta, id, name and arguments together, as Mistral's API streams it."""
 
 
 def _usage(turn: Turn) -> dict[str, int]:
@@ -62,6 +68,9 @@ def stream_frames(turn: Turn, ctx: Context) -> list[bytes]:
     if turn.refusal:
         out += [chunk({"refusal": p}) for p in pieces(turn.refusal)]
     for i, call in enumerate(turn.tool_calls):
+        if ctx.surface == MISTRAL:  # whole, arguments cut off or not: the client requires a name on each
+            out.append(chunk({"tool_calls": [{"index": i, **_call(call)}]}))
+            continue
         out.append(chunk({"tool_calls": [{"index": i, "id": call.id, "type": "function",
                                           "function": {"name": call.name, "arguments": ""}}]}))
         if call.arguments:
