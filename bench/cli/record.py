@@ -19,7 +19,6 @@ from bench.serve.server import DEFAULT_HOST, bind_problem
 if TYPE_CHECKING:
     from bench.record.recording import Recorder
 
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 GRACE = 5
 """Seconds the proxy's stop gives answers still on their way before it cancels them (and records them as cut)."""
 
@@ -105,6 +104,7 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     import uvicorn
 
     from bench.catalogue.files import display_path
+    from bench.check.limits import loop_name_problem
     from bench.record.proxy import create_proxy
     from bench.record.recording import Recorder
     from bench.record.redact import redactor
@@ -112,8 +112,8 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
 
     recipe = fault_recipe(faults_spec, prefix="cannot record: ")
     name = name or f"recorded-{datetime.now(UTC):%Y%m%d-%H%M%S}"
-    if not _NAME.match(name):
-        click.echo(f"cannot record: --name {name!r}: use letters, digits, '.', '_' and '-'", err=True)
+    if (problem := loop_name_problem(name)) is not None:  # one rule with check --name
+        click.echo(f"cannot record: --name {name!r}: {problem}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     taken = sorted(out.glob(f"{name}-*")) if out.is_dir() else []
     if taken and not force:

@@ -179,6 +179,27 @@ def test_record_refuses_what_it_cannot_use_in_one_line_with_exit_2(tmp_path: Pat
     assert not (tmp_path / "new").exists()
 
 
+def test_record_takes_a_name_exactly_when_check_takes_it_letters_of_any_script_included(tmp_path: Path) -> None:
+    """`record --name` follows `check --name`'s rule (bench.check.limits.loop_name_problem): a name it
+    takes gets past the name to the next check (here a busy port); one it refuses is refused in its words."""
+    import socket
+
+    from bench.check.limits import loop_name_problem
+
+    names = ["λ-rec", "запись.2", "rec_v2", "-rec", "a b", "a/b", "..", "r" * 51, "rec*", "é" * 50]
+    assert {"λ-rec", "запись.2", "é" * 50} <= {n for n in names if loop_name_problem(n) is None}
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = str(busy.getsockname()[1])
+        for name in names:
+            result = CliRunner().invoke(cli, ["record", "--upstream", "http://127.0.0.1:9", "--port", port,
+                                              "--out", str(tmp_path), "--name", name])
+            problem = loop_name_problem(name)
+            words = f"cannot listen on 127.0.0.1:{port}" if problem is None else f"--name {name!r}: {problem}"
+            assert result.exit_code == 2 and words in result.output, (name, result.output)
+
+
 BIG_LOOP = '''\
 import os, sys
 import openai
