@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -207,6 +207,39 @@ def _esc(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_INTRO = (
+    "# stopbench conformance: original loops against their ports", "",
+    "Each original agent loop was run against the replay server on every sequence "
+    "(`stopbench conform`, `make conformance`), with stub tools that only record; its "
+    "observed cell is the `<port>@original` column, beside the port's replayed cell "
+    "(`<port>`, labels as in decision-table.md). A status is `same`, `differs: <first "
+    "difference>`, `explained: <first difference>` (the port's file says why, in "
+    f"`{EXPLAINED_ATTR}`; the reason is listed below), `not driven (why)` (a case the driver "
+    f"cannot produce for that loop, said in `{NOT_DRIVEN_ATTR}`: nothing was compared, so it is "
+    "not counted as explained) or `not run (why)`. A server cannot "
+    "see the tools run in the step where a loop stops, so an original's final stop has no "
+    "tools run; that alone is not a difference. A status ending `(reused: key K)` was not driven "
+    "by the run that wrote the records: K, a hash of what the row depends on (the loop's pin, its "
+    "driver's files, its port's files and cell, the sequence, the server's code; "
+    "bench/conform/keys.py), was the key it was driven at, so `make conformance-ci` reused it; "
+    "every other row was driven by the run that wrote its record.", "")
+"""The report's title and how to read its matrix."""
+
+_COUNTED = ("same", "explained", "differs", "not driven", "not run", "driver failed", "retried", REUSED)
+"""What the summary counts per loop."""
+
+
+@dataclass(slots=True)
+class _Matrix:
+    """The matrix's rows as they are built, and what its cells add to the summary and the lists below it."""
+
+    counts: dict[str, dict[str, int]]
+    """Per loop, how many of its cells are each of :data:`_COUNTED`."""
+    rows: list[list[str]] = field(default_factory=list)
+    diffs: list[list[str]] = field(default_factory=list)
+    retries: list[list[str]] = field(default_factory=list)
+
+
 def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
                          records: Mapping[str, Mapping[str, Any] | None],
                          explained: Mapping[str, Mapping[str, str]],
@@ -214,99 +247,113 @@ def conformance_markdown(sequences: Sequence[str], drivers: Sequence[Driver],
     """The Markdown report. `records` maps a driver name to its record (None: never run);
     `explained` a driver name to its port's explanations; `missing` a driver name to why it has
     no record (e.g. its loop is not installed)."""
-    missing = missing or {}
-    out = ["# stopbench conformance: original loops against their ports", "",
-           "Each original agent loop was run against the replay server on every sequence "
-           "(`stopbench conform`, `make conformance`), with stub tools that only record; its "
-           "observed cell is the `<port>@original` column, beside the port's replayed cell "
-           "(`<port>`, labels as in decision-table.md). A status is `same`, `differs: <first "
-           "difference>`, `explained: <first difference>` (the port's file says why, in "
-           f"`{EXPLAINED_ATTR}`; the reason is listed below), `not driven (why)` (a case the driver "
-           f"cannot produce for that loop, said in `{NOT_DRIVEN_ATTR}`: nothing was compared, so it is "
-           "not counted as explained) or `not run (why)`. A server cannot "
-           "see the tools run in the step where a loop stops, so an original's final stop has no "
-           "tools run; that alone is not a difference. A status ending `(reused: key K)` was not driven "
-           "by the run that wrote the records: K, a hash of what the row depends on (the loop's pin, its "
-           "driver's files, its port's files and cell, the sequence, the server's code; "
-           "bench/conform/keys.py), was the key it was driven at, so `make conformance-ci` reused it; "
-           "every other row was driven by the run that wrote its record.", ""]
+    matrix = _matrix(sequences, drivers, records, explained)
     headers = ["sequence"]
     for d in drivers:
         headers += [d.predicate, f"{d.predicate}@original", f"{d.name} status"]
-    rows: list[list[str]] = []
-    counts: dict[str, dict[str, int]] = {d.name: {"same": 0, "explained": 0, "differs": 0, "not driven": 0,
-                                                  "not run": 0, "driver failed": 0, "retried": 0, REUSED: 0}
-              for d in drivers}
-    diffs: list[list[str]] = []
-    retries: list[list[str]] = []
+    out = [*_INTRO, unpadded_table(matrix.rows, headers)]
+    out += _summary(drivers, records, missing or {}, matrix.counts)
+    out += _retried(matrix.retries)
+    out += _differences(matrix.diffs)
+    out += _stale_explanations(drivers, records, explained)
+    return "\n".join(out) + "\n"
+
+
+def _matrix(sequences: Sequence[str], drivers: Sequence[Driver], records: Mapping[str, Mapping[str, Any] | None],
+            explained: Mapping[str, Mapping[str, str]]) -> _Matrix:
+    """One row per sequence: its id, then per loop the port's label, the original's and the status."""
+    matrix = _Matrix({d.name: dict.fromkeys(_COUNTED, 0) for d in drivers})
     for seq in sequences:
         row = [seq]
         for d in drivers:
             rec = records.get(d.name)
             r = (rec or {}).get("sequences", {}).get(seq) if rec else None
-            expl = explained.get(d.name, {})
-            st = status_of(r, expl, seq)
-            counts[d.name][st] += 1
-            if r is not None and r.get("driver_error"):
-                counts[d.name]["driver failed"] += 1
-            if st == "not driven":
-                why = (r or {}).get("not_driven") or ""
-                row += [_esc((r or {}).get("port") or ""), "", f"not driven ({_esc(why)})"]
-                continue
-            if st == "not run":
-                # a loop never run says why once, in the summary; its rows stay short
-                why = (r or {}).get("not_run") or ("no record" if rec is None else "not in the last run")
-                row += [_esc((r or {}).get("port") or ""), "", f"not run ({_esc(why)})"]
-                continue
-            assert r is not None
-            if r.get("retried"):
-                counts[d.name]["retried"] += 1
-                retries.append([seq, d.name, _esc(r["retried"])])
-            text = "same"
-            if st != "same":
-                first = r.get("difference") or f"driver failed: {r.get('driver_error')}"
-                text = f"{st}: {_esc(first)}"
-                diffs.append([seq, d.name, st, _esc(first), _esc(expl.get(seq, "") if st == "explained" else
-                                                                 (r.get("driver_error") or ""))])
-            if r.get("retried"):
-                text += " (run again: the first run timed out)"
-            if r.get(REUSED):
-                counts[d.name][REUSED] += 1
-                text += f" (reused: key {_esc(str(r.get('key')))})"
-            row += [_esc(r.get("port") or ""), _esc(r.get("original") or ""), text]
-        rows.append(row)
-    out.append(unpadded_table(rows, headers))
-    out += ["", "## Summary", ""]
+            row += _cells(matrix, seq, d, rec, r, explained.get(d.name, {}))
+        matrix.rows.append(row)
+    return matrix
+
+
+def _cells(matrix: _Matrix, seq: str, d: Driver, rec: Mapping[str, Any] | None, r: Mapping[str, Any] | None,
+           expl: Mapping[str, str]) -> list[str]:
+    """Loop `d`'s three cells in the row of `seq` (`r`: its row in the record `rec`), counted."""
+    st = status_of(r, expl, seq)
+    counts = matrix.counts[d.name]
+    counts[st] += 1
+    if r is not None and r.get("driver_error"):
+        counts["driver failed"] += 1
+    if st in ("not driven", "not run"):
+        return _not_compared(st, rec, r or {})
+    assert r is not None
+    if r.get("retried"):
+        counts["retried"] += 1
+        matrix.retries.append([seq, d.name, _esc(r["retried"])])
+    text = "same"
+    if st != "same":
+        first = r.get("difference") or f"driver failed: {r.get('driver_error')}"
+        text = f"{st}: {_esc(first)}"
+        matrix.diffs.append([seq, d.name, st, _esc(first), _esc(expl.get(seq, "") if st == "explained" else
+                                                                (r.get("driver_error") or ""))])
+    if r.get("retried"):
+        text += " (run again: the first run timed out)"
+    if r.get(REUSED):
+        counts[REUSED] += 1
+        text += f" (reused: key {_esc(str(r.get('key')))})"
+    return [_esc(r.get("port") or ""), _esc(r.get("original") or ""), text]
+
+
+def _not_compared(st: Status, rec: Mapping[str, Any] | None, r: Mapping[str, Any]) -> list[str]:
+    """The three cells of a sequence not driven or not run, with why."""
+    if st == "not driven":
+        why = r.get("not_driven") or ""
+    else:  # a loop never run says why once, in the summary; its rows stay short
+        why = r.get("not_run") or ("no record" if rec is None else "not in the last run")
+    return [_esc(r.get("port") or ""), "", f"{st} ({_esc(why)})"]
+
+
+def _summary(drivers: Sequence[Driver], records: Mapping[str, Mapping[str, Any] | None], missing: Mapping[str, str],
+             counts: Mapping[str, Mapping[str, int]]) -> list[str]:
+    """The summary section: one line per loop with its counts, and the notes of loops whose record is reused."""
     summary = []
     for d in drivers:
         c = counts[d.name]
-        rec = records.get(d.name)
-        state = "run" if rec is not None else f"not run ({missing.get(d.name, 'no record')})"
+        state = "run" if records.get(d.name) is not None else f"not run ({missing.get(d.name, 'no record')})"
         summary.append([d.name, d.predicate, d.install, state, c["same"], c["explained"], c["differs"],
                         c["not driven"], c["not run"], c["driver failed"], c[REUSED], c["retried"]])
-    out.append(tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
-                                          "differs", "not driven", "not run", "driver failed",
-                                          "reused (key unchanged)", "run again after a timeout"],
-                        tablefmt="github"))
-    out += [f"\n`{d.name}`: {d.reused}." for d in drivers if d.reused]
-    if retries:
-        out += ["", "Run again because the first run timed out (once at most; a loop that finished is never run "
-                "again, so no difference is retried away; the row is the second run's):", "",
-                tabulate(retries, headers=["sequence", "loop", "the first run"], tablefmt="github")]
-    out += ["", "## Differences", ""]
-    if diffs:
-        out.append(tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",
-                                            "why (explained) / driver error"], tablefmt="github"))
-    else:
-        out.append("None.")
+    table = tabulate(summary, headers=["loop", "port", "pin (install)", "state", "same", "explained",
+                                       "differs", "not driven", "not run", "driver failed",
+                                       "reused (key unchanged)", "run again after a timeout"], tablefmt="github")
+    return ["", "## Summary", "", table, *[f"\n`{d.name}`: {d.reused}." for d in drivers if d.reused]]
+
+
+def _retried(retries: list[list[str]]) -> list[str]:
+    """The sequences run again after a timeout, if any."""
+    if not retries:
+        return []
+    return ["", "Run again because the first run timed out (once at most; a loop that finished is never run "
+            "again, so no difference is retried away; the row is the second run's):", "",
+            tabulate(retries, headers=["sequence", "loop", "the first run"], tablefmt="github")]
+
+
+def _differences(diffs: list[list[str]]) -> list[str]:
+    """The differences section: every difference with why it is explained, or the driver's error."""
+    if not diffs:
+        return ["", "## Differences", "", "None."]
+    return ["", "## Differences", "",
+            tabulate(diffs, headers=["sequence", "loop", "status", "first difference (port; observed)",
+                                     "why (explained) / driver error"], tablefmt="github")]
+
+
+def _stale_explanations(drivers: Sequence[Driver], records: Mapping[str, Mapping[str, Any] | None],
+                        explained: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """A note naming the explanations of run loops that explain no difference, if any."""
     stale = [f"`{d.name}` {seq}" for d in drivers if records.get(d.name) is not None
              for seq in sorted(explained.get(d.name, {}))
              if status_of((records[d.name] or {}).get("sequences", {}).get(seq), explained[d.name], seq)
              in ("same", "not run", "not driven")]
-    if stale:
-        out += ["", "Explanations in a port's file for a sequence that shows no difference (not run, or "
-                "since fixed): " + ", ".join(stale) + "."]
-    return "\n".join(out) + "\n"
+    if not stale:
+        return []
+    return ["", "Explanations in a port's file for a sequence that shows no difference (not run, or "
+            "since fixed): " + ", ".join(stale) + "."]
 
 
 def unpadded_table(rows: Sequence[Sequence[str]], headers: Sequence[str]) -> str:
