@@ -253,22 +253,40 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
     to be reused with the key given (bench/conform/reuse.py chooses them)."""
     drivers = list(drivers)
     keys, reuse = keys or {}, reuse or {}
-    undriven = not_driven_of(drivers, seqs, ports)
     pairs = [(d, s) for d, s in drivable(drivers, seqs, ports) if (d.name, s.id) not in reuse]
     pairs.sort(key=lambda ds: -estimate(ds[0], ds[1], timings or {}))  # stable: ties keep the catalogue's order
     envs = {d.name: clock_env(d, root) if virtual_clock else {} for d in drivers}
-    done: dict[tuple[str, str], tuple[ConformResult, str | None]] = {}
 
     def one(driver: Driver, seq: Sequence) -> tuple[ConformResult, str | None]:
-        first: str | None = None
-        for attempt in range(retries + 1):
-            [res] = run_conformance(driver, [seq], str(loops[driver.name]), root=root,
-                                    port=ports[driver.name].predicate, timeout=timeout, env=envs[driver.name])
-            if not res.result.get(TIMED_OUT) or attempt == retries:
-                return res, first
-            first = first or f"run again after a timeout: {res.result.get('error')}"
-        raise AssertionError("unreachable")  # the loop returns on its last attempt
+        return _run_pair(driver, seq, str(loops[driver.name]), ports[driver.name].predicate, root=root,
+                         timeout=timeout, env=envs[driver.name], retries=retries)
 
+    done = _run_pairs(pairs, one, jobs, progress)
+    undriven = not_driven_of(drivers, seqs, ports)
+    return [_driver_run(d, seqs, done, ports[d.name], undriven[d.name], keys, reuse) for d in drivers]
+
+
+_PairOutcome = tuple[ConformResult, str | None]
+"""A pair's result, and what its first run said when it timed out and was run again (else None)."""
+
+
+def _run_pair(driver: Driver, seq: Sequence, loop: str, port: Predicate | None, *, root: Path, timeout: float,
+              env: Mapping[str, str], retries: int) -> _PairOutcome:
+    """One (loop, sequence) pair, run again up to `retries` times while it times out."""
+    first: str | None = None
+    for attempt in range(retries + 1):
+        [res] = run_conformance(driver, [seq], loop, root=root, port=port, timeout=timeout, env=env)
+        if not res.result.get(TIMED_OUT) or attempt == retries:
+            return res, first
+        first = first or f"run again after a timeout: {res.result.get('error')}"
+    raise AssertionError("unreachable")  # the loop returns on its last attempt
+
+
+def _run_pairs(pairs: list[tuple[Driver, Sequence]], one: Callable[[Driver, Sequence], _PairOutcome], jobs: int,
+               progress: Callable[[Driver, ConformResult], None] | None) -> dict[tuple[str, str], _PairOutcome]:
+    """Each pair's outcome by (driver name, sequence id), `one` run on a pool of `jobs` workers. Ctrl-C,
+    SIGTERM or a failing `progress` starts nothing more and ends the drivers running, then propagates."""
+    done: dict[tuple[str, str], _PairOutcome] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="stopbench-conform") as pool, \
             deferred_interrupts() as interrupts:
         futures = {pool.submit(one, d, s): (d, s) for d, s in pairs}
@@ -290,17 +308,21 @@ def run_drivers(drivers: Iterable[Driver], seqs: list[Sequence], loops: Mapping[
                 end_running_drivers()
                 wait(futures, timeout=INTERRUPT_POLL_S)
             raise
-    runs = []
-    for d in drivers:
-        mine = [done[(d.name, s.id)] for s in seqs if (d.name, s.id) in done]
-        results = tuple(res for res, _ in mine)
-        skipped = {s.id: why for s in seqs if (why := d.not_run(s)) is not None}
-        retried = {res.sequence: why for res, why in mine if why is not None}
-        mine_keys = {res.sequence: keys[(d.name, res.sequence)] for res in results if (d.name, res.sequence) in keys}
-        reused = {s.id: reuse[(d.name, s.id)] for s in seqs if (d.name, s.id) in reuse}
-        runs.append(DriverRun(d, results, skipped, tuple(unexplained(results, ports[d.name].explained)),
-                              undriven[d.name], retried, mine_keys, reused))
-    return runs
+    return done
+
+
+def _driver_run(d: Driver, seqs: list[Sequence], done: Mapping[tuple[str, str], _PairOutcome], port: Port,
+                undriven: Mapping[str, str], keys: Mapping[tuple[str, str], str],
+                reuse: Mapping[tuple[str, str], str]) -> DriverRun:
+    """Driver `d`'s run from the pairs' outcomes, its results in the order of `seqs`."""
+    mine = [done[(d.name, s.id)] for s in seqs if (d.name, s.id) in done]
+    results = tuple(res for res, _ in mine)
+    skipped = {s.id: why for s in seqs if (why := d.not_run(s)) is not None}
+    retried = {res.sequence: why for res, why in mine if why is not None}
+    mine_keys = {res.sequence: keys[(d.name, res.sequence)] for res in results if (d.name, res.sequence) in keys}
+    reused = {s.id: reuse[(d.name, s.id)] for s in seqs if (d.name, s.id) in reuse}
+    return DriverRun(d, results, skipped, tuple(unexplained(results, port.explained)), undriven, retried,
+                     mine_keys, reused)
 
 
 def write_reports(report_dir: Path, catalogue: list[Sequence], seqs: list[Sequence], runs: list[DriverRun],
