@@ -224,8 +224,16 @@ class Wire:
     none: the generator makes no session of it."""
     end_turn: ClassVar[bool] = False
     """Whether a reply on this wire can carry ``end_turn`` (the generated hostile turns draw it)."""
+    agent_surfaces: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(``User-Agent`` prefix, surface): a gateway a request's client tells by its user agent where the path
+    cannot (Mistral's own client on Chat Completions' path); a client no prefix matches gets the wire's own API."""
 
     # ------------------------------------------------------------ serving
+
+    def agent_surface(self, user_agent: str) -> str:
+        """The surface a request is answered for by its client's `user_agent` (:attr:`agent_surfaces`),
+        empty for the wire's own API."""
+        return next((surface for prefix, surface in self.agent_surfaces if user_agent.startswith(prefix)), "")
 
     def route(self, path: str) -> Route | None:
         """What a request to `path` (one of :attr:`paths`) is; None: no such endpoint."""

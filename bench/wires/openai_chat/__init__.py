@@ -67,6 +67,7 @@ class OpenAIChat(Wire):
     client_env = OPENAI_CLIENT_ENV
     status_errors = OPENAI_STATUS_ERRORS
     corpus_models = (("gpt-4.1", 0.30), ("gpt-4o-mini", 0.10))
+    agent_surfaces = (("mistral-client-python/", render.MISTRAL),)
 
     def shape(self, path: str, alt: str | None) -> Shape | None:
         return azure.shape(path)

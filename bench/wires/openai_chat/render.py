@@ -16,8 +16,17 @@ from bench.wires.base import Context, openai_error_body, pieces, sse
 from bench.wires.openai_chat import azure
 
 MISTRAL = "mistral"
-"""The surface of Mistral's own client (told by its user agent: :mod:`bench.serve.clients`): each streamed
-call whole in one delta, id, name and arguments together, as Mistral's API streams it."""
+"""The surface of Mistral's own client: each streamed call whole in one delta, id, name and arguments
+together, as Mistral's API streams it (the recorded stream of ``rec-mistral-stream-tool-call``;
+microsoft/semantic-kernel#6316: "Tool calls from MistralAI will be contained entirely in a single
+chunk"). Its official client parses each streamed call into a model that requires ``function.name``
+(mistralai 3.7.0 ``client/models/functioncall.py`` lines 20-23), so it fails on OpenAI's framing, whose
+arguments deltas carry no name. The path is OpenAI's, and a path of the bench's own would be a set-up
+step Mistral's docs lack: the client is told by the ``User-Agent`` its SDK sends with every request,
+``mistral-client-python/<version>`` (mistralai 3.7.0 ``client/_hooks/custom_user_agent.py`` lines 8-20,
+registered for every request by ``client/_hooks/registration.py`` line 24), the wire's
+:attr:`~bench.wires.base.Wire.agent_surfaces`. Any other client (OpenAI's sends ``OpenAI/Python ...``)
+gets OpenAI's framing, byte for byte."""
 
 
 def _usage(turn: Turn) -> dict[str, int]:
