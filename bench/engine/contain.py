@@ -107,63 +107,82 @@ def decision_time_limit(seconds: float | None = DEFAULT_DECISION_TIMEOUT) -> Ite
     assert seconds is not None
     main_ident = threading.main_thread().ident
     assert main_ident is not None
-    stop = threading.Event()
+    limit = _Limit(seconds, main_ident)
+    previous_alarm = signal.signal(signal.SIGALRM, limit.on_alarm)
+    previous_int = signal.signal(signal.SIGINT, limit.on_interrupt)
+    WATCH.alarm = limit.on_alarm
+    WATCH.active, WATCH.user_interrupt, WATCH.stuck = True, False, None
+    thread = threading.Thread(target=limit.watch, name="stopbench-decision-watchdog", daemon=True)
+    thread.start()
+    try:
+        yield True
+    finally:
+        limit.stop.set()
+        thread.join()
+        WATCH.active, WATCH.stuck, WATCH.steps, WATCH.alarm = False, None, None, None
+        signal.signal(signal.SIGALRM, previous_alarm)
+        signal.signal(signal.SIGINT, previous_int)
 
-    def on_alarm(signum: int, frame: FrameType | None) -> None:
+
+class _Limit:
+    """One time limit in force: the watchdog thread (:meth:`watch`), and the SIGALRM and SIGINT handlers
+    through which it raises :class:`DecisionTimeout` in the main thread."""
+
+    def __init__(self, seconds: float, main_ident: int) -> None:
+        self.seconds = seconds
+        self.main_ident = main_ident
+        self.stop = threading.Event()
+        # Each handler bound once: the watchdog and the guard tell by identity whether it is still installed.
+        self.on_alarm: Callable[[int, FrameType | None], None] = self._on_alarm
+        self.on_interrupt: Callable[[int, FrameType | None], None] = self._on_interrupt
+
+    def _on_alarm(self, signum: int, frame: FrameType | None) -> None:
         steps, stuck = WATCH.steps, WATCH.stuck
         # Only raise if the main thread is still where the watchdog saw it stuck: the signal may
         # arrive just after the decision returned.
         if steps is not None and stuck is not None and stuck == (id(steps), len(steps)):
             WATCH.stuck = None
-            raise DecisionTimeout(seconds, 0 if WATCH.importing else len(steps) + 1)
+            raise DecisionTimeout(self.seconds, 0 if WATCH.importing else len(steps) + 1)
 
-    def on_interrupt(signum: int, frame: FrameType | None) -> None:
+    def _on_interrupt(self, signum: int, frame: FrameType | None) -> None:
         steps, stuck = WATCH.steps, WATCH.stuck
         if steps is not None and stuck is not None and stuck == (id(steps), -len(steps) - 1):
             WATCH.stuck = None  # the watchdog's SIGINT: the predicate took SIGALRM over
-            raise DecisionTimeout(seconds, 0 if WATCH.importing else len(steps) + 1, HIJACKED)
+            raise DecisionTimeout(self.seconds, 0 if WATCH.importing else len(steps) + 1, HIJACKED)
         WATCH.user_interrupt = True
         raise KeyboardInterrupt
 
-    def watchdog() -> None:
-        tick = min(max(seconds / 5, 0.01), 0.5)
+    def watch(self) -> None:
+        """The watchdog thread, until :attr:`stop` is set: a few times per limit, whether the watched
+        steps have grown; when they have not for the whole limit, :meth:`_interrupt` the main thread."""
+        tick = min(max(self.seconds / 5, 0.01), 0.5)
         seen: tuple[int, int] | None = None
         since = time.monotonic()
-        while not stop.wait(tick):
+        while not self.stop.wait(tick):
             steps = WATCH.steps
             now = time.monotonic()
             here = None if steps is None else (id(steps), len(steps))
             if here != seen:
                 seen, since = here, now
                 continue
-            if here is not None and now - since >= seconds:
-                if signal.getsignal(signal.SIGALRM) is on_alarm:
-                    WATCH.stuck = here
-                    signal.pthread_kill(main_ident, signal.SIGALRM)
-                elif signal.getsignal(signal.SIGINT) is on_interrupt:
-                    WATCH.stuck = (here[0], -here[1] - 1)
-                    signal.pthread_kill(main_ident, signal.SIGINT)
-                else:  # both taken over and stuck: no verdict can come, so say so rather than hang
-                    sys.stderr.write(f"stopbench: a predicate took over SIGALRM and SIGINT and made no decision "
-                                     f"for {seconds:g} s; stopped before a verdict\n")
-                    sys.stderr.flush()
-                    _REAL["_exit"](2)
+            if here is not None and now - since >= self.seconds:
+                self._interrupt(here)
                 since = now  # a predicate that swallows the exception is signalled again a limit later
 
-    previous_alarm = signal.signal(signal.SIGALRM, on_alarm)
-    previous_int = signal.signal(signal.SIGINT, on_interrupt)
-    WATCH.alarm = on_alarm
-    WATCH.active, WATCH.user_interrupt, WATCH.stuck = True, False, None
-    thread = threading.Thread(target=watchdog, name="stopbench-decision-watchdog", daemon=True)
-    thread.start()
-    try:
-        yield True
-    finally:
-        stop.set()
-        thread.join()
-        WATCH.active, WATCH.stuck, WATCH.steps, WATCH.alarm = False, None, None, None
-        signal.signal(signal.SIGALRM, previous_alarm)
-        signal.signal(signal.SIGINT, previous_int)
+    def _interrupt(self, here: tuple[int, int]) -> None:
+        """Signal the main thread, stuck at `here`: SIGALRM, or SIGINT when the predicate took SIGALRM
+        over; when it took both, end the bench with one line rather than hang."""
+        if signal.getsignal(signal.SIGALRM) is self.on_alarm:
+            WATCH.stuck = here
+            signal.pthread_kill(self.main_ident, signal.SIGALRM)
+        elif signal.getsignal(signal.SIGINT) is self.on_interrupt:
+            WATCH.stuck = (here[0], -here[1] - 1)
+            signal.pthread_kill(self.main_ident, signal.SIGINT)
+        else:
+            sys.stderr.write(f"stopbench: a predicate took over SIGALRM and SIGINT and made no decision "
+                             f"for {self.seconds:g} s; stopped before a verdict\n")
+            sys.stderr.flush()
+            _REAL["_exit"](2)
 
 
 @contextmanager
