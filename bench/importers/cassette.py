@@ -43,7 +43,7 @@ _NOT_SUPPORTED: tuple[tuple[str, str], ...] = (
     ("/token", "not a model call"),
     ("/embeddings", "an embeddings call is not a model turn"),
 )
-_CONVERSATION_KEYS = ("messages", "contents", "input", "prompt")
+_CONVERSATION_KEYS = ("messages", "contents", "input", "prompt")  # prompt: a legacy /v1/completions request
 UNKNOWN_BODY = "cassette: a body in a format no importer reads"
 """How a skipped model call whose body no importer reads is counted in :attr:`ImportResult.unknown`."""
 
@@ -116,7 +116,7 @@ def _max_tokens(body: Any, dialect: Dialect) -> int | None:
 def _conversation(body: Any) -> int | None:
     if not isinstance(body, dict):
         return None
-    for key in ("messages", "contents", "input", "prompt"):  # prompt: a legacy /v1/completions request
+    for key in _CONVERSATION_KEYS:
         value = body.get(key)
         if isinstance(value, list):
             return len(value)
