@@ -10,19 +10,36 @@ own (Pi's provider mappers, OpenCode through the AI SDK) read ``finish_raw`` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from functools import cache
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Literal, TypeAlias
 
 from bench.engine.model import Dialect, Finish
 from bench.wires.base import Entry
-from bench.wires.registry import wire, wires
+from bench.wires.registry import names, wire, wires
 
-__all__ = ["DIALECTS", "TABLES", "UNSPECIFIED", "Entry", "Known", "canonical", "default_raw"]
+__all__ = ["DIALECTS", "TABLES", "Entry", "Known", "canonical", "default_raw", "unspecified"]
 
-TABLES: Mapping[Dialect, Mapping[str, Entry]] = MappingProxyType({w.name: w.table for w in wires()})
+DIALECTS: tuple[Dialect, ...] = names()
 
-DIALECTS: tuple[Dialect, ...] = tuple(TABLES)
+
+class _Tables(Mapping[Dialect, Mapping[str, Entry]]):
+    """Each wire's finish table by dialect, a wire's package loaded when its table is first asked for."""
+
+    def __getitem__(self, dialect: Dialect) -> Mapping[str, Entry]:
+        if dialect not in DIALECTS:
+            raise KeyError(dialect)
+        return wire(dialect).table
+
+    def __iter__(self) -> Iterator[Dialect]:
+        return iter(DIALECTS)
+
+    def __len__(self) -> int:
+        return len(DIALECTS)
+
+
+TABLES: Mapping[Dialect, Mapping[str, Entry]] = _Tables()
 
 if TYPE_CHECKING:
     Known: TypeAlias = Dialect
@@ -31,12 +48,14 @@ else:
 """A dialect as a field type: the name of a wire the registry has (:data:`DIALECTS`: the ``Dialect``
 literal's and those registered by other packages), for the sequence formats' validators."""
 
-UNSPECIFIED: Mapping[Dialect, str] = MappingProxyType({w.name: w.unspecified for w in wires()
-                                                       if w.unspecified is not None})
-"""The string of a dialect whose documented meaning is that the reason is unknown (Gemini's OTHER,
-'unknown reason'). The other dialects have none: their strings that map to ``unknown`` in
-:data:`TABLES` mean something specific (Anthropic's pause_turn: resume the turn), so an unknown
-finish is served to them as its raw string (:meth:`bench.wires.base.Wire.finish_for`)."""
+
+@cache
+def unspecified() -> Mapping[Dialect, str]:
+    """The string of a dialect whose documented meaning is that the reason is unknown (Gemini's OTHER,
+    'unknown reason'). The other dialects have none: their strings that map to ``unknown`` in
+    :data:`TABLES` mean something specific (Anthropic's pause_turn: resume the turn), so an unknown
+    finish is served to them as its raw string (:meth:`bench.wires.base.Wire.finish_for`)."""
+    return MappingProxyType({w.name: w.unspecified for w in wires() if w.unspecified is not None})
 
 
 def canonical(dialect: Dialect, raw: str | None) -> Finish:

@@ -22,16 +22,32 @@ GROUP = "stopbench.wires"
 
 
 @cache
-def wires() -> tuple[Wire, ...]:
-    """Every wire: the bench's own in the order of the ``Dialect`` literal, then the registered ones by name."""
-    found = []
-    for name in get_args(Dialect):
+def names() -> tuple[Dialect, ...]:
+    """Every wire's name, the ``Dialect`` literal's then the registered ones by name, without loading any
+    wire (an entry point is named as its wire)."""
+    registered = sorted(p.name for p in entry_points(group=GROUP))
+    for name in registered:
+        if name in get_args(Dialect):
+            raise TypeError(f"entry point {GROUP}:{name} takes the name of a wire of the bench")
+    return (*get_args(Dialect), *registered)
+
+
+@cache
+def wire(name: str) -> Wire:
+    """The wire called `name`, its package loaded on this first request; KeyError for a name no wire has."""
+    if name in get_args(Dialect):
         module = f"bench.wires.{name.replace('-', '_')}"
-        found.append(_checked(importlib.import_module(module).WIRE, name, f"{module}.WIRE"))
-    for point in sorted(entry_points(group=GROUP), key=lambda p: p.name):
-        if point.name in get_args(Dialect):
-            raise TypeError(f"entry point {GROUP}:{point.name} ({point.value}) takes the name of a wire of the bench")
-        found.append(_checked(point.load(), point.name, f"entry point {GROUP}:{point.name} ({point.value})"))
+        return _checked(importlib.import_module(module).WIRE, name, f"{module}.WIRE")
+    for point in entry_points(group=GROUP, name=name):
+        return _checked(point.load(), name, f"entry point {GROUP}:{name} ({point.value})")
+    raise KeyError(name)
+
+
+@cache
+def wires() -> tuple[Wire, ...]:
+    """Every wire, in the order of :func:`names` (each package loaded), checked to agree on the client
+    variables they set."""
+    found = [wire(name) for name in names()]
     _check_env(found)
     return tuple(found)
 
@@ -50,16 +66,3 @@ def _check_env(found: list[Wire]) -> None:
             other = seen.setdefault(var, (w.name, value))
             if other[1] != value:
                 raise TypeError(f"{w.name} sets {var}={value!r} but {other[0]} sets {other[1]!r}")
-
-
-def names() -> tuple[Dialect, ...]:
-    """Every wire's name, in the order of :func:`wires`."""
-    return tuple(w.name for w in wires())
-
-
-def wire(name: str) -> Wire:
-    """The wire called `name`; KeyError for a name no wire has."""
-    for w in wires():
-        if w.name == name:
-            return w
-    raise KeyError(name)

@@ -269,7 +269,7 @@ def _stop_reasons() -> str:
     """Every wire's finish table (``bench.TABLES``): each raw stop reason, the finish it means, the
     documentation it cites, and the catalogue's sequences that serve it."""
     from bench.catalogue.load import load_catalogue
-    from bench.wires.dialects import TABLES, UNSPECIFIED
+    from bench.wires.dialects import TABLES, unspecified
 
     served: dict[tuple[str, str], list[str]] = {}
     for sequence in load_catalogue(ROOT / "sequences").sequences:
@@ -291,8 +291,8 @@ def _stop_reasons() -> str:
             out += ["", "Served as their raw strings, not in the table (`unknown`): "
                     + ", ".join(f"`{raw}` ({', '.join(f'`{i}`' for i in sorted(served[(dialect, raw)]))})"
                                 for raw in unknown) + "."]
-        if dialect in UNSPECIFIED:
-            out += ["", f"An unknown finish of another wire is served here as `{UNSPECIFIED[dialect]}`."]
+        if dialect in unspecified():
+            out += ["", f"An unknown finish of another wire is served here as `{unspecified()[dialect]}`."]
         out.append("")
     return "\n".join(out)
 

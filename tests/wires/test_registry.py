@@ -80,7 +80,7 @@ def test_the_finish_tables_are_the_wires_own_in_the_dialect_order() -> None:
     assert bench.TABLES is dialects.TABLES
     assert list(dialects.TABLES) == list(get_args(Dialect))
     assert all(dialects.TABLES[w.name] is w.table for w in registry.wires())
-    assert dict(dialects.UNSPECIFIED) == {"gemini": "OTHER"}
+    assert dict(dialects.unspecified()) == {"gemini": "OTHER"}
 
 
 def test_an_unknown_wire_name_is_a_key_error() -> None:
