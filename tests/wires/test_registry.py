@@ -5,6 +5,8 @@ and nothing outside bench/wires branches on a wire's name.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import get_args
 
@@ -86,3 +88,14 @@ def test_the_finish_tables_are_the_wires_own_in_the_dialect_order() -> None:
 def test_an_unknown_wire_name_is_a_key_error() -> None:
     with pytest.raises(KeyError):
         registry.wire("no-such-wire")
+
+
+def test_importing_the_package_loads_no_wire_until_one_is_asked_for() -> None:
+    probe = ("import sys, bench\n"
+             "from bench.wires.registry import names, wire\n"
+             "packages = {n.replace('-', '_') for n in names()}\n"
+             "loaded = lambda: sorted({m.split('.')[2] for m in sys.modules"
+             " if m.startswith('bench.wires.') and m.split('.')[2] in packages})\n"
+             "print(loaded()); wire('gemini'); print(loaded())\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == ["[]", "['gemini']"]
