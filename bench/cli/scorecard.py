@@ -14,6 +14,7 @@ from bench.cli._common import EXIT_MISMATCH, EXIT_OK, jobs_option
 
 if TYPE_CHECKING:
     from bench.scorecard.framework import Framework
+    from bench.scorecard.record import Recorded
 
 _framework_dir = click.option("--framework-dir", type=click.Path(path_type=Path),
                               default=lambda: os.environ.get("FRAMEWORK_DIR", "/tmp/stopbench-frameworks"),
@@ -27,14 +28,26 @@ _records = click.option("--records", "records_dir", type=click.Path(path_type=Pa
                         help="Folder of the framework records and the scorecard.")
 
 
-def _framework(frameworks_dir: Path, name: str) -> Framework:
+_release = click.option("--release", default=None, metavar="VERSION",
+                        help="The release of the framework's main packages installed beside the pinned one "
+                             "(stopbench scorecard bump), in FRAMEWORK_DIR/NAME@VERSION, recorded as "
+                             "NAME@VERSION.json.")
+
+
+def _framework(frameworks_dir: Path, name: str, release: str | None = None) -> Framework:
     from bench.errors import UnusableInput
     from bench.scorecard.framework import load_framework
     folder = frameworks_dir / name
     if not (folder / "framework.json").is_file():
         known = sorted(p.parent.name for p in frameworks_dir.glob("*/framework.json"))
         raise UnusableInput(f"no framework {name!r} under {frameworks_dir} (known: {', '.join(known) or 'none'})")
-    return load_framework(folder)
+    fw = load_framework(folder)
+    if release is None or release == fw.version:
+        return fw
+    if not fw.main_packages:
+        raise UnusableInput(f"{folder / 'framework.json'}: install: no package is pinned at version {fw.version}: "
+                            "--release has no main package to move")
+    return fw.at_release(release)
 
 
 @click.group("scorecard")
@@ -58,14 +71,16 @@ def list_cmd(frameworks_dir: Path) -> None:
 
 @scorecard_cmd.command("install")
 @click.argument("name")
+@_release
 @_frameworks
 @_framework_dir
-def install_cmd(name: str, frameworks_dir: Path, framework_dir: Path) -> None:
+def install_cmd(name: str, release: str | None, frameworks_dir: Path, framework_dir: Path) -> None:
     """Install framework NAME in FRAMEWORK_DIR/NAME (a venv or an npm prefix), unless its stamp says it is."""
-    from bench.scorecard.install import install
-    fw = _framework(frameworks_dir, name)
+    from bench.scorecard.install import install, install_dir
+    fw = _framework(frameworks_dir, name, release)
     done = install(framework_dir, fw)
-    click.echo(f"{name}: {'installed' if done else 'already installed'} in {framework_dir / name}", err=True)
+    click.echo(f"{fw.key}: {'installed' if done else 'already installed'} in {install_dir(framework_dir, fw)}",
+               err=True)
 
 
 @scorecard_cmd.command("record")
@@ -79,21 +94,47 @@ def install_cmd(name: str, frameworks_dir: Path, framework_dir: Path) -> None:
 @click.option("--update", is_flag=True,
               help="Re-record only the -s sequences and put their cells into the existing record (the "
                    "others kept), after a bench change that serves those sequences otherwise.")
+@click.option("--changed", is_flag=True,
+              help="Bring the existing record onto the catalogue: run only the sequences of its wires added "
+                   "or changed since it was made (by their files' digests), drop the cells of those removed, "
+                   "keep the rest. Nothing is run when it is on the catalogue already.")
+@_release
 @_frameworks
 @_framework_dir
 @_records
 def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: Path | None, update: bool,
-               frameworks_dir: Path, framework_dir: Path, records_dir: Path) -> None:
+               changed: bool, release: str | None, frameworks_dir: Path, framework_dir: Path,
+               records_dir: Path) -> None:
     """Run ``stopbench check`` on framework NAME and write its record.
 
-    Exit status 0 when the record is written (whatever the framework's verdicts: they are the
-    record), 2 when the framework is not installed or the check gave no record.
+    Exit status 0 when the record is written or already on the catalogue (whatever the framework's
+    verdicts: they are the record), 2 when the framework is not installed, the check gave no
+    record, or --changed or --update has no record to start from.
     """
+    from bench.errors import UnusableInput
     from bench.scorecard.record import run_record
-    fw = _framework(frameworks_dir, name)
-    path, _status = run_record(fw, framework_dir, Path.cwd(), jobs=jobs, timeout=timeout, ids=ids,
-                               out=out or records_dir / f"{name}.json", update=update)
-    click.echo(f"wrote {path}", err=True)
+    if changed and (ids or update):
+        raise UnusableInput("--changed chooses the sequences itself: give neither -s nor --update with it")
+    fw = _framework(frameworks_dir, name, release)
+    done = run_record(fw, framework_dir, Path.cwd(), jobs=jobs, timeout=timeout, ids=ids,
+                      out=out or records_dir / f"{fw.key}.json", update=update, changed=changed)
+    _say_recorded(done)
+
+
+def _say_recorded(done: Recorded) -> None:
+    """What a record run did: the sequences run and dropped, and the verdicts that moved."""
+    from bench.scorecard.versions import verdict_changes
+    if done.before is not None and not done.ran and not done.dropped:
+        click.echo(f"{done.path}: on the catalogue already; nothing run", err=True)
+        return
+    click.echo(f"wrote {done.path}: {len(done.ran)} sequence(s) recorded"
+               + (f", {len(done.dropped)} dropped ({', '.join(done.dropped)})" if done.dropped else ""), err=True)
+    if done.before is not None:
+        after = json.loads(done.path.read_text(encoding="utf-8"))
+        moved = verdict_changes(done.before, after)
+        for change in moved:
+            click.echo(f"  {change.sequence}: {change.before} -> {change.after}", err=True)
+        click.echo(f"{len(moved)} verdict(s) moved", err=True)
 
 
 @scorecard_cmd.command("rejudge")
@@ -148,8 +189,39 @@ def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frame
     sys.exit(EXIT_MISMATCH if diffs else EXIT_OK)
 
 
+@scorecard_cmd.command("bump")
+@click.argument("names", nargs=-1)
+@click.option("--list", "list_only", is_flag=True, help="Only say the newer releases: install and record nothing.")
+@jobs_option(default=2)
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True,
+              help="Seconds one run of the program may take (check's --timeout).")
+@_frameworks
+@_framework_dir
+@_records
+def bump_cmd(names: tuple[str, ...], list_only: bool, jobs: int, timeout: float, frameworks_dir: Path,
+             framework_dir: Path, records_dir: Path) -> None:
+    """Record the newest release of each framework NAME (default: every one) beside its pinned one.
+
+    This command uses the network: it asks the package index (the PyPI JSON API for a Python
+    framework, the npm registry for a Node one) for the final releases of the framework's main
+    packages (those pinned at its version) newer than the pin, installs the newest in
+    FRAMEWORK_DIR/NAME@VERSION (pip, from the index) and records it as <records>/NAME@VERSION.json.
+    The pinned record and framework.json are kept as they are; ``stopbench scorecard build`` then
+    shows what changed between the versions. A release already recorded is not recorded again; a
+    Node framework's release is listed, not recorded. Exit status 0, 2 when an index cannot be
+    read or an install fails.
+    """
+    from bench.scorecard.bump import bump_one
+    from bench.scorecard.framework import load_frameworks
+    chosen = [_framework(frameworks_dir, n) for n in names] or load_frameworks(frameworks_dir)
+    for fw in chosen:
+        done = bump_one(fw, framework_dir, Path.cwd(), records_dir, jobs=jobs, timeout=timeout, list_only=list_only)
+        click.echo(done.said, err=True)
+
+
 @scorecard_cmd.command("build")
 @_records
+@_frameworks
 @click.option("--docs", "docs_path", type=click.Path(path_type=Path), default=Path("docs/frameworks.md"),
               show_default=True, help="The docs page whose scorecard block is rewritten.")
 @click.option("--readme", "readme_path", type=click.Path(path_type=Path), default=Path("README.md"),
@@ -158,8 +230,9 @@ def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frame
 @click.option("--check", "check_only", is_flag=True,
               help="Write nothing; exit 1 when the scorecard, the docs block or the README block is not what "
                    "the records say.")
-def build_cmd(records_dir: Path, docs_path: Path, readme_path: Path, check_only: bool) -> None:
-    """Build reports/frameworks/scorecard.md, the docs block and the README block from the records alone."""
+def build_cmd(records_dir: Path, frameworks_dir: Path, docs_path: Path, readme_path: Path, check_only: bool) -> None:
+    """Build reports/frameworks/scorecard.md, the docs block and the README block from the records
+    (and the citations of each framework's framework.json)."""
     from bench.catalogue.files import write_all_or_nothing
     from bench.scorecard.build import (
         README_BEGIN,
@@ -169,7 +242,9 @@ def build_cmd(records_dir: Path, docs_path: Path, readme_path: Path, check_only:
         with_block,
         with_readme_block,
     )
-    rows = build_scorecard(load_records(records_dir))
+    from bench.scorecard.framework import citations_of
+    records = load_records(records_dir)
+    rows = build_scorecard(records, citations_of(frameworks_dir, {str(r.get("name")) for r in records}))
     want = {records_dir / "scorecard.md": scorecard_markdown(rows)}
     if docs_path.is_file():
         want[docs_path] = with_block(docs_path.read_text(encoding="utf-8"), rows)

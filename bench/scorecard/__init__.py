@@ -4,9 +4,12 @@ A framework lives in ``examples/frameworks/<name>/`` (``framework.json`` and its
 ``docs/frameworks.md``). :mod:`bench.scorecard.framework` reads that folder,
 :mod:`bench.scorecard.install` puts the framework in a venv (Python) or an npm prefix (Node) of its
 own, :mod:`bench.scorecard.record` runs ``stopbench check`` on it and writes
-``reports/frameworks/<name>.json``, and :mod:`bench.scorecard.build` turns the records alone into
-the scorecard (``reports/frameworks/scorecard.md``, a block of ``docs/frameworks.md``, a section of
-the HTML report), byte for byte the same for the same records.
+``reports/frameworks/<name>.json`` with its footing (:mod:`bench.scorecard.footing`: the sequence
+files it ran, by digest), :mod:`bench.scorecard.rows` reads the records and
+:mod:`bench.scorecard.build` turns them into the scorecard (``reports/frameworks/scorecard.md``, a
+block of ``docs/frameworks.md``, a section of the HTML report), byte for byte the same for the same
+records. :mod:`bench.scorecard.bump` records a newer release beside the pinned one (the index asked
+by :mod:`bench.scorecard.releases`), and :mod:`bench.scorecard.versions` says what changed between them.
 """
 
 from bench.scorecard.build import ScorecardRow, build_scorecard, load_records, scorecard_markdown

@@ -1,175 +1,31 @@
-"""The scorecard, built from the framework records alone (``reports/frameworks/<name>.json``).
+"""The scorecard as Markdown, from its rows alone (:mod:`bench.scorecard.rows`).
 
-Per framework and version: the sequences run, how many meet every requirement of their sequence,
-what broke, by class (the requirement, in plain words, with how many sequences break it), a few
-example rows, and the command that reproduces it. :func:`build_scorecard` is a pure function of the
-records and :func:`scorecard_markdown` of its rows: every list is in a fixed order (frameworks by
-name, classes by sequences broken then name, examples in catalogue order), nothing reads the clock
-or the machine, so the same records give the same bytes.
+``reports/frameworks/scorecard.md`` (a summary table, the versions recorded side by side, then per
+framework its classes, example rows, the source lines cited behind them and the command that
+reproduces it), the block of ``docs/frameworks.md`` and the README's short table. Every function
+here is a pure function of the rows: nothing reads the clock or the machine, so the same records
+give the same bytes.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
 
 from bench.check.explain import GUESS
-from bench.check.report import cell_from_json  # the live record's cell format, read back
-from bench.engine.model import Cell
 from bench.errors import UnusableInput
-from bench.report.labels import label
+from bench.scorecard.rows import (
+    BrokenClass,
+    ScorecardRow,
+    build_scorecard,
+    load_records,
+    row_of,
+)
+from bench.scorecard.versions import Step, version_steps
 
-CLASS_WORDS: dict[str, str] = {
-    "ok: false": "reported success on a reply that is not an answer (cut off, filtered, failed, or with no call "
-                 "where one was announced)",
-    "ok: true": "did not end with success on a sequence that ends in an answer",
-    "stops_within": "did not stop within the requests the sequence allows",
-    "no_dropped_calls": "dropped tool calls of a reply: neither ran them nor answered them with an error",
-    "no_truncated_runs": "ran a tool call taken from a cut-off (length) reply",
-    "answer_after_tools": "reported success on a reply that carries tool calls, whose results the model never saw",
-    "no_malformed_runs": "ran a tool call whose arguments are not valid JSON",
-    "answer_on": "reported success on a turn that is not the sequence's answer",
-    "progress": "ran the same calls again with the same results, changing nothing",
-    "crashed": "no verdict: the program died, hung past the time limit, or wrote a bad result file",
-}
-"""A requirement kind in plain words, for a record that keeps no words of its own (``words``: what each cell
-did, naming the served turn, written when the record is made)."""
-
-PARAMETRIC = frozenset({"stops_within"})
-"""Kinds whose recorded words carry the sequence's parameter ("within 10 requests"): classed by the kind's words."""
-
-EXAMPLES = 3
-"""Example sequences kept per class."""
-
-LABEL_LIMIT = 160
-DETAIL_LIMIT = 200
-
-
-def kind_of(requirement: str) -> str:
-    """A violation's class: its requirement without the parameter (``stops_within: 4`` ->
-    ``stops_within``), but ``ok: true`` and ``ok: false`` apart (they say opposite things)."""
-    kind = requirement.split(":", 1)[0].strip()
-    return requirement.strip() if kind == "ok" else kind
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[:limit - 1] + "…"
-
-
-@dataclass(frozen=True, slots=True)
-class Example:
-    sequence: str
-    cell: str
-    detail: str
-
-
-@dataclass(frozen=True, slots=True)
-class BrokenClass:
-    """What cells did, in plain words (the class), the requirement kinds that says they broke, and how many."""
-
-    key: str
-    words: str
-    sequences: int
-    examples: tuple[Example, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class ScorecardRow:
-    """One framework at one version, as its record says."""
-
-    name: str
-    title: str
-    version: str
-    language: str
-    dialects: tuple[str, ...]
-    docs: str
-    notes: str
-    run: int
-    met: int
-    catalogue: int
-    """Sequences in the catalogue the record was made on (those of the framework's wires ran)."""
-    classes: tuple[BrokenClass, ...]
-    make: str
-    check: str
-    guessed: tuple[str, ...] = ()
-    """Sequences whose verdict rests on the wording fallback (the record's ``guessed``, and every cell
-    with a violation marked ``guess``): said as guesses, not counted as certain."""
-    guessed_only: int = 0
-    """Cells that break requirements only on a guess: not counted as certain failures."""
-
-    @property
-    def broken(self) -> int:
-        """Cells that break a requirement for certain, or have no verdict."""
-        return self.run - self.met - self.guessed_only
-
-
-def row_of(record: Mapping[str, Any]) -> ScorecardRow:
-    """The scorecard row of one record (raises KeyError, TypeError or ValueError on a malformed one)."""
-    fw = record["framework"]
-    cells: list[Cell] = [cell_from_json(c) for c in record["cells"]]
-    recorded_words: dict[str, list[str]] = record.get("words", {})
-    by_class: dict[str, list[Example]] = {}
-    kinds: dict[str, set[str]] = {}
-    met = guessed_only = 0
-    guessed = set(record.get("guessed", []))
-    for cell in cells:
-        said: dict[str, str] = {}
-        if cell.outcome == "crashed":
-            said[CLASS_WORDS["crashed"]] = cell.error or ""
-            kinds.setdefault(CLASS_WORDS["crashed"], set()).add("crashed")
-        words = recorded_words.get(cell.sequence, [])
-        for i, v in enumerate(cell.violations):
-            kind = kind_of(v.requirement)
-            what = words[i] if i < len(words) and kind not in PARAMETRIC else CLASS_WORDS.get(kind, kind)
-            what += GUESS if v.guess else ""
-            said.setdefault(what, v.detail)
-            kinds.setdefault(what, set()).add(kind)
-        if any(v.guess for v in cell.violations):
-            guessed.add(cell.sequence)
-        if not said:
-            met += 1
-        elif cell.outcome != "crashed" and all(v.guess for v in cell.violations):
-            guessed_only += 1
-        for what, detail in said.items():
-            by_class.setdefault(what, []).append(
-                Example(cell.sequence, _clip(label(cell), LABEL_LIMIT), _clip(" ".join(detail.split()), DETAIL_LIMIT)))
-    classes = tuple(BrokenClass(", ".join(sorted(kinds[w])), w, len(ex), tuple(ex[:EXAMPLES]))
-                    for w, ex in sorted(by_class.items(), key=lambda kv: (-len(kv[1]), kv[0])))
-    return ScorecardRow(name=str(record["name"]), title=str(fw["title"]), version=str(fw["version"]),
-                        language=str(fw["language"]), dialects=tuple(fw["dialects"]), docs=str(fw["docs"]),
-                        notes=str(fw.get("notes", "")), run=len(cells), met=met,
-                        catalogue=int(record.get("catalogue", {}).get("sequences", 0)),
-                        classes=classes, make=str(record["reproduce"]["make"]),
-                        check=str(record["reproduce"]["check"]),
-                        guessed=tuple(c.sequence for c in cells if c.sequence in guessed), guessed_only=guessed_only)
-
-
-def load_records(folder: Path) -> list[dict[str, Any]]:
-    """Every ``folder/*.json`` record, by file name. Raises :class:`UnusableInput` naming a bad file."""
-    out: list[dict[str, Any]] = []
-    for path in sorted(folder.glob("*.json")):
-        try:
-            record = json.loads(path.read_text(encoding="utf-8"))
-            if not isinstance(record, dict) or "framework" not in record or "cells" not in record:
-                raise ValueError("no framework or cells")
-        except (OSError, ValueError) as exc:
-            raise UnusableInput(f"{path}: not a framework record: {exc}") from None
-        out.append(record)
-    return out
-
-
-def build_scorecard(records: Iterable[Mapping[str, Any]]) -> list[ScorecardRow]:
-    """The rows of the scorecard, by framework name then version."""
-    rows = []
-    for record in records:
-        try:
-            rows.append(row_of(record))
-        except (KeyError, TypeError, ValueError) as exc:
-            raise UnusableInput(f"framework record {record.get('name', '?')!r}: malformed: {exc!r}") from None
-    return sorted(rows, key=lambda r: (r.name, r.version))
+__all__ = ["BEGIN", "END", "README_BEGIN", "README_END", "BrokenClass", "ScorecardRow", "build_scorecard",
+           "load_records", "readme_table", "row_of", "scorecard_data", "scorecard_markdown", "summary_table",
+           "with_block", "with_readme_block"]
 
 
 def _md(text: str) -> str:
@@ -180,33 +36,62 @@ def _main_classes(row: ScorecardRow, n: int = 3) -> str:
     return "; ".join(f"{c.words} ({c.sequences})" for c in row.classes[:n]) or "none"
 
 
+def pinned(rows: Iterable[ScorecardRow]) -> list[ScorecardRow]:
+    """The rows of the pinned versions (a release recorded beside its pin shows under "Versions side by side")."""
+    return [r for r in rows if not r.beside]
+
+
 def summary_table(rows: Iterable[ScorecardRow]) -> str:
-    """The one-table summary: a row per framework and version."""
-    lines = ["| framework | version | language | wires | sequences run | meet every requirement | "
-             "verdicts on a guess | main broken classes (sequences) | reproduce |", "|" + " --- |" * 9]
-    for r in rows:
+    """The one-table summary: a row per framework, at its pinned version."""
+    lines = ["| framework | version | language | wires | footing | sequences run | meet every requirement | "
+             "verdicts on a guess | main broken classes (sequences) | reproduce |", "|" + " --- |" * 10]
+    for r in pinned(rows):
         lines.append(f"| [{_md(r.title)}](#{r.name}) | {_md(r.version)} | {r.language} | {', '.join(r.dialects)} | "
-                     f"{r.run} | {r.met} | {len(r.guessed)} | {_md(_main_classes(r))} | `{r.make}` |")
+                     f"{_footing(r)} | {r.run} | {r.met} | {len(r.guessed)} | {_md(_main_classes(r))} | "
+                     f"`{r.make}` |")
     return "\n".join(lines) + "\n"
 
 
-def framework_section(r: ScorecardRow) -> str:
-    """One framework's part of the scorecard: its classes and example rows."""
+def _footing(r: ScorecardRow) -> str:
+    return f"`{r.footing}`" if r.footing else "none kept"
+
+
+def _guesses(r: ScorecardRow) -> list[str]:
+    if not r.guessed:
+        return []
+    rest = "s rest" if len(r.guessed) > 1 else " rests"
+    return [f"{len(r.guessed)} verdict{rest} on a guess (a tool result read by "
+            f"its wording, not seen run or failed on the bench's tools; {r.guessed_only} of them break "
+            f"requirements only so, not counted as certain): " + ", ".join(f"`{s}`" for s in r.guessed) + ".", ""]
+
+
+def citations_part(r: ScorecardRow) -> list[str]:
+    """Per broken class, the framework's own source lines behind it (its ``framework.json``'s
+    ``citations``); a citation whose class no sequence of the record shows is said so."""
+    if not r.citations:
+        return []
+    shown = {c.words for c in r.classes}
+    out = ["Behind these classes, in the framework's own source:", ""]
+    for c in r.citations:
+        absent = "" if c.label in shown or c.label + GUESS in shown else " (no sequence of this record shows it)"
+        out.append(f"- {_md(c.label)}{absent}: [`{c.path}` {c.lines}]({c.url}) ({c.repo} {c.release}): {_md(c.says)}")
+    return [*out, ""]
+
+
+def framework_section(r: ScorecardRow, others: Iterable[ScorecardRow] = ()) -> str:
+    """One framework's part of the scorecard: its classes and example rows, the source lines cited
+    behind them, and the other versions recorded (`others`)."""
+    also = ", ".join(f"{_md(o.version)} ({o.met} of {o.run})" for o in others)
     out = [f'<a id="{r.name}"></a>', f"## {_md(r.title)} {_md(r.version)}", "",
-           f"{r.met} of {r.run} sequences meet every requirement ({r.language}; the {r.run} of the catalogue's "
-           f"{r.catalogue} on its wires: {', '.join(r.dialects)}). "
+           f"{r.met} of {r.run} sequences meet every requirement ({r.language}; the {r.run} sequences of its "
+           f"wires, {', '.join(r.dialects)}, of the catalogue's {r.catalogue}; footing {_footing(r)}). "
            f"Program written after [its docs]({r.docs}). {_md(r.notes)}", "",
            f"Reproduce: `{r.make}`, or `{r.check}`; one cell as a folder to hand over: "
-           f"`stopbench scorecard repro {r.name} SEQUENCE --out DIR`.", ""]
-    if r.guessed:
-        rest = "s rest" if len(r.guessed) > 1 else " rests"
-        out += [f"{len(r.guessed)} verdict{rest} on a guess (a tool result read by "
-                f"its wording, not seen run or failed on the bench's tools; {r.guessed_only} of them break "
-                f"requirements only so, not counted as certain): "
-                + ", ".join(f"`{s}`" for s in r.guessed) + ".", ""]
+           f"`stopbench scorecard repro {r.name} SEQUENCE --out DIR`.", "",
+           *([f"Also recorded at {also}: [what changed](#{r.name}-versions).", ""] if also else []),
+           *_guesses(r)]
     if not r.classes:
-        out += ["Nothing broken.", ""]
-        return "\n".join(out)
+        return "\n".join([*out, "Nothing broken.", "", *citations_part(r)])
     out += ["| what it did | requirement broken | sequences | examples |", "| --- | --- | --- | --- |"]
     for c in r.classes:
         out.append(f"| {_md(c.words)} | `{c.key}` | {c.sequences} | "
@@ -215,7 +100,40 @@ def framework_section(r: ScorecardRow) -> str:
     for c in r.classes:
         for e in c.examples:
             out.append(f"| `{e.sequence}` | `{_md(e.cell)}` | {_md(c.words)} | {_md(e.detail)} |")
-    out.append("")
+    return "\n".join([*out, "", *citations_part(r)])
+
+
+VERSIONS_INTRO = ("Each framework recorded at more than one release (`stopbench scorecard bump` records a newer "
+                  "release of its main packages beside the pinned one), from each release to the next: the "
+                  "sequences whose verdict changed, in words.\n")
+
+
+def step_part(step: Step, heading: str, anchor: bool) -> list[str]:
+    """One framework from one recorded release to the next: both counts, then each verdict that changed."""
+    old, new = step.older, step.newer
+    out = [*([f'<a id="{old.name}-versions"></a>'] if anchor else []),
+           f"{heading} {_md(old.title)}: {_md(old.version)} to {_md(new.version)}", "",
+           f"At {_md(old.version)} {old.met} of {old.run} meet every requirement (footing {_footing(old)}); at "
+           f"{_md(new.version)} {new.met} of {new.run} (footing {_footing(new)}; `{new.make}`)."
+           + (f" {step.only_one} sequence(s) ran at one of the two only, not compared." if step.only_one else ""), ""]
+    if not step.moved:
+        return [*out, "No sequence's verdict changed.", ""]
+    out += [f"{len(step.moved)} sequence(s) changed verdict:", "",
+            f"| sequence | at {_md(old.version)} | at {_md(new.version)} |", "| --- | --- | --- |"]
+    out += [f"| `{c.sequence}` | {_md(c.before)} | {_md(c.after)} |" for c in step.moved]
+    return [*out, ""]
+
+
+def versions_markdown(rows: Iterable[ScorecardRow], heading: str = "##", anchors: bool = True) -> str:
+    """The "Versions side by side" part under a `heading` of that level (empty when no framework is
+    recorded at two versions); `anchors` gives each framework's first step its ``<name>-versions`` id."""
+    steps = version_steps(rows)
+    if not steps:
+        return ""
+    out = [f"{heading} Versions side by side", "", VERSIONS_INTRO]
+    for its_steps in steps.values():
+        for i, step in enumerate(its_steps):
+            out += step_part(step, heading + "#", anchors and i == 0)
     return "\n".join(out)
 
 
@@ -223,25 +141,33 @@ HEADER = ("# Framework scorecard\n\n"
           "Each framework's own agent loop, written the way its docs write an agent with tools "
           "(`examples/frameworks/<name>/`), run by `stopbench check` on every sequence of the wires it speaks, "
           "and judged against each sequence's requirements. Built by `stopbench scorecard build` from the records "
-          "in this folder (`<name>.json`); do not edit by hand. How to add a framework: `docs/frameworks.md`.\n\n")
+          "in this folder (`<name>.json`, and `<name>@<version>.json` for a release recorded beside the pin); "
+          "do not edit by hand. A record's footing is the digest of the sequence files it ran "
+          "(`docs/frameworks.md`), the same for two records of the same wires on the same catalogue. "
+          "How to add a framework: `docs/frameworks.md`.\n\n")
 
 
 def scorecard_markdown(rows: list[ScorecardRow]) -> str:
     """``reports/frameworks/scorecard.md``."""
     if not rows:
         return HEADER + "No framework recorded yet.\n"
-    return HEADER + summary_table(rows) + "\n" + "\n".join(framework_section(r) for r in rows)
+    by_name: dict[str, list[ScorecardRow]] = {}
+    for r in rows:
+        by_name.setdefault(r.name, []).append(r)
+    versions = versions_markdown(rows)
+    return (HEADER + summary_table(rows) + "\n" + (versions + "\n" if versions else "")
+            + "\n".join(framework_section(r, [o for o in by_name[r.name] if o is not r]) for r in pinned(rows)))
 
 
 def scorecard_data(rows: Iterable[ScorecardRow]) -> list[dict[str, Any]]:
-    """The rows as plain JSON values (what the HTML page gets)."""
+    """The pinned rows as plain JSON values (what the HTML page gets)."""
     return [{"name": r.name, "title": r.title, "version": r.version, "language": r.language,
              "dialects": list(r.dialects), "docs": r.docs, "notes": r.notes, "run": r.run, "met": r.met,
-             "catalogue": r.catalogue, "make": r.make, "check": r.check, "guessed": list(r.guessed),
-             "guessed_only": r.guessed_only,
+             "catalogue": r.catalogue, "footing": r.footing, "make": r.make, "check": r.check,
+             "guessed": list(r.guessed), "guessed_only": r.guessed_only,
              "classes": [{"key": c.key, "words": c.words, "sequences": c.sequences,
                           "examples": [{"sequence": e.sequence, "cell": e.cell, "detail": e.detail}
-                                       for e in c.examples]} for c in r.classes]} for r in rows]
+                                       for e in c.examples]} for c in r.classes]} for r in pinned(rows)]
 
 
 BEGIN, END = "<!-- scorecard:begin (stopbench scorecard build) -->", "<!-- scorecard:end -->"
@@ -259,19 +185,20 @@ def _with_between(doc: str, begin: str, end: str, body: str, what: str) -> str:
 
 def with_block(doc: str, rows: list[ScorecardRow]) -> str:
     """`doc` (``docs/frameworks.md``) with the block between its markers replaced by the summary table
-    (links pointing into ``reports/frameworks/scorecard.md``). Raises :class:`UnusableInput` when a
-    marker is missing."""
+    (links pointing into ``reports/frameworks/scorecard.md``) and the versions side by side. Raises
+    :class:`UnusableInput` when a marker is missing."""
+    versions = versions_markdown(rows, "###", anchors=False)
     table = summary_table(rows).replace("](#", "](../reports/frameworks/scorecard.md#") if rows else \
         "No framework recorded yet.\n"
-    return _with_between(doc, BEGIN, END, table, "docs/frameworks.md")
+    return _with_between(doc, BEGIN, END, table + ("\n" + versions if versions else ""), "docs/frameworks.md")
 
 
 def readme_table(rows: Iterable[ScorecardRow]) -> str:
-    """The README's short form: a row per framework and version, how many sequences it meets, and
-    what it got wrong most often (the full scorecard is linked from each name)."""
+    """The README's short form: a row per framework at its pinned version, how many sequences it
+    meets, and what it got wrong most often (the full scorecard is linked from each name)."""
     lines = ["| framework | version | meets every requirement | what it got wrong most often |",
              "| --- | --- | --- | --- |"]
-    for r in rows:
+    for r in pinned(rows):
         lines.append(f"| [{_md(r.title)}](reports/frameworks/scorecard.md#{r.name}) | {_md(r.version)} | "
                      f"{r.met} of {r.run} | {_md(_main_classes(r, 1))} |")
     return "\n".join(lines) + "\n"

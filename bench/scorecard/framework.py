@@ -2,14 +2,16 @@
 
 The format is described in ``docs/frameworks.md``. A folder that does not follow it is unusable
 input: :func:`load_framework` raises :class:`UnusableInput` with one line naming the file and the
-field.
+field. :meth:`Framework.at_release` is the same framework at a newer release of its main packages,
+installed and recorded beside the pinned one (``stopbench scorecard bump``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,6 +25,31 @@ NAME = re.compile(r"[a-z][a-z0-9_]*")
 """A framework's name: lowercase letters, digits and ``_`` (it names a folder, a file and a make target)."""
 
 Language = Literal["python", "node"]
+
+PIN = re.compile(r"(?P<package>[A-Za-z0-9][A-Za-z0-9._-]*)(?P<extras>\[[^\]]*\])?==(?P<version>[^\s;,]+)")
+"""A pip requirement pinned to one version: ``package[extras]==version``."""
+
+REPO = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+")
+LINES = re.compile(r"L[1-9][0-9]*(-L[1-9][0-9]*)?")
+CITATION_KEYS = ("class", "repo", "release", "path", "lines", "says")
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """The framework's own source lines behind one broken class of its scorecard row."""
+
+    label: str
+    """The class, as the scorecard shows it ("reported success on a cut-off reply")."""
+    repo: str
+    release: str
+    path: str
+    lines: str
+    says: str
+    """One sentence: what that code does that makes the class break."""
+
+    @property
+    def url(self) -> str:
+        return f"https://github.com/{self.repo}/blob/{self.release}/{self.path}#{self.lines}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +73,30 @@ class Framework:
     virtual_clock: bool = False
     """check's ``--virtual-clock``: the framework backs off on the real clock for longer than a run
     may take (smolagents waits 120 to 240 s after a 429), so without it such a run has no verdict."""
+    citations: tuple[Citation, ...] = ()
+    beside: str = ""
+    """For a release installed beside the pinned one (:meth:`at_release`): the pinned version."""
+
+    @property
+    def key(self) -> str:
+        """What names its install folder and record: the name, or ``name@version`` for a release
+        beside the pin."""
+        return f"{self.name}@{self.version}" if self.beside else self.name
+
+    @property
+    def main_packages(self) -> tuple[str, ...]:
+        """The packages pinned at the framework's version (they move together: ``crewai`` and
+        ``crewai-tools``, ``genkit`` and ``@genkit-ai/google-genai``), in the install's order."""
+        if self.language == "node":
+            return tuple(pkg for pkg, version in self.npm if version == self.version)
+        return tuple(m["package"] for m in map(PIN.fullmatch, self.pip) if m and m["version"] == self.version)
+
+    def at_release(self, version: str) -> Framework:
+        """This framework with its main packages at `version`, the other pins as they are."""
+        pip = tuple(f"{m['package']}{m['extras'] or ''}=={version}" if m and m["version"] == self.version else req
+                    for req, m in ((r, PIN.fullmatch(r)) for r in self.pip))
+        npm = tuple((pkg, version if v == self.version else v) for pkg, v in self.npm)
+        return replace(self, version=version, pip=pip, npm=npm, beside=self.beside or self.version)
 
     @property
     def install(self) -> list[str] | dict[str, str]:
@@ -63,13 +114,14 @@ class Framework:
                 "install": self.install,
                 "command": list(self.command), "dialects": list(self.dialects), "docs": self.docs,
                 "notes": self.notes, "env": dict(self.env),
-                **({"virtual_clock": True} if self.virtual_clock else {})}
+                **({"virtual_clock": True} if self.virtual_clock else {}),
+                **({"beside": self.beside} if self.beside else {})}
 
 
-def _str(data: dict[str, Any], key: str, where: Path) -> str:
+def _str(data: dict[str, Any], key: str, where: Path, prefix: str = "") -> str:
     value = data.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise UnusableInput(f"{where}: {key}: expected a non-empty string, got {value!r}")
+        raise UnusableInput(f"{where}: {prefix}{key}: expected a non-empty string, got {value!r}")
     return value
 
 
@@ -78,6 +130,43 @@ def _str_list(data: dict[str, Any], key: str, where: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not value or not all(isinstance(v, str) and v for v in value):
         raise UnusableInput(f"{where}: {key}: expected a non-empty list of strings, got {value!r}")
     return tuple(value)
+
+
+def _install(data: dict[str, Any], language: str, where: Path) -> tuple[tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """``install``: (pip requirements, ()) for Python, ((), sorted npm pairs) for Node."""
+    if language == "python":
+        return _str_list(data, "install", where), ()
+    raw = data.get("install")
+    if not isinstance(raw, dict) or not raw or not all(isinstance(k, str) and isinstance(v, str) and k and v
+                                                       for k, v in raw.items()):
+        raise UnusableInput(f"{where}: install: expected {{npm package: exact version}}, got {raw!r}")
+    return (), tuple(sorted(raw.items()))
+
+
+def _citation(raw: object, field_name: str, where: Path) -> Citation:
+    if not isinstance(raw, dict):
+        raise UnusableInput(f"{where}: {field_name}: expected an object with {', '.join(CITATION_KEYS)}, got {raw!r}")
+    extra = sorted(set(raw) - set(CITATION_KEYS))
+    if extra:
+        raise UnusableInput(f"{where}: {field_name}: unknown key {extra[0]!r} (known: {', '.join(CITATION_KEYS)})")
+    values = {k: _str(raw, k, where, f"{field_name}.") for k in CITATION_KEYS}
+    checks = (("repo", REPO, "owner/name"), ("lines", LINES, "L<first>-L<last> or L<line>"))
+    for key, pattern, shape in checks:
+        if not pattern.fullmatch(values[key]):
+            raise UnusableInput(f"{where}: {field_name}.{key}: expected {shape}, got {values[key]!r}")
+    if values["path"].startswith("/") or ".." in values["path"].split("/"):
+        raise UnusableInput(f"{where}: {field_name}.path: expected a path inside the repository, "
+                            f"got {values['path']!r}")
+    return Citation(label=values["class"], repo=values["repo"], release=values["release"], path=values["path"],
+                    lines=values["lines"], says=values["says"])
+
+
+def _citations(data: dict[str, Any], where: Path) -> tuple[Citation, ...]:
+    """``citations``: the framework's source lines behind its broken classes (optional)."""
+    raw = data.get("citations", [])
+    if not isinstance(raw, list):
+        raise UnusableInput(f"{where}: citations: expected a list of objects, got {raw!r}")
+    return tuple(_citation(item, f"citations[{i}]", where) for i, item in enumerate(raw))
 
 
 def load_framework(folder: Path) -> Framework:
@@ -98,16 +187,7 @@ def load_framework(folder: Path) -> Framework:
     language = data.get("language")
     if language not in ("python", "node"):
         raise UnusableInput(f"{path}: language: expected \"python\" or \"node\", got {language!r}")
-    pip: tuple[str, ...] = ()
-    npm: tuple[tuple[str, str], ...] = ()
-    raw = data.get("install")
-    if language == "python":
-        pip = _str_list(data, "install", path)
-    else:
-        if not isinstance(raw, dict) or not raw or not all(isinstance(k, str) and isinstance(v, str) and k and v
-                                                           for k, v in raw.items()):
-            raise UnusableInput(f"{path}: install: expected {{npm package: exact version}}, got {raw!r}")
-        npm = tuple(sorted(raw.items()))
+    pip, npm = _install(data, language, path)
     dialects = _str_list(data, "dialects", path)
     unknown = [d for d in dialects if d not in DIALECTS]
     if unknown:
@@ -124,9 +204,15 @@ def load_framework(folder: Path) -> Framework:
     return Framework(name=name, title=_str(data, "title", path), language=language, version=_str(data, "version", path),
                      pip=pip, npm=npm, command=command, dialects=dialects, docs=_str(data, "docs", path),
                      notes=str(data.get("notes", "")), folder=folder, env=tuple(sorted(env.items())),
-                     virtual_clock=virtual_clock)
+                     virtual_clock=virtual_clock, citations=_citations(data, path))
 
 
 def load_frameworks(root: Path = FRAMEWORKS) -> list[Framework]:
     """Every framework folder under `root` (a folder with a ``framework.json``), by name."""
     return [load_framework(p.parent) for p in sorted(root.glob("*/framework.json"))]
+
+
+def citations_of(root: Path, names: Iterable[str]) -> dict[str, tuple[Citation, ...]]:
+    """``{name: its framework.json's citations}`` for each of `names` with a folder under `root`."""
+    return {name: load_framework(root / name).citations for name in sorted(names)
+            if (root / name / "framework.json").is_file()}

@@ -1,6 +1,7 @@
 """Install a framework where its program runs: a venv (Python) or an npm prefix (Node) of its own.
 
-``FRAMEWORK_DIR/<name>`` holds it (default :data:`DEFAULT_FRAMEWORK_DIR`). A stamp file keeps the
+``FRAMEWORK_DIR/<name>`` holds it (default :data:`DEFAULT_FRAMEWORK_DIR`), and
+``FRAMEWORK_DIR/<name>@<version>`` a Python framework's newer release beside it. A stamp file keeps the
 install spec it was made from, so an install is done once and redone only when ``framework.json``'s
 ``install`` (or its language) changes. A Node framework's folder gets a ``node_modules`` link to
 the prefix's, so that ``node loop.mjs`` run from the folder resolves its imports (ES modules ignore
@@ -25,7 +26,8 @@ STAMP = ".stopbench-installed"
 
 
 def install_dir(framework_dir: Path, fw: Framework) -> Path:
-    return framework_dir / fw.name
+    """``FRAMEWORK_DIR/<name>``, or ``FRAMEWORK_DIR/<name>@<version>`` for a release beside the pin."""
+    return framework_dir / fw.key
 
 
 def interpreter(framework_dir: Path, fw: Framework) -> str:
@@ -78,6 +80,9 @@ def install(framework_dir: Path, fw: Framework, python: str = sys.executable) ->
     ``npm install --prefix`` of the pinned ``package@version`` list.
     """
     where = install_dir(framework_dir, fw)
+    if fw.language == "node" and fw.beside:
+        raise UnusableInput(f"{fw.name}: a Node framework runs from its folder, whose node_modules link is the "
+                            f"pinned install's ({fw.beside}): a release beside it cannot be installed there")
     if fw.language == "node":
         done = False
         if not is_installed(framework_dir, fw):
