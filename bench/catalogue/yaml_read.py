@@ -245,13 +245,13 @@ def _scalar(loader: Any, value: str, tag: str, event: Any) -> Any:
     raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
 
 
-def _opened(event: Any, mapping: bool, top: _Open | None, depth: int, size: int) -> _Open:
+def _opened(event: Any, mapping: bool, top: _Open, depth: int, size: int) -> _Open:
     """The mapping or list `event` starts, at `depth` and after `size` values; refused when it has a tag
     other than its own, stands where a mapping key goes, or is nested more than :data:`MAX_DEPTH` deep."""
     tag = event.tag
     if tag is not None and tag != "!" and tag != (_MAP if mapping else _SEQ):
         raise _Refusal(event.start_mark, f"the tag {_short(tag)} is not allowed (plain data only)")
-    if top is not None and top.key is _NO_KEY and type(top.value) is dict:
+    if top.key is _NO_KEY and type(top.value) is dict:
         raise _Refusal(event.start_mark,
                        f"a mapping key must be a plain value, not a {'mapping' if mapping else 'list'}")
     if depth >= MAX_DEPTH:
@@ -259,14 +259,18 @@ def _opened(event: Any, mapping: bool, top: _Open | None, depth: int, size: int)
     return _Open({} if mapping else [], event.anchor, size)
 
 
-def _aliased(event: Any, anchored: dict[str, tuple[Any, int]], aliases: bool) -> tuple[Any, int]:
+def _aliased(event: Any, anchored: dict[str, tuple[Any, int]], aliases: bool, extra: int) -> tuple[Any, int]:
     """The value alias `event` repeats and how many values it stands for; refused where aliases are not
-    allowed or when it names no finished anchor."""
+    allowed, when it names no finished anchor, or when it would take the values aliases added (`extra`
+    so far) over :data:`ALIAS_BUDGET`."""
     if not aliases:
         raise _Refusal(event.start_mark, f"alias *{event.anchor}: aliases are not allowed here (write the value out)")
     if event.anchor not in anchored:
         raise _Refusal(event.start_mark, f"alias *{event.anchor} refers to no finished anchor")
-    return anchored[event.anchor]
+    value, count = anchored[event.anchor]
+    if extra + count > ALIAS_BUDGET:
+        raise _Refusal(event.start_mark, f"aliases expand to more than {ALIAS_BUDGET:,} values")
+    return value, count
 
 
 def _check_key(value: Any, mapping: Container[Any], event: Any) -> None:
@@ -279,83 +283,96 @@ def _check_key(value: Any, mapping: Container[Any], event: Any) -> None:
         raise _Refusal(event.start_mark, f"duplicate key {value!r}")
 
 
+def _plain(loader: Any, event: Any, plain: dict[str, Any]) -> Any:
+    """The value of a plain untagged scalar not in `plain` yet, its type decided by its text; kept in
+    `plain` when short (keys and finish values repeat in every turn)."""
+    value = event.value
+    tag = loader.resolve(ScalarNode, value, event.implicit)
+    known = value if tag == _STR else _scalar(loader, value, tag, event)
+    if len(value) <= _SHARED_LENGTH:
+        plain[value] = known
+    return known
+
+
+def _counted_scalar(event: Any, value: Any, anchored: dict[str, tuple[Any, int]], size: int) -> int:
+    """The values built so far (`size`) with the scalar `event` made (`value`), kept under its anchor:
+    where aliases are allowed, what the alias budget counts."""
+    if event.anchor is not None:
+        anchored[event.anchor] = (value, 1)
+    return size + 1
+
+
+def _closed(done: _Open, anchored: dict[str, tuple[Any, int]], size: int) -> Any:
+    """The value of the mapping or list `done` that just ended, after `size` values, kept under its anchor."""
+    if done.anchor is not None:
+        anchored[done.anchor] = (done.value, size - done.size_at_start)
+    return done.value
+
+
+def _documents_begun(event: Any, documents: int) -> int:
+    """How many documents have begun, after the stream or document event `event`; a second is refused."""
+    if type(event) is not ev.DocumentStartEvent:
+        return documents
+    if documents:
+        raise _Refusal(event.start_mark, "expected one document, found another (---)")
+    return documents + 1
+
+
+_EVENTS = (ev.ScalarEvent, ev.AliasEvent, ev.StreamEndEvent, ev.MappingStartEvent, ev.SequenceStartEvent,
+           ev.MappingEndEvent, ev.SequenceEndEvent)
+"""The event classes :func:`_build` tells apart, in the order it takes them into locals."""
+
+
 def _build(loader: Any, aliases: bool) -> Any:
     """Build the document from the event stream: each value made as its event arrives (scalars here, the
     rest by the functions above) and put into its parent, refusing what the module docstring lists.
     Scalars and placing are inline: they run for every value of a file of millions."""
-    get_event, resolve = loader.get_event, loader.resolve
+    get_event = loader.get_event
+    scalar_event, alias_event, stream_end, mapping_start, sequence_start, mapping_end, sequence_end = _EVENTS
     plain: dict[str, Any] = {}  # short plain scalar -> its value, one object each (keys repeat in every turn)
     anchored: dict[str, tuple[Any, int]] = {}  # anchor -> (value, how many values it stands for)
     stack: list[_Open] = []
+    top = document = _Open([], None, 0)  # top: stack[-1] kept at hand, else the list the document's value goes in
     size = extra = documents = 0  # values built so far (aliases counted as what they repeat); added by aliases
-    root: Any = None
-    top: _Open | None = None  # stack[-1], kept at hand
-    scalar_event, alias_event, stream_end = ev.ScalarEvent, ev.AliasEvent, ev.StreamEndEvent
-    mapping_start, sequence_start = ev.MappingStartEvent, ev.SequenceStartEvent
-    mapping_end, sequence_end = ev.MappingEndEvent, ev.SequenceEndEvent
-
-    event = get_event()
-    cls = type(event)
-    while cls is not stream_end:
+    while True:
+        event = get_event()
+        cls = type(event)
         if cls is scalar_event:
             value = event.value
             if event.tag is None and event.implicit[0]:  # plain and untagged: its text decides its type
                 known = plain.get(value, _UNSEEN)
-                if known is _UNSEEN:
-                    known = _scalar(loader, value, resolve(ScalarNode, value, event.implicit), event)
-                    if len(value) <= _SHARED_LENGTH:
-                        plain[value] = known
-                value = known
+                value = _plain(loader, event, plain) if known is _UNSEEN else known
             elif event.tag is not None and event.tag != "!":
                 value = _scalar(loader, value, event.tag, event)
             if aliases:
-                size += 1
-                if event.anchor is not None:
-                    anchored[event.anchor] = (value, 1)
+                size = _counted_scalar(event, value, anchored, size)
         elif cls is mapping_start or cls is sequence_start:
             top = _opened(event, cls is mapping_start, top, len(stack), size)
             stack.append(top)
             size += 1
-            event = get_event()
-            cls = type(event)
             continue
         elif cls is mapping_end or cls is sequence_end:
-            done = stack.pop()
-            top = stack[-1] if stack else None
-            value = done.value
-            if done.anchor is not None:
-                anchored[done.anchor] = (value, size - done.size_at_start)
+            value = _closed(stack.pop(), anchored, size)
+            top = stack[-1] if stack else document
         elif cls is alias_event:
-            value, count = _aliased(event, anchored, aliases)
+            value, count = _aliased(event, anchored, aliases, extra)
             size += count
             extra += count
-            if extra > ALIAS_BUDGET:
-                raise _Refusal(event.start_mark, f"aliases expand to more than {ALIAS_BUDGET:,} values")
+        elif cls is stream_end:
+            return document.value[0] if document.value else None
         else:  # StreamStart, DocumentStart, DocumentEnd
-            if cls is ev.DocumentStartEvent:
-                documents += 1
-                if documents > 1:
-                    raise _Refusal(event.start_mark, "expected one document, found another (---)")
-            event = get_event()
-            cls = type(event)
+            documents = _documents_begun(event, documents)
             continue
-
-        # `value` is complete: put it into its parent, or it is the document.
-        if top is None:
-            root = value
+        # `value` is complete: put it into its parent
+        container = top.value
+        if type(container) is list:
+            container.append(value)
+        elif top.key is _NO_KEY:
+            _check_key(value, container, event)
+            top.key = value
         else:
-            container = top.value
-            if type(container) is list:
-                container.append(value)
-            elif top.key is _NO_KEY:
-                _check_key(value, container, event)
-                top.key = value
-            else:
-                container[top.key] = value
-                top.key = _NO_KEY
-        event = get_event()
-        cls = type(event)
-    return root
+            container[top.key] = value
+            top.key = _NO_KEY
 
 
 def _short(tag: str) -> str:
