@@ -27,13 +27,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from random import Random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hypothesis import HealthCheck, Phase, find, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
 if TYPE_CHECKING:
+    from bench.check.options import CheckOptions, Loop
     from bench.check.served import Served
 
 from bench.catalogue.document import dump_sequence, sequence_to_yaml
@@ -174,6 +175,24 @@ def search(judge_one: Callable[[Sequence], tuple[tuple[str, str] | None, Cell]],
     else:
         out.search_seconds = end - started
     return out
+
+
+def fuzz_program(loop: Loop, options: CheckOptions, max_examples: int, *, seed: int = 0,
+                 shrink_time: float = 120.0, progress: Callable[[str], None] | None = None) -> LiveFuzz:
+    """``check --fuzz N``: :func:`search` with `loop`'s program run once per example as `options` say
+    (its time limit, safety cap, result markers and folder; its dialects, else :data:`LIVE_DIALECTS`).
+    Raises OSError when the program cannot be started."""
+    from bench.check.report import column
+    from bench.check.runner import run_program
+
+    def judge_one(seq: Sequence) -> tuple[tuple[str, str] | None, Cell]:
+        run = run_program(seq, loop.argv, name=column(loop.name), timeout=options.timeout,
+                          safety_cap=options.safety_cap, cwd=options.cwd or Path.cwd(),
+                          ok_marker=options.ok_marker, error_marker=options.error_marker)
+        return live_failure(seq, run.cell), run.cell
+
+    dialects = cast("tuple[Dialect, ...]", options.dialects) or LIVE_DIALECTS
+    return search(judge_one, max_examples, seed=seed, dialects=dialects, shrink_time=shrink_time, progress=progress)
 
 
 def found_sequence(finding: LiveFinding, name: str, seed: int, shrink_note: str) -> Sequence:
