@@ -41,7 +41,7 @@ import pytest
 
 if TYPE_CHECKING:
     from bench.catalogue.load import Catalogue
-    from bench.check.served import Served
+    from bench.check import Served
     from bench.engine.model import Cell, Sequence
 
 INI = "stopbench_sequences"
@@ -53,7 +53,7 @@ __all__ = ["assert_meets_requirements"]
 def assert_meets_requirements(sequence: Sequence, cell: Cell) -> None:
     """AssertionError with the first broken requirement, its step, the turn served and what the loop did."""
     __tracebackhide__ = True
-    from bench.check.explain import assert_meets_requirements as check
+    from bench.check import assert_meets_requirements as check
     check(sequence, cell)
 
 
@@ -111,14 +111,16 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     if marker.args:
         pytest.fail(f"{MARKER} takes keywords only: tags=, dialects=, ids=", pytrace=False)
+    from bench.check import CheckOptions
+
     tags, dialects, ids = (_as_tuple(marker.kwargs.get(k)) for k in ("tags", "dialects", "ids"))
+    options = CheckOptions(ids=ids, tags=tags, dialects=dialects)  # check's -s, --tag and --dialect
     cat = _catalogue(metafunc.config)
-    unknown = sorted(set(ids) - {s.id for s in cat.sequences})
+    unknown = options.unknown_ids(cat.sequences)
     if unknown:
         pytest.fail(f"{MARKER}: no sequence {', '.join(unknown)} in {catalogue_folder(metafunc.config)}",
                     pytrace=False)
-    chosen = [s for s in cat.sequences if (not ids or s.id in ids) and (not tags or set(tags) & set(s.tags))
-              and (not dialects or s.dialect in dialects)]
+    chosen = options.select(cat.sequences)
     metafunc.parametrize("stopbench_sequence", chosen, indirect=True, ids=[s.id for s in chosen])
 
 
@@ -163,7 +165,7 @@ def stopbench_sequence(request: pytest.FixtureRequest) -> Sequence:
 @pytest.fixture
 def stopbench_serve(request: pytest.FixtureRequest) -> Iterator[Callable[..., Served]]:
     """``stopbench_serve(id | path | Sequence, name="loop@live")``: serve it for the rest of the test."""
-    from bench.check.served import served
+    from bench.check import served
 
     with ExitStack() as stack:
         def serve(what: Any, name: str = "loop@live") -> Served:
@@ -178,9 +180,9 @@ def stopbench_live(stopbench_sequence: Sequence, stopbench_serve: Callable[..., 
     A sequence that scripts its tool results (`result:` on a call, e.g. polling that stalls or moves)
     is skipped, saying so: a live loop's tools are its own, so their results are not the ones the
     sequence's requirements assume, and the server cannot make them so."""
-    from bench.check.runner import scripts_tool_results
+    from bench.check import CheckOptions
 
-    if scripts_tool_results(stopbench_sequence):
+    if not CheckOptions().runs_live(stopbench_sequence):  # as stopbench check leaves it out
         pytest.skip(f"{stopbench_sequence.id} scripts its tool results (result:), which a live loop's own "
                     "tools do not return")
     return stopbench_serve(stopbench_sequence)
