@@ -171,21 +171,28 @@ $(CONFORM_DIR)/%/.pinned-npm: bench/conform/pins.py bench/conform/ports.py
 ## stamped so it is done once. `make scorecard-<name>` (or `make scorecard FRAMEWORK=<name>`) runs
 ## `stopbench check` on it (SCORECARD_JOBS at a time) and writes reports/frameworks/<name>.json, then rebuilds
 ## reports/frameworks/scorecard.md from the records; `make scorecard` alone only rebuilds; `make scorecard-all`
-## records every framework, one after the other.
+## records every framework, one after the other. RELEASE=<version> installs and records that release of the
+## framework's main packages beside the pinned one (reports/frameworks/<name>@<version>.json). `make
+## scorecard-bump` (network: it asks PyPI and npm) records each framework's newest release beside its pin.
 FRAMEWORK_DIR ?= /tmp/stopbench-frameworks
 SCORECARD_JOBS ?= 2
 SCORECARD_TIMEOUT ?= 120
-.PHONY: framework-install scorecard scorecard-all
+RELEASE ?=
+.PHONY: framework-install scorecard scorecard-all scorecard-bump
 framework-install: $(STAMP)
 	@test -n "$(FRAMEWORK)" || { echo "make framework-install FRAMEWORK=<name> (a folder of examples/frameworks)" >&2; exit 2; }
-	$(BIN)/stopbench scorecard install $(FRAMEWORK) --framework-dir $(FRAMEWORK_DIR)
+	$(BIN)/stopbench scorecard install $(FRAMEWORK) $(if $(RELEASE),--release $(RELEASE)) --framework-dir $(FRAMEWORK_DIR)
 
 scorecard: $(STAMP)
 	@if [ -n "$(FRAMEWORK)" ]; then \
-	  $(MAKE) --no-print-directory framework-install FRAMEWORK=$(FRAMEWORK) && \
-	  $(BIN)/stopbench scorecard record $(FRAMEWORK) --framework-dir $(FRAMEWORK_DIR) -j $(SCORECARD_JOBS) \
-	    --timeout $(SCORECARD_TIMEOUT); \
+	  $(MAKE) --no-print-directory framework-install FRAMEWORK=$(FRAMEWORK) RELEASE=$(RELEASE) && \
+	  $(BIN)/stopbench scorecard record $(FRAMEWORK) $(if $(RELEASE),--release $(RELEASE)) \
+	    --framework-dir $(FRAMEWORK_DIR) -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT); \
 	fi
+	$(BIN)/stopbench scorecard build
+
+scorecard-bump: $(STAMP)
+	$(BIN)/stopbench scorecard bump --framework-dir $(FRAMEWORK_DIR) -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT)
 	$(BIN)/stopbench scorecard build
 
 scorecard-all: $(STAMP)
