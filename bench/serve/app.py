@@ -1,595 +1,169 @@
-"""The replay server: a Starlette app that answers model requests with a sequence's turns.
+"""The replay server's HTTP side: a Starlette app of named handlers over a :class:`~bench.serve.session.Session`.
 
-A :class:`Session` holds the sequence being served and the requests of the current *run* (one
-client run); :meth:`Session.start` switches to another sequence and starts a new run. Request i
-of a run to a model endpoint is answered by turn i (``then: repeat`` answers further requests
-with the last turn; past the end of a ``then: end`` sequence the answer is HTTP 410 with an error
-body saying the script ended). Side requests (model lists, token counts, metadata probes) are
-answered without consuming a turn. Every request is recorded.
+:class:`ModelCall` answers one wire's model calls: it reads and checks the request (each refusal made by
+:mod:`bench.serve.refusals`), takes the turn that answers it, renders it (once per run for the requests
+that get the same answer but for its id) and records the request. :class:`Handlers` holds the rest: a
+wire's side routes (token counts), the model list, the tool endpoint, the admin endpoints under
+``/_stopbench/`` (the state, the records and the observed steps; a switch of sequence) and an unknown
+path. :func:`create_app` ties them into the ASGI app, model calls first (:class:`ModelCallsFirst`).
+Side requests (model lists, token counts, metadata probes) are answered without consuming a turn; a
+stream whose client stops reading for the session's `write_timeout` seconds is cut off.
 
-Limits: request bodies over `max_body` bytes get 413; a body that does not arrive within
-`read_timeout` seconds gets 408; a stream whose client stops reading for `write_timeout` seconds
-is cut off. A run keeps its requests' bodies up to `body_budget` bytes; past it the steps they
-show are observed at once and the bodies released (``keep_bodies`` keeps them). Admin endpoints
-under ``/_stopbench/`` show the state, the records and the observed steps, and switch sequences.
+The session's names are re-exported here, where the package's users have always taken them.
 """
 
 from __future__ import annotations
 
 import json
-import threading
 import time
-from collections import deque
-from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import dataclass, field, replace
-from itertools import pairwise
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.datastructures import QueryParams
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
-from bench.engine.model import Action, Sequence, Turn, TurnError
-from bench.engine.replay import following
-from bench.serve import bad_requests
+from bench.serve import bad_requests, refusals
 from bench.serve.clients import client_surface
-from bench.serve.deadline import within
-from bench.serve.observe import Observed, conversation, infer, request_changes
+from bench.serve.refusals import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, BodyError, Refused, read_body
 from bench.serve.render import WIRES, Context, WireName, at_request_limit
-from bench.serve.repeats import repeat_number, with_fresh_ids
+from bench.serve.repeats import with_fresh_ids
 from bench.serve.respond import PlanResponse, Template, plan
-from bench.serve.results import Known, ResultJudge, ran_in_round
-from bench.serve.threads import Refusal, follow
-from bench.serve.tools import Execution, ok_content, scripted_call, tool_schemas
+from bench.serve.session import (
+    DEFAULT_BODY_BUDGET,
+    DEFAULT_JOURNAL,
+    DEFAULT_WRITE_TIMEOUT,
+    Record,
+    Run,
+    Session,
+)
+from bench.serve.threads import Refusal
+from bench.serve.tools import tool_schemas
 from bench.wires import registry
-from bench.wires.withhold import as_noted, without_calls
+from bench.wires.base import Shape
+from bench.wires.withhold import without_calls
 
-if TYPE_CHECKING:  # bench.faults writes into this package's delivery plans: imported where used, not here
-    from bench.faults import Injected, Recipe
+__all__ = ["DEFAULT_BODY_BUDGET", "DEFAULT_JOURNAL", "DEFAULT_MAX_BODY", "DEFAULT_READ_TIMEOUT",
+           "DEFAULT_WRITE_TIMEOUT", "Handlers", "ModelCall", "ModelCallsFirst", "Record", "Run", "Session",
+           "create_app"]
 
-DEFAULT_MAX_BODY = 8 * 1024 * 1024
-DEFAULT_READ_TIMEOUT = 30.0
-DEFAULT_WRITE_TIMEOUT = 30.0
-SCRIPT_ENDED_STATUS = 410
-_ID_PLACEHOLDER = "stopbench-id-placeholder-7f3a9c"
+Handler = Callable[[Scope, Receive], Awaitable[Response]]
+"""A model call's handler: it takes the request's scope and its body's messages."""
+ID_PLACEHOLDER = "stopbench-id-placeholder-7f3a9c"
 """Stands for the response id in a rendering kept for reuse (:class:`bench.serve.respond.Template`)."""
-DEFAULT_JOURNAL = 1000
-"""Requests of a run kept with their bodies (Session(journal=...)): above every safety cap's default,
-so that check and conformance observe every step they judge."""
-_RECENT = 8
-"""Requests past the journal kept for the next answer (the previous one, a reply followed by reference)."""
-_MODEL_NAMES = 64
-"""Model names the model list shows besides ``stopbench`` (the first ones a run's requests used)."""
-_RENDERED_CAP = 1024
+RENDERED_CAP = 1024
 """Renderings kept per run: past it the cache starts again (a model name or a limit per request)."""
-DEFAULT_BODY_BUDGET = 16 * 1024 * 1024
-"""Request bytes a run keeps as bodies (Session(body_budget=...)). Past it each step whose next request
-has arrived is observed at once and the bodies it read are released (:meth:`Session._release`)."""
-
-RecordKind = Literal["model", "past_end", "side", "refused"]
-_ANSWERS = ("model", "past_end")
-"""The kinds of request a run's steps are read from."""
-
-_HEADERS = ("user-agent", "content-type", "accept", "anthropic-version", "openai-beta", "x-stainless-lang",
-            "x-goog-api-client")
-_HEADER_NAMES = frozenset(h.encode() for h in _HEADERS)
 
 
-@dataclass(frozen=True, slots=True)
-class _Step:
-    """A step observed when its bodies were released: as judged then, and, when the program had not
-    yet listed or run the bench's tools, as judged once it has (the judge reads that at observation
-    time: :class:`bench.serve.results.ResultJudge`'s ``bench_tools``)."""
+class ModelCall:
+    """The handler of one wire's model calls: the request checked, then answered by its turn, or refused."""
 
-    then: Observed
-    tools_then: bool
-    with_tools: Observed | None = None
+    def __init__(self, session: Session, wire: WireName) -> None:
+        self.session = session
+        self.wire = wire
+        self.served = registry.wire(wire)
 
-    def now(self, tools: bool) -> Observed:
-        """The step as :meth:`Session.observed` reads it when the program takes the bench's tools (`tools`) or not."""
-        return self.with_tools if tools and not self.tools_then and self.with_tools is not None else self.then
-
-
-@dataclass(slots=True)
-class Record:
-    """One request as the server received it and how it was answered."""
-
-    n: int
-    kind: RecordKind
-    method: str
-    path: str
-    status: int
-    wire: WireName | None = None
-    stream: bool = False
-    turn: int | None = None
-    response_id: str | None = None
-    body: Any = None
-    raw_headers: Collection[tuple[bytes, bytes]] = ()
-    """The request's headers as the server got them (:attr:`headers` reads the ones kept)."""
-    at: float = 0.0
-    note: str = ""
-    """What the server did unasked when it answered (bench.wires.withhold)."""
-    repeat: int = 0
-    """Which repeat of a ``then: repeat`` turn answered it: its call ids carry ``-r<repeat>``
-    (bench.serve.repeats)."""
-    seen: Any = None
-    """The conversation the request carries when it differs from its body: a request that follows
-    a reply by reference, rebuilt with the history the server holds (bench.serve.threads)."""
-    injected: Injected | None = None
-    """What the session's fault recipe did to the answer (bench.faults), None when nothing."""
-    size: int = 0
-    """The request body's length in bytes (what it counts against the run's body budget)."""
-    step: _Step | None = None
-    """The step this request was answered for, observed before its body was released."""
-    rebuilt: bool = False
-    """The request followed a reply by reference (`seen` was set): kept when the body is released."""
-
-    @property
-    def headers(self) -> dict[str, str]:
-        """The headers of :data:`_HEADERS` the request sent (the first of each)."""
-        out: dict[str, str] = {}
-        for name, value in self.raw_headers:
-            if name in _HEADER_NAMES:
-                out.setdefault(name.decode("latin-1"), value.decode("latin-1"))
-        return {h: out[h] for h in _HEADERS if h in out}
-
-    @property
-    def conversation_body(self) -> Any:
-        """The body as the whole conversation it carries (what the observation reads)."""
-        return self.body if self.seen is None else self.seen
-
-    def as_json(self) -> dict[str, Any]:
-        return {"n": self.n, "kind": self.kind, "method": self.method, "path": self.path, "status": self.status,
-                "wire": self.wire, "stream": self.stream, "turn": self.turn, "response_id": self.response_id,
-                "headers": self.headers, "body": self.body, "note": self.note,
-                "rebuilt": self.rebuilt or self.seen is not None,
-                "repeat": self.repeat, "injected": self.injected.as_json() if self.injected else None}
-
-
-@dataclass(slots=True)
-class Run:
-    """The requests of one client run against one sequence.
-
-    The journal: `records` holds the run's first requests with their bodies (up to the session's
-    `journal`; all of them with ``journal=None``), what the observation of its steps reads. Past that
-    a request is counted (`total`) and kept only among the `recent` few the next answer needs (the
-    previous request, a reply a request follows by reference), so that a long run's memory stays
-    flat. When the next run starts, this one's observation is kept and its bodies released."""
-
-    number: int
-    sequence: Sequence
-    records: list[Record] = field(default_factory=list)
-    answered: int = 0
-    total: int = 0
-    """Requests of the run, kept or not."""
-    recent: deque[Record] = field(default_factory=lambda: deque(maxlen=_RECENT))
-    """The last requests past the kept ones."""
-    tools_listed: bool = False
-    """The program listed the bench's tools (``GET /_stopbench/tools``, which the MCP servers ask at
-    every ``tools/list``): it runs them, so a result no execution answers is a call that never reached
-    a tool (:class:`bench.serve.results.ResultJudge`'s ``bench_tools``), known, not guessed from words."""
-    beyond: Record | None = None
-    """The first model request past the kept ones: what the last kept step is observed against."""
-    last_answer: Record | None = None
-    """The last model request (or one past the script's end): what the next turn follows."""
-    last_model: Record | None = None
-    """The last model request answered with a turn: what the tool endpoint's scripted results read."""
-    served: dict[int, int] = field(default_factory=dict)
-    """How often each turn (by index) answered a model request."""
-    models: list[str] = field(default_factory=list)
-    """The model names the run's requests used (the first :data:`_MODEL_NAMES`)."""
-    past_end: bool = False
-    frozen: list[Observed] | None = None
-    """The run's observation, kept when the next run started (its bodies released then)."""
-    executions: list[Execution] = field(default_factory=list)
-    """The tool endpoint's executions in this run (:mod:`bench.serve.tools`)."""
-    rendered: dict[Any, Template] = field(default_factory=dict)
-    """Answers rendered in this run, kept for the requests that get the same answer but for the id."""
-    body_bytes: int = 0
-    """Request bytes of the journal's records whose bodies are still held."""
-    released: int = 0
-    """Journal records (from the first) whose bodies are released or were never needed."""
-    released_answers: int = 0
-    """Model and past-end requests among them (the step number of the next one to release, less one)."""
-
-    def kept(self) -> list[Record]:
-        """The run's records at hand: the journal's, then the recent ones past it."""
-        return [*self.records, *self.recent]
-
-
-class Session:
-    """What the server serves and what it has seen; safe to read from another thread."""
-
-    def __init__(self, sequence: Sequence, *, dialect: WireName | None = None,
-                 catalogue: Mapping[str, Sequence] | None = None, ok_marker: str | None = None,
-                 error_marker: str | None = None, fresh_repeat_ids: bool = False, max_body: int = DEFAULT_MAX_BODY,
-                 read_timeout: float = DEFAULT_READ_TIMEOUT, write_timeout: float = DEFAULT_WRITE_TIMEOUT,
-                 faults: Recipe | None = None, journal: int | None = DEFAULT_JOURNAL,
-                 keep_bodies: bool = False, body_budget: int = DEFAULT_BODY_BUDGET, bench_tools: bool = False) -> None:
-        self.dialect = dialect
-        self.bench_tools = bench_tools
-        """The program promised to take its tools from the bench (``check --bench-tools``): every run
-        starts as one that listed them (:attr:`Run.tools_listed`), so a result no execution answers is
-        a call that never reached a tool, known, never guessed from its words."""
-        self.faults = faults
-        """The fault recipe applied to every model answer (bench.faults), or None."""
-        self.catalogue = dict(catalogue or {})
-        self.ok_marker = ok_marker
-        self.error_marker = error_marker
-        self.fresh_repeat_ids = fresh_repeat_ids
-        """Serve each repeat of a ``then: repeat`` turn with fresh call ids (bench.serve.repeats)."""
-        self.max_body = max_body
-        self.read_timeout = read_timeout
-        self.write_timeout = write_timeout
-        self.journal = journal
-        """Requests kept with their bodies per run (the observation reads them); None keeps every
-        request's body for as long as the session lives (debugging)."""
-        self.body_budget = None if keep_bodies or journal is None else body_budget
-        """Request bytes a run holds as bodies before its complete steps are observed and their bodies
-        released (:meth:`_release`); None keeps every body of the journal (``keep_bodies``, debugging)."""
-        self.lock = threading.Lock()
-        self.runs: list[Run] = [Run(1, sequence, tools_listed=bench_tools)]
-
-    @property
-    def run(self) -> Run:
-        return self.runs[-1]
-
-    def start(self, sequence: Sequence) -> Run:
-        """Serve `sequence` from its first turn on, as a new run; the run before keeps its
-        observation and releases its request bodies (unless the session keeps every body)."""
-        with self.lock:
-            ended = self.run
-            self.runs.append(Run(len(self.runs) + 1, sequence, tools_listed=self.bench_tools))
-            run = self.runs[-1]
-        if self.journal is not None:
-            frozen = self.observed(ended)
-            with self.lock:
-                ended.frozen = frozen
-                for rec in ended.records:
-                    rec.rebuilt = rec.rebuilt or rec.seen is not None
-                    rec.body = rec.seen = None
-                ended.recent.clear()
-                ended.beyond = ended.last_answer = ended.last_model = None
-                ended.rendered.clear()
-        return run
-
-    def records(self) -> list[Record]:
-        """The current run's records at hand (:meth:`Run.kept`)."""
-        with self.lock:
-            return self.run.kept()
-
-    def observed(self, run: Run | None = None) -> list[Observed]:
-        """The steps of a run (the current one by default) as inferred from its requests.
-
-        Never raises: a step whose next request cannot be read is ``unknown`` with the reason. A
-        request refused as one the provider would refuse is noted on the step it came after."""
-        with self.lock:
-            run = run or self.run
-            if run.frozen is not None:
-                return list(run.frozen)
-            every = list(run.records)
-            beyond = run.beyond
-            executions = list(run.executions)
-            listed = run.tools_listed
-        records = [r for r in every if r.kind in _ANSWERS]
-        if beyond is not None:  # the last kept step is observed against the request after it
-            records.append(beyond)
-        refused: dict[int, list[str]] = {}
-        seen = 0
-        for r in every:
-            if r.kind in _ANSWERS:
-                seen += 1
-            elif r.kind == "refused" and r.note:
-                refused.setdefault(max(seen, 1), []).append(f"a request was {r.note}")
-        turns = run.sequence.turns
-        out: list[Observed] = []
-        for k, rec in enumerate(records):
-            if rec.kind != "model" or rec.turn is None or rec is beyond:
-                break
-            step = k + 1
-            note = "; ".join(n for n in (rec.note, *refused.get(step, ())) if n)
-            if rec.step is not None:  # observed when its bodies were released
-                got = rec.step.now(listed or bool(executions))
-            else:
-                got = self._observe(rec, records[k + 1] if k + 1 < len(records) else None, step, turns[rec.turn],
-                                    executions, listed)
-            out.append(replace(got, note=note))
-        return out
-
-    def _observe(self, rec: Record, nxt: Record | None, step: int, turn: Turn, executions: list[Execution],
-                 listed: bool) -> Observed:
-        """:meth:`_step`, a step whose next request no reader expected being unknown (the run goes on)."""
+    async def __call__(self, scope: Scope, receive: Receive) -> Response:
+        query = scope["query_string"]
+        shape = self.served.shape(scope["path"], QueryParams(query).get("alt") if query else None)
+        gateway = shape.surface if shape is not None else ""
         try:
-            return self._step(rec, nxt, step, turn, executions, listed)
-        except Exception as exc:
-            return Observed(step, rec.turn or 0, "unknown",
-                            detail=f"the next request could not be read ({type(exc).__name__}: {exc})")
+            raw = await read_body(scope, receive, self.session.max_body, self.session.read_timeout)
+        except BodyError as exc:
+            return self.refuse(scope, refusals.unreadable_body(self.served, gateway, exc), None, raw=b"")
+        body, refused = self.checked(raw, gateway)
+        if refused is not None:
+            return self.refuse(scope, refused, body, raw)
+        followed = self.session.follow(self.wire, body)
+        if isinstance(followed, Refusal):
+            return self.refuse(scope, refusals.unfollowable(self.served, followed), body, raw)
+        return self.answer(scope, raw, body, followed, shape)
 
-    def _release(self, run: Run) -> None:
-        """Observe every step of `run`'s journal whose next request has arrived, keep it on its record,
-        and release the bodies read so far: what keeps a run of large bodies within the body budget.
+    def checked(self, raw: bytes, gateway: str) -> tuple[Any, Refused | None]:
+        """The request's body and, when the server refuses it, the refusal (the body None when it is no
+        JSON object): not JSON, not an object, a conversation the wire cannot read, another wire's."""
+        try:
+            body = bad_requests.parse(raw)
+        except bad_requests.BadRequest as exc:
+            return None, refusals.bad_request(self.served, gateway, str(exc))
+        if not isinstance(body, dict):
+            return None, refusals.bad_request(self.served, gateway, "the body is not a JSON object")
+        if (why := bad_requests.problem(self.wire, body, self.served.conversation)) is not None:
+            return body, refusals.bad_request(self.served, gateway, why)
+        dialect = self.session.dialect
+        if dialect is not None and self.wire != dialect:
+            return body, refusals.other_wire(self.served, gateway, dialect)
+        return body, None
 
-        The last model request keeps its body (the next turn and a reply followed by reference read
-        it); so a reference to an older reply of the run is refused as one the server never gave
-        (the client sends its whole history again, as against the provider). A step is observed as
-        :meth:`observed` would, with the executions at hand: those of its round are all in (the next
-        request has arrived); whether the program takes the bench's tools may still change, so a
-        step observed before it did is also observed as if it did, and :meth:`observed` picks."""
-        with self.lock:
-            records = run.records
-            first, end, beyond = run.released, len(records), run.beyond
-            answers = [j for j in range(first, end) if records[j].kind in _ANSWERS]
-            executions = list(run.executions)
-            listed = run.tools_listed
-            number = run.released_answers
-        pairs = [(records[a], records[b]) for a, b in pairwise(answers)]
-        if beyond is not None and answers:
-            pairs.append((records[answers[-1]], beyond))
-        tools = listed or bool(executions)
-        steps: list[_Step | None] = []
-        for k, (rec, nxt) in enumerate(pairs):
-            if rec.kind != "model" or rec.turn is None:
-                steps.append(None)
-                continue
-            turn = run.sequence.turns[rec.turn]
-            then = self._observe(rec, nxt, number + k + 1, turn, executions, listed)
-            steps.append(_Step(then, tools, None if tools else self._observe(rec, nxt, number + k + 1, turn,
-                                                                               executions, True)))
-        # up to the last request still to be followed; everything when the journal is full
-        upto = end if beyond is not None and answers else (answers[len(pairs)] if answers else end)
-        with self.lock:
-            for (rec, _), got in zip(pairs, steps, strict=True):
-                rec.step = got
-            for rec in records[first:upto]:
-                rec.rebuilt = rec.rebuilt or rec.seen is not None
-                rec.body = rec.seen = None
-                run.body_bytes -= rec.size
-                rec.size = 0
-            run.released = upto
-            run.released_answers = number + len(pairs)
+    def refuse(self, scope: Scope, refused: Refused, body: Any, raw: bytes) -> Response:
+        """The refusal, recorded in the run (with the body and its size when it is a JSON object)."""
+        self.session.record(Record(0, "refused", scope["method"], scope["path"], refused.status, wire=self.wire,
+                                   body=body, raw_headers=scope["headers"], at=time.time(), note=refused.note,
+                                   size=0 if body is None else len(raw)))
+        return refused.response()
 
-    def _step(self, rec: Record, nxt: Record | None, step: int, turn: Turn,
-              executions: list[Execution], listed: bool = False) -> Observed:
-        """What the client did after `rec` was answered with `turn`, read from its next request `nxt`."""
-        index = rec.turn if rec.turn is not None else 0
-        if nxt is None:
-            ran = ran_in_round(_as_served(turn, rec), step, executions)
-            if not ran:
-                return Observed(step, index, "stop")
-            run, failed, known = _ran(ran)
-            return Observed(step, index, "stop", run, failed,
-                            detail="calls run on the tool endpoint after the last request", known=known)
-        wire = rec.wire
-        before, after = rec.conversation_body, nxt.conversation_body
-        if wire is None or nxt.wire != wire or not isinstance(before, dict) or not isinstance(after, dict):
-            return Observed(step, index, "unknown", detail="next request is of another API")
-        served = _as_served(turn, rec)
-        got = infer(conversation(wire, before), served, rec.response_id or "", conversation(wire, after),
-                    ok_marker=self.ok_marker, judge=self._judge(served, step, executions, listed))
-        run, failed, known, detail = got.run, got.failed, got.known, got.detail
-        if got.action == "unknown" and not run and not failed:
-            # the history cannot be followed, but the tool endpoint saw what ran in this round
-            ran = ran_in_round(served, step, executions)
-            if ran:
-                run, failed, known = _ran(ran)
-                detail = f"{detail}; calls run on the tool endpoint in this round"
-        return Observed(step, index, got.action, run, failed, got.message, detail,
-                        request_changes(wire, before, after, got.compact), known, texts=got.texts)
-
-    def notes(self, run: Run | None = None) -> list[str]:
-        """The run's notes on requests the server refused as the provider would (bad JSON, a field
-        of the wrong type), in order."""
-        with self.lock:
-            return [f"request {r.n + 1}: {r.note}" for r in (run or self.run).records if r.kind == "refused" and r.note]
-
-    def _judge(self, turn: Turn, step: int, executions: list[Execution], listed: bool = False) -> ResultJudge:
-        return ResultJudge(turn, step=step, executions=executions, ok_marker=self.ok_marker,
-                           error_marker=self.error_marker, bench_tools=listed)
-
-    def execute(self, name: str, arguments: Any) -> tuple[int, Execution]:
-        """Run tool `name` of the current run with `arguments` (a JSON object) and record the
-        execution: (HTTP status, execution). See :mod:`bench.serve.tools`."""
-        with self.lock:
-            run = self.run
-            n = len(run.executions) + 1
-            known = {c.name for t in run.sequence.turns for c in t.tool_calls if c.name}
-            last = run.last_model
-            turn = run.sequence.turns[last.turn] if last is not None and last.turn is not None else None
-            if name not in known:
-                status, content, failed = 404, f"unknown tool {name}", True
-            else:
-                call = scripted_call(turn, name, arguments)
-                scripted = call.result if call is not None else None
-                status, content, failed = 200, scripted if scripted is not None else ok_content(name, n), False
-            done = Execution(n, name, arguments, run.answered, content, failed)
-            run.executions.append(done)
-            return status, done
-
-    def follow(self, wire: WireName, body: dict[str, Any]) -> dict[str, Any] | Refusal:
-        """The conversation a request carries, rebuilt when it follows one of this run's replies by
-        reference; a :class:`~bench.serve.threads.Refusal` for a reference the run cannot follow."""
-        def replied(ref: str) -> tuple[dict[str, Any], Turn] | None:
-            with self.lock:
-                run = self.run
-                rec = next((r for r in run.kept() if r.kind == "model" and r.wire == wire and r.response_id == ref
-                            and r.turn is not None and r.status == 200), None)
-            if rec is None or rec.turn is None or not isinstance(rec.conversation_body, dict):
-                return None
-            turn = _as_served(run.sequence.turns[rec.turn], rec)
-            return None if turn.error is not None else (rec.conversation_body, turn)
-
-        return follow(wire, body, replied)
-
-    def executions(self, run: Run | None = None) -> list[Execution]:
-        """The tool endpoint's executions of a run (the current one by default)."""
-        with self.lock:
-            return list((run or self.run).executions)
-
-    def ended_running(self, run: Run | None = None) -> bool:
-        """Whether the client asked for a response past the end of a `then: end` sequence."""
-        with self.lock:
-            return (run or self.run).past_end
-
-    def report(self) -> list[dict[str, Any]]:
-        """Every run of the session: its sequence, whether it went past the end, its observed
-        steps (what ``stopbench serve`` writes on exit)."""
-        return [{"run": run.number, "sequence": run.sequence.id, "requests": run.total,
-                 "running": self.ended_running(run),
-                 "steps": [o.as_json() for o in self.observed(run)],
-                 "executions": [e.as_json() for e in self.executions(run)],
-                 "notes": self.notes(run), **self._injected(run)} for run in self.runs]
-
-    def _injected(self, run: Run) -> dict[str, Any]:
-        """What the fault recipe did to the run's answers, by step, when there is a recipe."""
-        if self.faults is None:
-            return {}
-        from bench.faults import step_faults
-        with self.lock:
-            return {"injected": [f.as_json() for f in step_faults(run.records)]}
-
-    # ------------------------------------------------------------ bookkeeping for the app
-
-    def _repeat(self, run: Run, index: int) -> int:
-        """The repeat number of turn `index` served once more in `run` (bench.serve.repeats); 0
-        unless the session serves fresh ids on repeats."""
-        if not self.fresh_repeat_ids:
-            return 0
-        with self.lock:
-            before = run.served.get(index, 0)
-        return repeat_number(run.sequence, index, before)
-
-    def _record(self, rec: Record) -> None:
-        with self.lock:
-            run = self.run
-            rec.n = run.total
-            run.total += 1
-            answer = rec.kind in ("model", "past_end")
-            if self.journal is None or len(run.records) < self.journal:
-                run.records.append(rec)
-                run.body_bytes += rec.size
-            else:
-                run.recent.append(rec)
-                if answer and run.beyond is None:
-                    run.beyond = rec
-            if answer:
-                run.last_answer = rec
-                run.past_end = run.past_end or rec.kind == "past_end"
-                if rec.kind == "model" and rec.turn is not None:
-                    run.last_model = rec
-                    run.served[rec.turn] = run.served.get(rec.turn, 0) + 1
-            model = rec.body.get("model") if isinstance(rec.body, dict) else None
-            if isinstance(model, str) and model not in run.models and len(run.models) < _MODEL_NAMES:
-                run.models.append(model)
-            over = self.body_budget is not None and run.body_bytes > self.body_budget
-        if over:
-            self._release(run)
-
-    def _take_turn(self, wire: WireName, body: dict[str, Any]) -> tuple[Run, int, int | None]:
-        """The current run, this request's number in it (from 1) and the turn answering it
-        (None: the script ended).
-
-        The turn is the one :func:`bench.engine.replay.following` gives after the previous model request's
-        turn, for the action this request shows (inferred against the previous request as
-        :meth:`observed` does): the next turn, unless a reactive turn's ``after`` names another."""
-        with self.lock:
-            run = self.run
+    def answer(self, scope: Scope, raw: bytes, body: dict[str, Any], followed: dict[str, Any],
+               shape: Shape | None) -> Response:
+        """The answer of the turn the request takes, or the script's end; the request recorded."""
+        session = self.session
+        seen = None if followed is body else followed
+        stream = shape.stream if shape is not None and shape.stream is not None else self.served.streams(body)
+        run, number, index = session.take_turn(self.wire, followed)
+        if index is None:
             seq = run.sequence
-            number = run.answered + 1
-            run.answered += 1
-            prev = run.last_answer
-        if prev is None:
-            return run, number, 0 if seq.turns else None
-        if prev.kind == "past_end" or prev.turn is None:
-            return run, number, None
-        if prev.injected is not None and prev.injected.replaced:  # the loop never got it: asked again, as a retry
-            return run, number, prev.turn
-        # "stop" is in no turn's `after`: the next turn, as for an action `after` leaves out, or
-        # one the server cannot tell (unknown, another API)
-        action: Action = "stop"
-        before = prev.conversation_body
-        if seq.turns[prev.turn].after and prev.wire == wire and isinstance(before, dict) \
-                and (turn := _as_served(seq.turns[prev.turn], prev)).after:
-            with self.lock:
-                executions = list(run.executions)
-                listed = run.tools_listed
-            # the previous request was number - 1: executions recorded after it ran in its round
-            try:
-                got = infer(conversation(wire, before), turn, prev.response_id or "", conversation(wire, body),
-                            ok_marker=self.ok_marker, judge=self._judge(turn, number - 1, executions, listed))
-            except Exception:  # a request no reader expected: answered as one the server cannot tell
-                got = None
-            if got is not None and got.action in ("continue", "resend", "remind"):
-                action = got.action
-        return run, number, following(seq, prev.turn, action)
+            ended = refusals.script_ended(self.served, seq.id, len(seq.turns))
+            session.record(Record(0, "past_end", scope["method"], scope["path"], ended.status, wire=self.wire,
+                                  stream=stream, body=body, raw_headers=scope["headers"], at=time.time(), seen=seen,
+                                  size=len(raw)))
+            return ended.response()
+        repeat = session.repeat(run, index)
+        made, note = self.template(run, index, repeat, body, followed, shape, stream, scope["headers"])
+        rid = f"{self.served.id_prefix}stopbench-{run.number}-{number}"
+        injected = None
+        if session.faults is None:
+            response: Response = made.respond(rid, session.write_timeout)
+        else:
+            from bench.faults import inject
+            out, injected = inject(session.faults, made.fill(rid), wire=self.wire, request_index=number,
+                                   key=run.sequence.id)
+            response = PlanResponse(out, session.write_timeout)
+        session.record(Record(0, "model", scope["method"], scope["path"], response.status_code, wire=self.wire,
+                              stream=stream, turn=index, response_id=rid, body=body, raw_headers=scope["headers"],
+                              at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
+                              size=len(raw)))
+        return response
 
-
-class _BodyError(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-_COMPRESSED = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
-"""The content codings that compress a body (IANA's HTTP Content Coding Registry): the server reads
-none, and says so (415) rather than that the compressed bytes are not UTF-8."""
-
-
-async def _read_body(scope: Scope, receive: Receive, limit: int, timeout: float) -> bytes:
-    """The request's body, read off the ASGI messages as Starlette's ``Request.stream`` reads them: 415
-    for a compressed body, 413 past `limit` bytes (declared or sent), 408 when it does not arrive within
-    `timeout` seconds."""
-    coding = _header(scope, b"content-encoding")
-    if coding is not None and _COMPRESSED & {c.strip().lower() for c in coding.split(",")}:  # 415: RFC 9110 15.5.16
-        raise _BodyError(415, f"content-encoding {coding!r}: encoding not supported; send the body uncompressed")
-    declared = _header(scope, b"content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _BodyError(413, f"request body of {declared} bytes is over the limit of {limit}")
-
-    async def read() -> bytes:
-        chunks: list[bytes] = []
-        size = 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.request":
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > limit:
-                    raise _BodyError(413, f"request body is over the limit of {limit} bytes")
-                if chunk:
-                    chunks.append(chunk)
-                if not message.get("more_body", False):
-                    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-            elif message["type"] == "http.disconnect":
-                raise ClientDisconnect()
-
-    try:
-        return await within(read(), timeout)
-    except TimeoutError:
-        raise _BodyError(408, f"request body did not arrive within {timeout:g} s") from None
-
-
-def _header(scope: Scope, name: bytes) -> str | None:
-    """The first value of header `name` (lower case), as Starlette's ``Headers.get`` reads it."""
-    for key, value in scope["headers"]:
-        if key == name:
-            return str(value.decode("latin-1"))
-    return None
-
-
-def _model_list(session: Session) -> list[dict[str, Any]]:
-    with session.lock:
-        used = list(session.run.models)
-    return [_model(n) for n in dict.fromkeys(["stopbench", *used])]
-
-
-def _model(name: str) -> dict[str, Any]:
-    # the fields of both the OpenAI and the Anthropic model object
-    return {"id": name, "object": "model", "type": "model", "created": 0, "created_at": "1970-01-01T00:00:00Z",
-            "owned_by": "stopbench", "display_name": name}
+    def template(self, run: Run, index: int, repeat: int, body: dict[str, Any], followed: dict[str, Any],
+                 shape: Shape | None, stream: bool, headers: Any) -> tuple[Template, str]:
+        """Turn `index` rendered for this request with a stand-in id, and what the server withheld (the note);
+        kept in the run for the requests that get the same answer."""
+        served, seq = self.served, run.sequence
+        scripted = seq.turns[index]
+        limited = at_request_limit(scripted, seq.max_tokens, self.wire, body)
+        turn, note = without_calls(with_fresh_ids(limited, repeat), followed, seq.dialect,
+                                   served.offers_tools(followed), served.tool_choice(followed))
+        opts = body.get("stream_options")
+        model = shape.model if shape and shape.model is not None else str(body.get("model") or "stopbench")
+        include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
+        sse = shape.sse if shape else True
+        surface = shape.surface if shape else client_surface(self.wire, headers)
+        # what the rendering depends on besides the id: the served turn (the scripted one with the request's
+        # limit, when it changed the usage, the repeat's ids and the withheld calls, the note) and the rest
+        # of its Context
+        key = (self.wire, index, repeat, note, None if limited is scripted else limited.usage, model, include_usage,
+               sse, surface, stream)
+        made = run.rendered.get(key)
+        if made is None:
+            ctx = Context(served.id_prefix + ID_PLACEHOLDER, model, served.finish_for(seq.dialect, turn),
+                          include_usage=include_usage, sse=sse, surface=surface)
+            made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
+            if len(run.rendered) >= RENDERED_CAP:
+                run.rendered.clear()
+            run.rendered[key] = made
+        return made, note
 
 
 class ModelCallsFirst:
@@ -616,226 +190,145 @@ class ModelCallsFirst:
         await self.app(scope, receive, send)
 
 
-def create_app(session: Session) -> ModelCallsFirst:
-    """The ASGI app serving `session` (Starlette's, model calls first: :class:`ModelCallsFirst`)."""
+class Handlers:
+    """Every route of the replay server serving `session`, each a named handler."""
 
-    def side(request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> JSONResponse:
-        session._record(Record(0, "side", request.method, request.url.path, status,
-                               raw_headers=request.scope["headers"], at=time.time()))
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self.model_calls: dict[WireName, Handler] = {wire: ModelCall(session, wire) for wire in WIRES}
+
+    def side(self, request: Request, status: int, body: Any, headers: Mapping[str, str] | None = None) -> Response:
+        """An answer on the side (no turn taken: a model list, a token count, a refusal), recorded as such."""
+        self.session.record(Record(0, "side", request.method, request.url.path, status,
+                                   raw_headers=request.scope["headers"], at=time.time()))
         return JSONResponse(body, status_code=status, headers=headers)
 
-    def model_endpoint(wire: WireName) -> Callable[[Scope, Receive], Awaitable[Response]]:
-        served = registry.wire(wire)
+    def refuse_on_side(self, request: Request, refused: Refused) -> Response:
+        return self.side(request, refused.status, refused.body, refused.headers)
 
-        def answer(body: Any, status: int) -> Response:
-            """An error answer with the wire's error headers (Bedrock names its exception in one)."""
-            return JSONResponse(body, status_code=status, headers=dict(served.error_headers(status)))
-
-        async def handle(scope: Scope, receive: Receive) -> Response:
-            path = scope["path"]
-            method = scope["method"]
-            headers = scope["headers"]
-            try:
-                raw = await _read_body(scope, receive, session.max_body, session.read_timeout)
-            except _BodyError as exc:
-                session._record(Record(0, "refused", method, path, exc.status, wire=wire,
-                                       raw_headers=headers, at=time.time()))
-                return answer(served.error_body(_err("invalid_request_error", exc.message)), exc.status)
-            def refuse(message: str, body: Any = None) -> Response:
-                """A request the provider would refuse: 400 with its error body, noted in the run."""
-                session._record(Record(0, "refused", method, path, 400, wire=wire, body=body,
-                                       raw_headers=headers, at=time.time(), note=f"refused: {message}",
-                                       size=0 if body is None else len(raw)))
-                return answer(served.error_body(_err("invalid_request_error", message)), 400)
-
-            try:
-                body = bad_requests.parse(raw)
-            except bad_requests.BadRequest as exc:
-                return refuse(str(exc))
-            if not isinstance(body, dict):
-                return refuse("the body is not a JSON object")
-            if (why := bad_requests.problem(wire, body, served.conversation)) is not None:
-                return refuse(why, body)
-            if session.dialect is not None and wire != session.dialect:
-                session._record(Record(0, "refused", method, path, 404, wire=wire, body=body,
-                                       raw_headers=headers, at=time.time(), size=len(raw)))
-                return answer(served.error_body(_err("not_found_error", f"this server serves only the "
-                                                     f"{session.dialect} API")), 404)
-            followed = session.follow(wire, body)
-            if isinstance(followed, Refusal):
-                session._record(Record(0, "refused", method, path, followed.status, wire=wire, body=body,
-                                       raw_headers=headers, at=time.time(), size=len(raw)))
-                return answer(followed.body, followed.status)
-            seen = None if followed is body else followed
-            query = scope["query_string"]
-            shape = served.shape(path, QueryParams(query).get("alt") if query else None)
-            stream = shape.stream if shape is not None and shape.stream is not None else served.streams(body)
-            run, number, index = session._take_turn(wire, followed)
-            seq = run.sequence
-            if index is None:
-                detail = (f"the script of sequence {seq.id!r} ended: it has {len(seq.turns)} turn(s) "
-                          "and then: end")
-                session._record(Record(0, "past_end", method, path, SCRIPT_ENDED_STATUS, wire=wire,
-                                       stream=stream, body=body, raw_headers=headers, at=time.time(),
-                                       seen=seen, size=len(raw)))
-                return answer(served.script_ended(detail), SCRIPT_ENDED_STATUS)
-            repeat = session._repeat(run, index)
-            scripted = seq.turns[index]
-            limited = at_request_limit(scripted, seq.max_tokens, wire, body)
-            turn, note = without_calls(with_fresh_ids(limited, repeat), followed, seq.dialect,
-                                       served.offers_tools(followed), served.tool_choice(followed))
-            rid = f"{served.id_prefix}stopbench-{run.number}-{number}"
-            opts = body.get("stream_options")
-            model = shape.model if shape and shape.model is not None else str(body.get("model") or "stopbench")
-            include_usage = isinstance(opts, dict) and opts.get("include_usage") is True
-            sse = shape.sse if shape else True
-            surface = shape.surface if shape else client_surface(wire, headers)
-            # what the rendering depends on besides the id: the served turn (the scripted one with the
-            # request's limit, when it changed the usage, the repeat's ids and the withheld calls, the
-            # note) and the rest of its Context
-            key = (wire, index, repeat, note, None if limited is scripted else limited.usage, model, include_usage,
-                   sse, surface, stream)
-            made = run.rendered.get(key)
-            if made is None:
-                ctx = Context(served.id_prefix + _ID_PLACEHOLDER, model, served.finish_for(seq.dialect, turn),
-                              include_usage=include_usage, sse=sse, surface=surface)
-                made = Template.of(plan(served.render(turn, ctx, stream)), ctx.response_id)
-                if len(run.rendered) >= _RENDERED_CAP:
-                    run.rendered.clear()
-                run.rendered[key] = made
-            injected = None
-            if session.faults is None:
-                response = made.respond(rid, session.write_timeout)
-            else:
-                from bench.faults import inject
-                out, injected = inject(session.faults, made.fill(rid), wire=wire, request_index=number, key=seq.id)
-                response = PlanResponse(out, session.write_timeout)
-            session._record(Record(0, "model", method, path, response.status_code, wire=wire, stream=stream,
-                                   turn=index, response_id=rid, body=body, raw_headers=headers,
-                                   at=time.time(), note=note, seen=seen, repeat=repeat, injected=injected or None,
-                                   size=len(raw)))
-            return response
-
-        return handle
-
-    async def models(request: Request) -> Response:
-        data = _model_list(session)
-        return side(request, 200, {"object": "list", "data": data, "has_more": False,
-                                   "first_id": data[0]["id"], "last_id": data[-1]["id"]})
-
-    async def one_model(request: Request) -> Response:
-        return side(request, 200, _model(request.path_params["name"]))
-
-    async def not_found(request: Request) -> Response:
-        return side(request, 404, {"error": {"message": f"no such endpoint: {request.method} {request.url.path}",
-                                             "type": "not_found_error"}})
-
-    def wire_endpoint(wire: WireName) -> Callable[[Request], Awaitable[Response]]:
+    def wire_route(self, wire: WireName) -> Callable[[Request], Awaitable[Response]]:
         """A wire's routes: its model calls, and the token counts it answers on the side."""
         served = registry.wire(wire)
-        model = direct[wire]
+        model = self.model_calls[wire]
 
-        async def handle(request: Request) -> Response:
+        async def wire_endpoint(request: Request) -> Response:
             kind = served.route(request.scope["path"])
             if kind == "model":
                 return await model(request.scope, request.receive)
             if kind == "count":
-                try:
-                    raw = await _read_body(request.scope, request.receive, session.max_body,
-                                           session.read_timeout)
-                except _BodyError as exc:
-                    return side(request, exc.status, served.error_body(_err(served.count_refusal_code, exc.message)),
-                                dict(served.error_headers(exc.status)))
-                return side(request, 200, served.count_tokens(len(raw)))
-            return await not_found(request)
+                return await self.count_tokens(request, wire)
+            return await self.not_found(request)
 
-        return handle
+        return wire_endpoint
 
-    async def state(request: Request) -> Response:
+    async def count_tokens(self, request: Request, wire: WireName) -> Response:
+        served = registry.wire(wire)
+        try:
+            raw = await read_body(request.scope, request.receive, self.session.max_body, self.session.read_timeout)
+        except BodyError as exc:
+            return self.refuse_on_side(request, refusals.unreadable_count(served, "", exc))
+        return self.side(request, 200, served.count_tokens(len(raw)))
+
+    async def models(self, request: Request) -> Response:
+        """``stopbench`` and the first model names the run's requests used (:data:`bench.serve.app.Run.models`)."""
+        with self.session.lock:
+            used = list(self.session.run.models)
+        data = [model_object(n) for n in dict.fromkeys(["stopbench", *used])]
+        return self.side(request, 200, {"object": "list", "data": data, "has_more": False,
+                                        "first_id": data[0]["id"], "last_id": data[-1]["id"]})
+
+    async def one_model(self, request: Request) -> Response:
+        return self.side(request, 200, model_object(request.path_params["name"]))
+
+    async def not_found(self, request: Request) -> Response:
+        return self.refuse_on_side(request, refusals.no_such_endpoint(request.method, request.url.path))
+
+    async def state(self, request: Request) -> Response:
+        session = self.session
         run = session.run
         return JSONResponse({"run": run.number, "sequence": run.sequence.id, "turns": len(run.sequence.turns),
                              "then": run.sequence.then, "answered": run.answered,
                              "requests": run.total, "dialect": session.dialect})
 
-    async def records(request: Request) -> Response:
-        return JSONResponse([r.as_json() for r in session.records()])
+    async def records(self, request: Request) -> Response:
+        return JSONResponse([r.as_json() for r in self.session.records()])
 
-    async def observed(request: Request) -> Response:
+    async def observed(self, request: Request) -> Response:
+        session = self.session
         return JSONResponse({"sequence": session.run.sequence.id, "running": session.ended_running(),
                              "steps": [o.as_json() for o in session.observed()]})
 
-    async def start(request: Request) -> Response:
+    async def start(self, request: Request) -> Response:
+        """Serve another sequence of the catalogue, as a new run."""
+        session = self.session
         try:
-            body = json.loads(await _read_body(request.scope, request.receive, 4096, session.read_timeout))
-        except (ValueError, _BodyError):
-            return JSONResponse({"error": "expected a JSON object {\"sequence\": ID}"}, status_code=400)
+            body = json.loads(await read_body(request.scope, request.receive, 4096, session.read_timeout))
+        except (ValueError, BodyError):
+            return refusals.bad_run_request().response()
         name = body.get("sequence") if isinstance(body, dict) else None
         seq = session.catalogue.get(name) if isinstance(name, str) else None
         if seq is None:
-            return JSONResponse({"error": f"no sequence {name!r} in this server's catalogue"}, status_code=404)
+            return refusals.unknown_sequence(name).response()
         run = session.start(seq)
         return JSONResponse({"run": run.number, "sequence": seq.id})
 
-    async def tools(request: Request) -> Response:
+    async def tools(self, request: Request) -> Response:
+        """The bench's tools (the program that lists them runs them: :attr:`bench.serve.app.Run.tools_listed`)."""
+        session = self.session
         with session.lock:
             session.run.tools_listed = True
             sequence = session.run.sequence
         return JSONResponse({"tools": tool_schemas(sequence)})
 
-    async def run_tool(request: Request) -> Response:
-        name = request.path_params["name"]
+    async def run_tool(self, request: Request) -> Response:
+        """One call of a bench tool, its arguments the body (:mod:`bench.serve.tools`)."""
+        session = self.session
         try:
-            args = bad_requests.parse(await _read_body(request.scope, request.receive, session.max_body,
+            args = bad_requests.parse(await read_body(request.scope, request.receive, session.max_body,
                                                       session.read_timeout) or b"{}")
-        except _BodyError as exc:
-            return JSONResponse({"content": exc.message, "is_error": True}, status_code=exc.status)
+        except BodyError as exc:
+            return refusals.tool_refused(exc.status, exc.message).response()
         except bad_requests.BadRequest as exc:
-            return JSONResponse({"content": str(exc), "is_error": True}, status_code=400)
+            return refusals.tool_refused(400, str(exc)).response()
         if not isinstance(args, dict):
-            return JSONResponse({"content": "expected a JSON object (the call's arguments)", "is_error": True},
-                                status_code=400)
-        status, done = session.execute(name, args)
+            return refusals.tool_refused(400, "expected a JSON object (the call's arguments)").response()
+        status, done = session.execute(request.path_params["name"], args)
         return JSONResponse({"content": done.content, "is_error": done.is_error}, status_code=status)
 
-    direct = {wire: model_endpoint(wire) for wire in WIRES}
-    routes: list[Route] = []
-    for wire in WIRES:  # first: the model calls are the requests a run is made of (no path overlaps below)
-        handle = wire_endpoint(wire)
-        routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
-    routes += [
-        Route("/_stopbench/tools", tools, methods=["GET"]),
-        Route("/_stopbench/tools/{name:path}", run_tool, methods=["POST"]),
-        Route("/_stopbench/state", state, methods=["GET"]),
-        Route("/_stopbench/records", records, methods=["GET"]),
-        Route("/_stopbench/observed", observed, methods=["GET"]),
-        Route("/_stopbench/run", start, methods=["POST"]),
-    ]
-    for prefix in ("/v1", ""):
-        routes.append(Route(f"{prefix}/models", models, methods=["GET"]))
-        routes.append(Route(prefix + "/models/{name:path}", one_model, methods=["GET"]))
-    routes.append(Route("/{rest:path}", not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
-    return ModelCallsFirst(Starlette(routes=routes), {
-        path: direct[wire] for wire in WIRES for path in registry.wire(wire).paths
-        if "{" not in path and registry.wire(wire).route(path) == "model"})
+    def routes(self) -> list[Route]:
+        """The Starlette routes: the wires' first (the requests a run is made of; no path overlaps below)."""
+        routes: list[Route] = []
+        for wire in WIRES:
+            handle = self.wire_route(wire)
+            routes.extend(Route(path, handle, methods=["POST"]) for path in registry.wire(wire).paths)
+        routes += [
+            Route("/_stopbench/tools", self.tools, methods=["GET"]),
+            Route("/_stopbench/tools/{name:path}", self.run_tool, methods=["POST"]),
+            Route("/_stopbench/state", self.state, methods=["GET"]),
+            Route("/_stopbench/records", self.records, methods=["GET"]),
+            Route("/_stopbench/observed", self.observed, methods=["GET"]),
+            Route("/_stopbench/run", self.start, methods=["POST"]),
+        ]
+        for prefix in ("/v1", ""):
+            routes.append(Route(f"{prefix}/models", self.models, methods=["GET"]))
+            routes.append(Route(prefix + "/models/{name:path}", self.one_model, methods=["GET"]))
+        routes.append(Route("/{rest:path}", self.not_found, methods=["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"]))
+        return routes
+
+    def asgi(self) -> ModelCallsFirst:
+        """The ASGI app: the Starlette app of :meth:`routes`, a model call to a path without parameters
+        taken straight to its wire's handler."""
+        direct = {path: self.model_calls[wire] for wire in WIRES for path in registry.wire(wire).paths
+                  if "{" not in path and registry.wire(wire).route(path) == "model"}
+        return ModelCallsFirst(Starlette(routes=self.routes()), direct)
 
 
-def _as_served(turn: Turn, rec: Record) -> Turn:
-    """The turn as request `rec` was answered: with the ids of its repeat (bench.serve.repeats) and
-    without the calls withheld (bench.wires.withhold); an answer a fault recipe broke as the error
-    the loop got in its place (bench.faults)."""
-    inj = rec.injected
-    if inj is not None and inj.kind is not None:
-        return Turn("error", error=TurnError(inj.kind, inj.describe(), status=inj.status))
-    turn = with_fresh_ids(turn, rec.repeat)
-    return as_noted(turn, rec.note, rec.wire) if rec.note and rec.wire is not None else turn
+def model_object(name: str) -> dict[str, Any]:
+    """A model as the model list shows it, with the fields of both the OpenAI and the Anthropic model object."""
+    return {"id": name, "object": "model", "type": "model", "created": 0, "created_at": "1970-01-01T00:00:00Z",
+            "owned_by": "stopbench", "display_name": name}
 
 
-def _ran(ran: dict[int, Execution]) -> tuple[tuple[int, ...], tuple[int, ...], tuple[tuple[int, Known], ...]]:
-    """Run, failed and how each was known, for calls answered by executions (bench.serve.results)."""
-    return (tuple(k for k, e in sorted(ran.items()) if not e.is_error),
-            tuple(k for k, e in sorted(ran.items()) if e.is_error), tuple((k, "executed") for k in sorted(ran)))
-
-
-def _err(code: str, message: str) -> TurnError:
-    """The error of a request the server refuses; `code` is the provider's error type it answers with."""
-    return TurnError("not_found" if code == "not_found_error" else "invalid_request", message, code=code)
+def create_app(session: Session) -> ModelCallsFirst:
+    """The ASGI app serving `session`: its :class:`Handlers`, model calls first (:class:`ModelCallsFirst`)."""
+    return Handlers(session).asgi()

@@ -15,17 +15,11 @@ import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from bench.serve.app import Session, create_app
+from bench.serve.refusals import HEAD_TOO_LARGE, HEADER_TIMEOUT, MAX_HEAD
 
 DEFAULT_HOST = "127.0.0.1"
-
-
-HEADER_TIMEOUT = 10.0
-"""Seconds a connection has to send a request's headers, from when it opens or its previous response
-ends: an idle socket or a half-sent request line is closed then."""
 KEEP_ALIVE = 5
 """Seconds an idle kept-alive connection stays open after a response (uvicorn's timeout_keep_alive)."""
-MAX_HEAD = 64 * 1024
-"""Bytes of a request's line and headers: past it the answer is 400 and the connection closes."""
 
 Stack = Literal["auto", "fast", "pure"]
 """The event loop and HTTP parser: ``fast`` uvloop and httptools (the uvicorn[standard] pair), ``pure``
@@ -97,7 +91,7 @@ class _Deadline:
             return
         self._head += len(data)
         if self._head > self.max_head and not self.transport.is_closing():  # type: ignore[attr-defined]
-            self.send_400_response("Request line and headers too large.")  # type: ignore[attr-defined]
+            self.send_400_response(HEAD_TOO_LARGE)  # type: ignore[attr-defined]
 
 
 class _BoundedH11(_Deadline, H11Protocol):

@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from bench.serve import Session
-from bench.serve.server import MAX_HEAD, BackgroundServer, Stack, fast_stack
+from bench.serve.refusals import MAX_HEAD
+from bench.serve.server import BackgroundServer, Stack, fast_stack
 from tests.serve.serving import CHAT_TOOLS, make_sequence
 
 DEADLINE = 0.6

@@ -15,7 +15,8 @@ from typing import Any
 import httpx
 
 from bench.serve import Session
-from bench.serve.app import _RECENT, create_app
+from bench.serve.app import create_app
+from bench.serve.session import _RECENT
 from tests.serve.serving import CHAT_TOOLS, RESPONSES_TOOLS, asgi_request, make_sequence, serving, status_of
 
 CALL = {"id": "call_1", "name": "read_file", "arguments": "{}"}
