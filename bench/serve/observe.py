@@ -236,101 +236,142 @@ def infer(before: Conversation, turn: Turn, response_id: str, after: Conversatio
     results be read as tool results (the module docstring). `judge` says whether each result
     failed and how that was known (default: the ok marker, then `is_error` on its text)."""
     judge = judge or ResultJudge(turn, ok_marker=ok_marker, wording=is_error)
-    merged_note = ""
-    if after.previous_id is not None and after.previous_id == response_id:
-        tail = after.items
-        if not tail:
-            return Inferred("resend", detail="previous_response_id with no new input")
-    elif (grown := _grown_echo(before.items, after.items)) is not None:
-        tail = (grown, *after.items[len(before.items):])
-        merged_note = "echo follows the previous assistant message (merged with it)"
-    elif (added := _grown_user(before.items, after.items)) is not None:
-        tail = (added, *after.items[len(before.items):])
-        merged_note = "a user message follows the previous user message (merged with it)"
-    else:
-        old = [i.key() for i in before.items]
-        new = [i.key() for i in after.items]
-        if new == old and after.system == before.system:
-            return Inferred("resend")
-        if new[:len(old)] != old:
-            at = next((k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
-            note = f"history differs at item {at} ({len(old)} items before, {len(after.items)} after)"
-            return _compacted(before, after, note) or Inferred("unknown", detail=note)
-        tail = after.items[len(old):]
-    ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
-    # a wire without call ids (Gemini) names a result by its call's position: #0, #1, ...
-    ids.update({f"#{n}": n for n in range(len(turn.tool_calls))})
-    renamed = _renamed_calls(tail, turn, ids)
-    ids.update({k: v for k, v in renamed.items() if k not in ids})
-    blank = [n for n, c in enumerate(turn.tool_calls) if not c.id]
-    run: list[int] = []
-    failed: list[int] = []
-    messages: list[str] = []
-    known: list[tuple[int, Known]] = []
-    texts: list[tuple[int, str]] = []
-    notes: list[str] = [merged_note] if merged_note else []
-    if renamed:
-        notes.append("call ids renamed by the client: results matched to calls by position, name and arguments")
-    echoed = False
+    added = _added(before, after, response_id)
+    if isinstance(added, Inferred):
+        return added
+    tail, merged_note = added
+    tally = _Tally(turn, tail, judge, ok_marker)
+    if merged_note:
+        tally.notes.insert(0, merged_note)
     for item in tail:
+        tally.read(item)
+    return tally.inferred(before, after)
+
+
+def _added(before: Conversation, after: Conversation, response_id: str) -> tuple[tuple[Item, ...], str] | Inferred:
+    """The items `after` adds to `before` and a note on how they were found (an echo or a user message
+    merged with the previous one); or the inference itself when nothing follows from new items: a
+    resend, a history rewritten (compacted or not)."""
+    if after.previous_id is not None and after.previous_id == response_id:
+        if not after.items:
+            return Inferred("resend", detail="previous_response_id with no new input")
+        return after.items, ""
+    if (grown := _grown_echo(before.items, after.items)) is not None:
+        return (grown, *after.items[len(before.items):]), "echo follows the previous assistant message (merged with it)"
+    if (user := _grown_user(before.items, after.items)) is not None:
+        return (user, *after.items[len(before.items):]), \
+            "a user message follows the previous user message (merged with it)"
+    old = [i.key() for i in before.items]
+    new = [i.key() for i in after.items]
+    if new == old and after.system == before.system:
+        return Inferred("resend")
+    if new[:len(old)] != old:
+        at = next((k for k, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), min(len(old), len(new)))
+        note = f"history differs at item {at} ({len(old)} items before, {len(after.items)} after)"
+        return _compacted(before, after, note) or Inferred("unknown", detail=note)
+    return tuple(after.items[len(old):]), ""
+
+
+class _Tally:
+    """What the new items of a request say of each call of the turn, read one item at a time."""
+
+    def __init__(self, turn: Turn, tail: tuple[Item, ...], judge: ResultJudge, ok_marker: str | None) -> None:
+        self.turn = turn
+        self.judge = judge
+        self.ok_marker = ok_marker
+        self.ids = {c.id: n for n, c in enumerate(turn.tool_calls)}
+        # a wire without call ids (Gemini) names a result by its call's position: #0, #1, ...
+        self.ids.update({f"#{n}": n for n in range(len(turn.tool_calls))})
+        self.renamed = _renamed_calls(tail, turn, self.ids)
+        self.ids.update({k: v for k, v in self.renamed.items() if k not in self.ids})
+        self.blank = [n for n, c in enumerate(turn.tool_calls) if not c.id]
+        self.run: list[int] = []
+        self.failed: list[int] = []
+        self.messages: list[str] = []
+        self.known: list[tuple[int, Known]] = []
+        self.texts: list[tuple[int, str]] = []
+        self.notes: list[str] = []
+        if self.renamed:
+            self.notes.append("call ids renamed by the client: results matched to calls by position, name and "
+                              "arguments")
+        self.echoed = False
+
+    def answered(self) -> set[int]:
+        return {*self.run, *self.failed}
+
+    def read(self, item: Item) -> None:
+        """One new item: an echo, a tool result, results in user text (executed, refused, stub), or a message."""
         if item.kind == "assistant":
-            echoed = True
+            self.echoed = True
         elif item.kind == "tool":
-            n = ids.get(item.call_id)
-            if n is None and item.call_id not in renamed:
-                # a call served without an id can only be answered under one the client made up
-                # (Semantic Kernel's "unknown"): the first such call still open, in order
-                n = next((k for k in blank if k not in run and k not in failed), None)
-                if n is not None:
-                    notes.append(f"result under the client's id {item.call_id!r} for a call served without an id")
-            if n is None:
-                notes.append(f"result for unknown call id {item.call_id!r}")
-                continue
-            if n in run or n in failed:
-                notes.append(f"second result for call {item.call_id!r}")
-                continue
-            bad, how = judge(n, item.text, item.is_error)
-            (failed if bad else run).append(n)
-            known.append((n, how))
-            texts.append((n, excerpt(item.text)))
-        elif item.kind == "user" and (ran := judge.in_text(item.text, {*run, *failed})):
+            self.result(item)
+        elif item.kind == "user" and (ran := self.judge.in_text(item.text, self.answered())):
             # results sent as user text, known by their executions (the program ran the bench's tools)
             for j, e in ran:
-                (failed if e.is_error else run).append(j)
-                known.append((j, "executed"))
-        elif item.kind == "user" and (refused := judge.refused_in_text(item.text, {*run, *failed})):
+                (self.failed if e.is_error else self.run).append(j)
+                self.known.append((j, "executed"))
+        elif item.kind == "user" and (refused := self.judge.refused_in_text(item.text, self.answered())):
             # calls the loop refused and said so in user text, none of them run on the bench's tools
-            failed.extend(refused)
-            known.extend((j, "executed") for j in refused)
-        elif item.kind == "user" and (names := _stub_results(item.text, ok_marker)) is not None:
-            answered: list[int] = []
-            for name in names:
-                k = next((k for k, c in enumerate(turn.tool_calls)
-                          if c.name == name and k not in run and k not in failed and k not in answered), None)
-                if k is None:
-                    notes.append(f"stub result in user text for no open call named {name!r}")
-                else:
-                    answered.append(k)
-            run.extend(sorted(answered))
-            known.extend((k, "marker") for k in answered)
+            self.failed.extend(refused)
+            self.known.extend((j, "executed") for j in refused)
+        elif item.kind == "user" and (names := _stub_results(item.text, self.ok_marker)) is not None:
+            self.stubs(names)
         else:
-            messages.append(item.text)
-    if after.system != before.system:
-        messages.insert(0, after.system)
-        notes.append("system prompt changed")
-    unanswered = [c.id for n, c in enumerate(turn.tool_calls) if n not in run and n not in failed]
-    if unanswered and (run or failed or messages):
-        notes.append(f"no result for {', '.join(unanswered)}")
-    detail = "; ".join(notes)
-    ways = tuple(sorted(known))
-    said = tuple(sorted(texts))
-    if messages:
-        return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail, known=ways, texts=said)
-    if run or failed:
-        return Inferred("continue", tuple(run), tuple(failed), None, detail, known=ways, texts=said)
-    if echoed:
-        return Inferred("continue", detail="; ".join([*notes, "assistant echo only, nothing added"]))
-    return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
+            self.messages.append(item.text)
+
+    def result(self, item: Item) -> None:
+        """A tool result, matched to its call by id (a call served without one: the first still open)."""
+        n = self.ids.get(item.call_id)
+        if n is None and item.call_id not in self.renamed:
+            # a call served without an id can only be answered under one the client made up
+            # (Semantic Kernel's "unknown"): the first such call still open, in order
+            n = next((k for k in self.blank if k not in self.run and k not in self.failed), None)
+            if n is not None:
+                self.notes.append(f"result under the client's id {item.call_id!r} for a call served without an id")
+        if n is None:
+            self.notes.append(f"result for unknown call id {item.call_id!r}")
+            return
+        if n in self.run or n in self.failed:
+            self.notes.append(f"second result for call {item.call_id!r}")
+            return
+        bad, how = self.judge(n, item.text, item.is_error)
+        (self.failed if bad else self.run).append(n)
+        self.known.append((n, how))
+        self.texts.append((n, excerpt(item.text)))
+
+    def stubs(self, names: list[str]) -> None:
+        """Stub results in user text (the driver's ok marker), each for the first open call of its name."""
+        answered: list[int] = []
+        for name in names:
+            k = next((k for k, c in enumerate(self.turn.tool_calls)
+                      if c.name == name and k not in self.run and k not in self.failed and k not in answered), None)
+            if k is None:
+                self.notes.append(f"stub result in user text for no open call named {name!r}")
+            else:
+                answered.append(k)
+        self.run.extend(sorted(answered))
+        self.known.extend((k, "marker") for k in answered)
+
+    def inferred(self, before: Conversation, after: Conversation) -> Inferred:
+        """The action the items add up to: a reminder when they say something, a continuation when they
+        answer calls or only echo the reply, else unknown."""
+        messages, notes, run, failed = self.messages, self.notes, self.run, self.failed
+        if after.system != before.system:
+            messages.insert(0, after.system)
+            notes.append("system prompt changed")
+        unanswered = [c.id for n, c in enumerate(self.turn.tool_calls) if n not in run and n not in failed]
+        if unanswered and (run or failed or messages):
+            notes.append(f"no result for {', '.join(unanswered)}")
+        detail = "; ".join(notes)
+        ways = tuple(sorted(self.known))
+        said = tuple(sorted(self.texts))
+        if messages:
+            return Inferred("remind", tuple(run), tuple(failed), "\n".join(messages), detail, known=ways, texts=said)
+        if run or failed:
+            return Inferred("continue", tuple(run), tuple(failed), None, detail, known=ways, texts=said)
+        if self.echoed:
+            return Inferred("continue", detail="; ".join([*notes, "assistant echo only, nothing added"]))
+        return Inferred("unknown", detail="; ".join([*notes, "items added that say nothing"]))
 
 
 def request_changes(wire: str, before: dict[str, Any], after: dict[str, Any],
