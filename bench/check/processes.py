@@ -39,7 +39,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 REAPER_SCRIPT = Path(__file__).resolve()
 """This file: run as a script (``python -I -S``), it is the reaper; it imports nothing from the bench."""
@@ -282,17 +282,8 @@ def reap(parent: int, argv: list[str], program: Callable[[], object] | None = No
     if os.getppid() != parent:  # the parent died before PR_SET_PDEATHSIG took effect
         return 128 + signal.SIGTERM
     child = os.fork()
-    if child == 0:  # the program: a process group of its own, default signal handling
-        try:
-            os.setpgid(0, 0)
-            for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-                signal.signal(sig, signal.SIG_DFL)
-            if program is not None:
-                program()
-            os.execvp(argv[0], argv)
-        except OSError as exc:
-            os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
-        os._exit(127)
+    if child == 0:
+        _be_the_program(argv, program)
     with contextlib.suppress(OSError):
         os.setpgid(child, child)  # also from here, so the group exists before any signal is sent to it
     if ending:
@@ -312,6 +303,21 @@ def reap(parent: int, argv: list[str], program: Callable[[], object] | None = No
     if os.WIFSIGNALED(status):
         return -os.WTERMSIG(status)
     return os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1
+
+
+def _be_the_program(argv: list[str], program: Callable[[], object] | None) -> NoReturn:
+    """The reaper's forked child becomes the program: a process group of its own, default signal
+    handling, then `argv` executed (or `program` called, which raises out to run a preloaded one)."""
+    try:
+        os.setpgid(0, 0)
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_DFL)
+        if program is not None:
+            program()
+        os.execvp(argv[0], argv)
+    except OSError as exc:
+        os.write(2, f"cannot start {argv[0]}: {exc}\n".encode())
+    os._exit(127)
 
 
 def _exit_like(code: int) -> None:

@@ -227,22 +227,7 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
             run_env = program_env(sequence, srv.url, result_path, env, mcp_url=mcp_url)
             # under a reaper: when the program ends, so does everything it started (own sessions included)
             proc = start(list(command), cwd=cwd, env=run_env, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
-            ended_by: str | None = None
-            try:
-                while proc.poll() is None:
-                    if run.answered > safety_cap:
-                        ended_by = "cap"
-                    elif time.monotonic() - started > timeout:
-                        ended_by = "timeout"
-                    elif cancel is not None and cancel.is_set():
-                        raise Cancelled
-                    if ended_by:
-                        break
-                    time.sleep(_POLL)
-            finally:  # ended, capped, timed out, Ctrl-C, SIGTERM or cancelled: the program and its tree go
-                _kill(proc)
-        if ended_by is None and run.answered > safety_cap:
-            ended_by = "cap"  # it went past the cap between two polls and ended by itself: still capped
+            ended_by = _watch(proc, lambda: run.answered, started, timeout, safety_cap, cancel)
         seconds = time.monotonic() - started
         stderr = _tail(err_path)
         try:
@@ -268,6 +253,28 @@ def _run(sequence: Sequence, command: Seq[str], srv: BackgroundServer, *, name: 
         return _unjudged(sequence, name, status, seconds, stderr,
                          f"stopbench could not judge this run ({_one_line(exc)}); a stopbench bug: please report it")
     return LiveRun(sequence, judged, result, status, observed, seconds, stderr, injected)
+
+
+def _watch(proc: Any, answered: Callable[[], int], started: float, timeout: float, safety_cap: int,
+           cancel: threading.Event | None) -> str | None:
+    """Wait for the program to end; ``cap`` when it asked for more than `safety_cap` answers (also
+    between two polls, ending by itself), ``timeout`` past `timeout` seconds, None when it ended by
+    itself. Raises :class:`Cancelled` once `cancel` is set. The program and its tree go either way."""
+    ended_by: str | None = None
+    try:
+        while proc.poll() is None:
+            if answered() > safety_cap:
+                ended_by = "cap"
+            elif time.monotonic() - started > timeout:
+                ended_by = "timeout"
+            elif cancel is not None and cancel.is_set():
+                raise Cancelled
+            if ended_by:
+                break
+            time.sleep(_POLL)
+    finally:  # ended, capped, timed out, Ctrl-C, SIGTERM or cancelled: the program and its tree go
+        _kill(proc)
+    return "cap" if ended_by is None and answered() > safety_cap else ended_by
 
 
 def _one_line(exc: BaseException) -> str:
@@ -379,33 +386,23 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
     independent: a run's turns, records and inference are its own), so no two programs ever share
     a server at the same time. Every server injects `faults` (a request's draws depend on the
     recipe's seed, the sequence and the request's number only, not on the worker)."""
-    from bench.check.mcp import background_mcp
-
     seqs = list(sequences)
     if not seqs:
         return []
-    local = threading.local()
     cancel = threading.Event()
     fail_fast = FailFast(len(seqs))
     with ExitStack() as stack:
-        lock = threading.Lock()
         start = _starter(stack, command, seqs[0], cwd, env) if preload else start_contained
+        servers = _Servers(stack, lambda seq: _session(seq, ok_marker, error_marker, faults, safety_cap, bench_tools))
 
         def one(seq: Sequence) -> LiveRun:
             if cancel.is_set():  # the program does not start, or the user stopped the run: start no more
                 raise Cancelled
-            srv = getattr(local, "server", None)
-            if srv is None:  # one server per worker thread (and its MCP server), a new run on it per sequence
-                with lock:
-                    srv = local.server = stack.enter_context(BackgroundServer(_session(
-                        seq, ok_marker, error_marker, faults, safety_cap, bench_tools)))
-                    local.mcp = stack.enter_context(background_mcp(tools_url(srv.url)))
+            srv, mcp_url = servers.mine(seq)
             run = run_program(seq, command, name=name, timeout=timeout, safety_cap=safety_cap, cwd=cwd, env=env,
-                              server=srv, mcp_url=local.mcp.url, cancel=cancel, start=start)
+                              server=srv, mcp_url=mcp_url, cancel=cancel, start=start)
             if run.exit_status is None:  # killed: a request it had in flight must not reach the next run
-                srv.stop()
-                local.mcp.stop()
-                local.server = None
+                servers.drop()
             fail_fast.saw(run)
             if fail_fast.reason is not None:
                 cancel.set()
@@ -419,20 +416,54 @@ def run_all(sequences: Iterable[Sequence], command: Seq[str], *, name: str, jobs
                 out.append(one(s))
                 fail_fast.check()
             return out
-        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool, \
-                deferred_interrupts() as interrupts:
-            try:
-                futures = [pool.submit(one, s) for s in seqs]
-                # wait in short slices: Ctrl-C's signal may be taken by a worker or server thread, and the
-                # main thread runs Python's handler only when it wakes, not when another thread got it; the
-                # interrupt is raised here, never inside wait's locks
-                while wait(futures, timeout=INTERRUPT_POLL_S).not_done:
-                    interrupts.check()
-                    fail_fast.check()
+        return _side_by_side(one, seqs, jobs, cancel, fail_fast)
+
+
+class _Servers:
+    """A replay server (and its MCP server) per worker thread, entered in `stack`, made for the first
+    sequence the thread runs; each sequence is a new run on it."""
+
+    def __init__(self, stack: ExitStack, session: Callable[[Sequence], Session]) -> None:
+        self._stack = stack
+        self._session = session
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    def mine(self, seq: Sequence) -> tuple[BackgroundServer, str]:
+        """This thread's server (started for `seq` if it has none) and its MCP server's URL."""
+        from bench.check.mcp import background_mcp  # here: `python -m bench.check.mcp` imports this package first
+
+        local = self._local
+        if getattr(local, "server", None) is None:
+            with self._lock:
+                local.server = self._stack.enter_context(BackgroundServer(self._session(seq)))
+                local.mcp = self._stack.enter_context(background_mcp(tools_url(local.server.url)))
+        return local.server, local.mcp.url
+
+    def drop(self) -> None:
+        """Stop this thread's servers; its next sequence starts new ones."""
+        self._local.server.stop()
+        self._local.mcp.stop()
+        self._local.server = None
+
+
+def _side_by_side(one: Callable[[Sequence], LiveRun], seqs: list[Sequence], jobs: int, cancel: threading.Event,
+                  fail_fast: FailFast) -> list[LiveRun]:
+    """`one` on each sequence, `jobs` threads at a time; results in the order of `seqs`."""
+    with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="stopbench-check") as pool, \
+            deferred_interrupts() as interrupts:
+        try:
+            futures = [pool.submit(one, s) for s in seqs]
+            # wait in short slices: Ctrl-C's signal may be taken by a worker or server thread, and the
+            # main thread runs Python's handler only when it wakes, not when another thread got it; the
+            # interrupt is raised here, never inside wait's locks
+            while wait(futures, timeout=INTERRUPT_POLL_S).not_done:
                 interrupts.check()
                 fail_fast.check()
-                return [f.result() for f in futures]
-            except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
-                cancel.set()
-                pool.shutdown(wait=True, cancel_futures=True)
-                raise
+            interrupts.check()
+            fail_fast.check()
+            return [f.result() for f in futures]
+        except BaseException:  # Ctrl-C in this thread: end every worker's program, start no more
+            cancel.set()
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
