@@ -4,8 +4,9 @@ A request the server refuses is the client's problem: it is answered as the prov
 consumes no turn. :data:`RULES` lists every rule: what it refuses, where, its status, what the run keeps
 of it, and the one function that makes its answer. On a model endpoint or a token count the answer is
 the wire's error body with the wire's error headers (:meth:`bench.wires.base.Wire.error_body`), in the
-gateway's own shape where the gateway's API answers otherwise (:data:`ANSWERED_AS`: Claude on Bedrock
-answers as Bedrock, ``{"message": ...}`` with the exception in ``x-amzn-ErrorType``); the bench's own
+gateway's own shape where the gateway's API answers otherwise (:attr:`bench.wires.base.Wire.refused_as`:
+Claude on Bedrock answers as Bedrock, ``{"message": ...}`` with the exception in ``x-amzn-ErrorType``);
+the bench's own
 endpoints (the tool endpoint, the admin endpoints, an unknown path) answer in their own words.
 
 ``docs/reference/server-refusals.md`` is generated from this list (:func:`page`): ``python -m
@@ -30,11 +31,6 @@ from bench.serve.bad_requests import MAX_DEPTH
 from bench.serve.deadline import within
 from bench.wires.base import Refusal, Wire
 from bench.wires.registry import names, wire
-
-ANSWERED_AS: Mapping[str, str] = {"bedrock": "bedrock-converse"}
-"""A gateway (:attr:`bench.wires.base.Shape.surface`) whose API answers a refused request as another wire
-does: Claude on Bedrock (``InvokeModel``) answers as Bedrock Converse, as its error turns are served
-(bench/wires/anthropic/gateways.py)."""
 
 COMPRESSED_CODINGS = frozenset({"gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
 """The content codings that compress a body (IANA's HTTP Content Coding Registry): the server reads
@@ -95,7 +91,7 @@ class BodyError(Exception):
 def provider_error(served: Wire, surface: str, status: int, code: str, message: str) -> Refused:
     """The provider's error answer on `served` (through gateway `surface`): its error body and headers.
     `code` is the provider's error type (``invalid_request_error``, ``not_found_error``)."""
-    voice = wire(ANSWERED_AS[surface]) if surface in ANSWERED_AS else served
+    voice = wire(served.refused_as[surface]) if surface in served.refused_as else served
     err = TurnError("not_found" if code == "not_found_error" else "invalid_request", message, code=code)
     return Refused(status, voice.error_body(err), voice.error_headers(status))
 
@@ -256,7 +252,7 @@ RULES: tuple[Rule, ...] = (
          "with a part the wire's reader cannot read", _MODEL, "400", _NOTE, bad_request,
          lambda w, s: bad_request(w, s, f"{w.conversation_field[0]}: a required field is missing")),
     Rule("other-wire", "a model call on another wire than `--dialect`'s", _MODEL, "404", _RECORD, other_wire,
-         lambda w, s: other_wire(w, s, "openai-chat" if w.name != "openai-chat" else "anthropic")),
+         lambda w, s: other_wire(w, s, next(n for n in names() if n != w.name))),
     Rule("unfollowable", "a request following a reply the run did not give or did not finish (Anthropic "
          "threads, Responses `previous_response_id`), or adding to a Responses `conversation`", _MODEL,
          "the wire's: 404 or 400", _RECORD, unfollowable),
@@ -291,7 +287,7 @@ def _made_by(rule: Rule) -> str:
 def _voices() -> list[tuple[Wire, str]]:
     """Each wire on its own paths, then each gateway that answers otherwise."""
     out: list[tuple[Wire, str]] = [(wire(n), "") for n in names()]
-    return out + [(wire("anthropic"), surface) for surface in ANSWERED_AS]
+    return out + [(wire(n), surface) for n in names() for surface in wire(n).refused_as]
 
 
 def page() -> str:

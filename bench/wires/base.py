@@ -224,6 +224,10 @@ class Wire:
     none: the generator makes no session of it."""
     end_turn: ClassVar[bool] = False
     """Whether a reply on this wire can carry ``end_turn`` (the generated hostile turns draw it)."""
+    refused_as: ClassVar[Mapping[str, str]] = MappingProxyType({})
+    """Gateway (:attr:`Shape.surface`) -> the wire whose error body and headers a refusal through it takes,
+    where the gateway's API answers a refused request otherwise than the wire's own (Claude on Bedrock
+    answers as Bedrock does)."""
     agent_surfaces: ClassVar[tuple[tuple[str, str], ...]] = ()
     """(``User-Agent`` prefix, surface): a gateway a request's client tells by its user agent where the path
     cannot (Mistral's own client on Chat Completions' path); a client no prefix matches gets the wire's own API."""

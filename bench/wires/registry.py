@@ -66,3 +66,10 @@ def _check_env(found: list[Wire]) -> None:
             other = seen.setdefault(var, (w.name, value))
             if other[1] != value:
                 raise TypeError(f"{w.name} sets {var}={value!r} but {other[0]} sets {other[1]!r}")
+
+
+def forget() -> None:
+    """Drop what the registry has found, so the next question reads the ``Dialect`` literal and the entry
+    points again (a test that registers a wire of its own)."""
+    for found in (names, wire, wires):
+        found.cache_clear()

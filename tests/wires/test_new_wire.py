@@ -36,10 +36,10 @@ def toy_wire(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setitem(sys.modules, "bench.wires.toy_chat", module)
     monkeypatch.setattr(registry, "Dialect",
                         Literal["openai-chat", "anthropic", "openai-responses", "gemini", "toy-chat"])
-    registry.wires.cache_clear()
+    registry.forget()
     monkeypatch.setattr(app, "WIRES", registry.names())  # what the server reads when it is imported
     yield
-    registry.wires.cache_clear()
+    registry.forget()
 
 
 def test_a_new_wire_package_is_routed_served_and_observed_with_no_edit_elsewhere(toy_wire: None) -> None:

@@ -81,10 +81,11 @@ def test_the_name_finder_sees_names_and_packages_but_not_the_dialect_literal(tmp
 def registered(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[EntryPoint]]:
     """Entry points the registry finds in place of the installed ones, for one test."""
     points: list[EntryPoint] = []
-    monkeypatch.setattr(registry, "entry_points", lambda group: [p for p in points if p.group == group])
-    registry.wires.cache_clear()
+    monkeypatch.setattr(registry, "entry_points", lambda group, name=None: [
+        p for p in points if p.group == group and name in (None, p.name)])
+    registry.forget()
     yield points
-    registry.wires.cache_clear()
+    registry.forget()
 
 
 def test_a_registered_wire_that_takes_the_name_of_a_bench_wire_is_refused(registered: list[EntryPoint]) -> None:

@@ -51,6 +51,7 @@ class AnthropicMessages(Wire):
     threads = read
     importer = capture
     provider = "anthropic"
+    refused_as = MappingProxyType({gateways.BEDROCK: "bedrock-converse"})  # InvokeModel's errors are Bedrock's
     default_model = "claude-sonnet-4-5"
     client_env = MappingProxyType({"ANTHROPIC_BASE_URL": "{url}", "ANTHROPIC_API_KEY": "{key}"})
     # https://docs.anthropic.com/en/api/errors (429 rate_limit_error, 500 api_error, 529 overloaded_error) and
