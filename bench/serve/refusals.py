@@ -6,8 +6,8 @@ of it, and the one function that makes its answer. On a model endpoint or a toke
 the wire's error body with the wire's error headers (:meth:`bench.wires.base.Wire.error_body`), in the
 gateway's own shape where the gateway's API answers otherwise (:attr:`bench.wires.base.Wire.refused_as`:
 Claude on Bedrock answers as Bedrock, ``{"message": ...}`` with the exception in ``x-amzn-ErrorType``);
-the bench's own
-endpoints (the tool endpoint, the admin endpoints, an unknown path) answer in their own words.
+the bench's own endpoints (the tool endpoint, the admin endpoints, an unknown path) answer in their own
+words.
 
 ``docs/reference/server-refusals.md`` is generated from this list (:func:`page`): ``python -m
 bench.serve.refusals > docs/reference/server-refusals.md`` writes it again, and
