@@ -6,12 +6,14 @@ import json
 import resource
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 import click
 
-from bench.catalogue.load import load_catalogue
-from bench.check.processes import Terminated, sigterm_as_interrupt
+from bench.catalogue.load import Catalogue, load_catalogue
+from bench.check import Terminated, sigterm_as_interrupt
 from bench.cli._common import (
     EXIT_INTERRUPTED,
     check_folder,
@@ -23,6 +25,9 @@ from bench.cli._common import (
 from bench.conform.campaign import (
     DEFAULT_CONFORM_DIR,
     DEFAULT_RETRIES,
+    DriverRun,
+    Plan,
+    Port,
     driven,
     exit_code,
     load_ports,
@@ -38,6 +43,7 @@ from bench.conform.clock import TIMINGS_FILE, read_timings, slowest, write_timin
 from bench.conform.keys import KeySources
 from bench.conform.reuse import DEFAULT_SAMPLE, Choice, keys_of, plan_reuse
 from bench.conform.runner import DRIVERS, ConformResult, Driver
+from bench.engine.model import Sequence
 
 
 @click.command("conform")
@@ -106,19 +112,74 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
     folder = conform_dir_of(conform_dir)
     the_plan = plan(chosen, run_all=run_all, loop=Path(python) if python is not None else None,
                     folder=folder, drivers=DRIVERS)
+    cat, seqs = _sequences(sequences_dir, only)
+    _say_plan(the_plan)
+    ports = _ports(predicates_dir, the_plan)
+    targets = [DRIVERS[n] for n in the_plan.runnable]
+    sources = KeySources(Path.cwd(), predicates_dir)
+    keys = keys_of(targets, seqs, ports, sources)
+    choice = Choice()
+    if reuse_unchanged:  # --reuse-unchanged: drive only the pairs whose keys moved, and the sample
+        choice = plan_reuse(keys, targets, ports, reports_dir, sources, sample_size=sample_size,
+                            seed=None if sample_seed is None else (sample_seed, f"--sample-seed {sample_seed}"))
+        if not as_json:
+            click.echo(choice.summary())
+    started = time.monotonic()
+    runs = _drive(lambda: run_drivers(targets, seqs, the_plan.loops, ports, root=Path.cwd(), timeout=timeout,
+                                      jobs=jobs, retries=retries, progress=_shower(ports, choice, as_json),
+                                      virtual_clock=virtual_clock, timings=read_timings(folder), keys=keys,
+                                      reuse=choice.reuse))
+    wall = time.monotonic() - started
+    _timings(runs, folder, wall, jobs, virtual_clock, as_json)
+    if not no_report and runs:
+        md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS,
+                           key_parts={d.name: sources.parts(d) for d in targets})
+        if not as_json:
+            click.echo(f"wrote {md}")
+    _end(the_plan, runs)
+
+
+def _end(the_plan: Plan, runs: list[DriverRun]) -> NoReturn:
+    """Why nothing was compared, if so, and the verdict's exit status."""
+    idle = nothing_run(the_plan, runs)
+    if idle is not None:
+        click.echo(idle, err=True)
+    sys.exit(exit_code(the_plan, runs))
+
+
+def _sequences(sequences_dir: Path, only: list[str]) -> tuple[Catalogue, list[Sequence]]:
+    """The catalogue (a folder that cannot be used is refused), each bad file said in one line, and
+    the sequences of it named in `only` (every one when it is empty)."""
     check_folder(sequences_dir, "sequences_dir", "sequences")
     cat = load_catalogue(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
-    seqs = select_sequences(cat.sequences, only, where=str(sequences_dir))
+    return cat, select_sequences(cat.sequences, only, where=str(sequences_dir))
+
+
+def _say_plan(the_plan: Plan) -> None:
+    """Each driver that cannot run, and, when none was named, why each other one is not run."""
     for name, why in the_plan.blocked.items():
         click.echo(f"{name}: cannot run: {why}", err=True)
     if not the_plan.explicit:
         for name, why in the_plan.why_not.items():
             click.echo(f"{name}: not run: {why}", err=True)
+
+
+def _ports(predicates_dir: Path, the_plan: Plan) -> dict[str, Port]:
+    """Every driver's port, and a note for each driver about to run that has none."""
     check_folder(predicates_dir, "predicates_dir", "predicates")
     ports = load_ports(predicates_dir, the_plan.runnable, DRIVERS)
+    for name in the_plan.runnable:
+        if ports[name].predicate is None:
+            click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
+                       err=True)
+    return ports
 
+
+def _shower(ports: Mapping[str, Port], choice: Choice, as_json: bool) -> Callable[[Driver, ConformResult], None]:
+    """What is printed as each run ends: its JSON, or one line (the observed path, the verdict against
+    the port, why it was driven) with the server's notes and a driver's failure."""
     def show(driver: Driver, res: ConformResult) -> None:
         if as_json:
             click.echo(json.dumps(res.as_json(), ensure_ascii=False))
@@ -136,54 +197,39 @@ def conform_cmd(names: tuple[str, ...], run_all: bool, python: str | None, confo
             click.echo(f"    note {d}")
         if res.result.get("reason") == "driver_failed":
             click.echo(f"    driver: {res.result.get('error')}")
+    return show
 
-    for name in the_plan.runnable:
-        if ports[name].predicate is None:
-            click.echo(f"note: no port for {name} under {predicates_dir}; only the observed cells are shown",
-                       err=True)
-    targets = [DRIVERS[n] for n in the_plan.runnable]
-    sources = KeySources(Path.cwd(), predicates_dir)
-    keys = keys_of(targets, seqs, ports, sources)
-    choice = Choice()
-    if reuse_unchanged:
-        choice = plan_reuse(keys, targets, ports, reports_dir, sources, sample_size=sample_size,
-                            seed=None if sample_seed is None else (sample_seed, f"--sample-seed {sample_seed}"))
-        if not as_json:
-            click.echo(choice.summary())
-    started = time.monotonic()
-    try:  # SIGTERM (CI's timeout) as Ctrl-C: every loop and all it started ended, no temporary folder left
+
+def _drive(run: Callable[[], list[DriverRun]]) -> list[DriverRun]:
+    """`run` with SIGTERM (CI's timeout) as Ctrl-C: every loop and all it started ended, no temporary
+    folder left, nothing written, exit 2."""
+    try:
         with sigterm_as_interrupt():
-            runs = run_drivers(targets, seqs, the_plan.loops, ports, root=Path.cwd(), timeout=timeout, jobs=jobs,
-                               retries=retries, progress=show, virtual_clock=virtual_clock,
-                               timings=read_timings(folder), keys=keys, reuse=choice.reuse)
+            return run()
     except KeyboardInterrupt as exc:
         how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
         click.echo(f"interrupted ({how}): every loop ended, nothing written, no verdict", err=True)
         sys.exit(EXIT_INTERRUPTED)
-    wall = time.monotonic() - started
+
+
+def _timings(runs: list[DriverRun], folder: Path, wall: float, jobs: int, virtual_clock: bool, as_json: bool) -> None:
+    """Each run's wall time kept in CONFORM_DIR/timings.json; each driver's summary, the times and the
+    slowest runs printed (not with --json)."""
     timed = [(run.driver.name, res) for run in runs for res in run.results]
     if timed:
         write_timings(folder, timed)
-    if not as_json:
-        for run in runs:
-            click.echo(run.summary())
-        if timed:
-            cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
-            clock = "virtual clock" if virtual_clock else "real clock"
-            click.echo(f"{len(timed)} run(s) in {wall:.0f} s wall at --jobs {jobs} ({clock}); the loops' CPU "
-                       f"{cpu.ru_utime + cpu.ru_stime:.0f} s; the runs' wall times summed "
-                       f"{sum(r.seconds for _, r in timed):.0f} s ({folder / TIMINGS_FILE}); slowest:")
-            for line in slowest(timed):
-                click.echo(line)
-    if not no_report and runs:
-        md = write_reports(reports_dir, list(cat.sequences), seqs, runs, ports, the_plan.why_not, DRIVERS,
-                           key_parts={d.name: sources.parts(d) for d in targets})
-        if not as_json:
-            click.echo(f"wrote {md}")
-    idle = nothing_run(the_plan, runs)
-    if idle is not None:
-        click.echo(idle, err=True)
-    sys.exit(exit_code(the_plan, runs))
+    if as_json:
+        return
+    for run in runs:
+        click.echo(run.summary())
+    if timed:
+        cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
+        clock = "virtual clock" if virtual_clock else "real clock"
+        click.echo(f"{len(timed)} run(s) in {wall:.0f} s wall at --jobs {jobs} ({clock}); the loops' CPU "
+                   f"{cpu.ru_utime + cpu.ru_stime:.0f} s; the runs' wall times summed "
+                   f"{sum(r.seconds for _, r in timed):.0f} s ({folder / TIMINGS_FILE}); slowest:")
+        for line in slowest(timed):
+            click.echo(line)
 
 
 def _rebuild_from_records(sequences_dir: Path, predicates_dir: Path, reports_dir: Path) -> None:
