@@ -123,6 +123,7 @@ def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: 
 
 def _say_recorded(done: Recorded) -> None:
     """What a record run did: the sequences run and dropped, and the verdicts that moved."""
+    from bench.scorecard.rows import row_of
     from bench.scorecard.versions import verdict_changes
     if done.before is not None and not done.ran and not done.dropped:
         click.echo(f"{done.path}: on the catalogue already; nothing run", err=True)
@@ -135,6 +136,10 @@ def _say_recorded(done: Recorded) -> None:
         for change in moved:
             click.echo(f"  {change.sequence}: {change.before} -> {change.after}", err=True)
         click.echo(f"{len(moved)} verdict(s) moved", err=True)
+        before = {c["sequence"] for c in done.before.get("cells", [])}
+        for sequence, verdict in row_of(after).verdicts:
+            if sequence not in before:
+                click.echo(f"  new {sequence}: {verdict}", err=True)
 
 
 @scorecard_cmd.command("rejudge")

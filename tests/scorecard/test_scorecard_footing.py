@@ -89,6 +89,7 @@ def test_changed_runs_only_the_new_and_edited_sequences_and_gives_a_whole_record
     result = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--changed", *where])
     assert result.exit_code == 0, result.output
     assert "2 sequence(s) recorded, 1 dropped (answer-repeat)" in result.output
+    assert "new answer-twice: met every requirement" in result.output
     assert stale_records(path.parent, catalogue) == []
     merged = path.read_text(encoding="utf-8")
     again = CliRunner().invoke(cli, ["scorecard", "record", "fake", "--changed", *where])
