@@ -34,3 +34,28 @@ def quiet_cut_answers() -> None:
     log = logging.getLogger("uvicorn.error")
     if CUT not in log.filters:
         log.addFilter(CUT)
+
+
+class StopSignals:
+    """Ctrl-C and SIGTERM as the user's request to stop a serving command (``serve``, ``record``):
+    installed when made, before the line a client may wait for, so that a stop after it is clean;
+    :meth:`wait` returns once one came, and :attr:`names` says which."""
+
+    def __init__(self) -> None:
+        import signal
+        import threading
+
+        self.names: list[str] = []
+        self._done = threading.Event()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(sig, self._stop)
+
+    def _stop(self, number: int, _frame: object) -> None:
+        import signal
+
+        self.names.append(signal.Signals(number).name)
+        self._done.set()
+
+    def wait(self) -> None:
+        while not self._done.wait(0.5):
+            pass

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import re
-import signal
 import sys
-import threading
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -13,11 +11,15 @@ from typing import TYPE_CHECKING
 import click
 
 from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, not_empty_path
+from bench.cli._stops import StopSignals
+from bench.errors import UnusableInput
 from bench.record.redact import DEFAULT_PATTERNS
 from bench.serve.server import DEFAULT_HOST, bind_problem
 
 if TYPE_CHECKING:
+    from bench.faults import Recipe
     from bench.record.recording import Recorder
+    from bench.serve.server import BackgroundUvicorn
 
 GRACE = 5
 """Seconds the proxy's stop gives answers still on their way before it cancels them (and records them as cut)."""
@@ -101,60 +103,67 @@ def record_cmd(upstream: str, out: Path, name: str | None, patterns: tuple[str, 
     Exit status: 0 after a clean stop; 2 when an option, the port or the output folder cannot be used,
     or when a conversation could not be written (a full disk: the last line names what was lost).
     """
-    import uvicorn
-
     from bench.catalogue.files import display_path
-    from bench.check.limits import loop_name_problem
-    from bench.record.proxy import create_proxy
     from bench.record.recording import Recorder
     from bench.record.redact import redactor
-    from bench.serve.server import BackgroundUvicorn
 
     recipe = fault_recipe(faults_spec, prefix="cannot record: ")
     name = name or f"recorded-{datetime.now(UTC):%Y%m%d-%H%M%S}"
-    if (problem := loop_name_problem(name)) is not None:  # one rule with check --name
-        click.echo(f"cannot record: --name {name!r}: {problem}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    taken = sorted(out.glob(f"{name}-*")) if out.is_dir() else []
-    if taken and not force:
-        click.echo(f"cannot record: {out} already holds a recording named {name} ({taken[0].name}; use --force or "
-                   "another --name)", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    if host not in ("127.0.0.1", "localhost", "::1"):
-        click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use your upstream "
-                   "credentials through it", err=True)
-    unbindable = bind_problem(host, port)
-    if unbindable is not None:
-        click.echo(f"cannot listen on {host}:{port}: {unbindable}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    problem = unwritable(out)
-    if problem is not None:
-        click.echo(f"cannot record: --out {out}: {problem}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+    _refuse(out, name, force=force, host=host, port=port)
     recorder = Recorder(upstream, out, name, redactor(patterns, defaults=not no_default_redactions))
-    config = uvicorn.Config(create_proxy(recorder, faults=recipe), host=host, port=port, log_level="warning",
-                            lifespan="off", access_log=False, timeout_graceful_shutdown=GRACE)
-    proxy = BackgroundUvicorn(config, "recording proxy", "stopbench-record")
-    try:
-        proxy.start()
-    except RuntimeError as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    done = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: done.set())
+    proxy = _proxy(recorder, recipe, host, port)
+    stop = StopSignals()
     faulted = "" if recipe is None else f", answers delivered as the recipe {recipe.name} says"
     click.echo(f"recording {upstream} at {proxy.url} into {display_path(out)}/{name}-*{faulted}; Ctrl-C to stop",
                err=True)
     try:
-        while not done.wait(0.5):
-            pass
+        stop.wait()
     finally:
         proxy.stop(timeout=GRACE + 5)  # past the grace: a request still waiting on the upstream is recorded
         if recorder.writing():
             click.echo("writing the last exchanges' files (a large conversation takes seconds)...", err=True)
         recorder.close()
     _report(recorder)
+
+
+def _refuse(out: Path, name: str, *, force: bool, host: str, port: int) -> None:
+    """Exit 2 with one line on a --name that cannot name the files, a recording of that name already
+    in `out` (without `force`), an address that cannot be listened on, or an `out` that cannot be
+    written; a warning for an address that is not loopback."""
+    from bench.check.limits import loop_name_problem
+
+    if (problem := loop_name_problem(name)) is not None:  # one rule with check --name
+        raise UnusableInput(f"cannot record: --name {name!r}: {problem}")
+    taken = sorted(out.glob(f"{name}-*")) if out.is_dir() else []
+    if taken and not force:
+        raise UnusableInput(f"cannot record: {out} already holds a recording named {name} ({taken[0].name}; use "
+                            "--force or another --name)")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use your upstream "
+                   "credentials through it", err=True)
+    unbindable = bind_problem(host, port)
+    if unbindable is not None:
+        raise UnusableInput(f"cannot listen on {host}:{port}: {unbindable}")
+    problem = unwritable(out)
+    if problem is not None:
+        raise UnusableInput(f"cannot record: --out {out}: {problem}")
+
+
+def _proxy(recorder: Recorder, recipe: Recipe | None, host: str, port: int) -> BackgroundUvicorn:
+    """The recording proxy, started on `host`:`port` (exit 2 with uvicorn's line when it cannot)."""
+    import uvicorn
+
+    from bench.record.proxy import create_proxy
+    from bench.serve.server import BackgroundUvicorn
+
+    config = uvicorn.Config(create_proxy(recorder, faults=recipe), host=host, port=port, log_level="warning",
+                            lifespan="off", access_log=False, timeout_graceful_shutdown=GRACE)
+    proxy = BackgroundUvicorn(config, "recording proxy", "stopbench-record")
+    try:
+        proxy.start()
+    except RuntimeError as exc:
+        raise UnusableInput(str(exc)) from None
+    return proxy
 
 
 def _report(recorder: Recorder) -> None:
