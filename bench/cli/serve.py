@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 
 import click
 
 from bench.catalogue.files import write_atomically
 from bench.cli._common import EXIT_BAD_INPUT, fault_recipe, load_sequences, only_mine_option, sequences_option
-from bench.cli._stops import CUT, quiet_cut_answers
+from bench.cli._stops import CUT, StopSignals, quiet_cut_answers
 from bench.errors import UnusableInput
 from bench.serve.app import DEFAULT_MAX_BODY, DEFAULT_READ_TIMEOUT, DEFAULT_WRITE_TIMEOUT, Session
 from bench.serve.server import DEFAULT_HOST, BackgroundServer, bind_problem
@@ -66,61 +64,65 @@ def serve_cmd(sequence: str, dialect: str | None, port: int, host: str, sequence
     Exit status: 0 after a clean stop; 2 when the sequence, the recipe or the port cannot be used, or the
     observed steps cannot be written to --observed (they are then printed on stdout instead)."""
     if observed_file is not None and not observed_file.parent.is_dir():
-        click.echo(f"cannot write {observed_file}: no folder {observed_file.parent}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise UnusableInput(f"cannot write {observed_file}: no folder {observed_file.parent}")
     recipe = fault_recipe(faults_spec, seed)
     cat = load_sequences(sequences_dir)
     for problem in cat.problems:
         click.echo(f"bad sequence: {problem}", err=True)
     seq = cat.by_id(sequence)
     if seq is None:
-        click.echo(f"no usable sequence {sequence!r} under {sequences_dir}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise UnusableInput(f"no usable sequence {sequence!r} under {sequences_dir}")
     if host not in ("127.0.0.1", "localhost", "::1"):
         click.echo(f"warning: binding {host}, not loopback: anything that reaches it can use it", err=True)
     session = Session(seq, dialect=dialect, catalogue={s.id: s for s in cat.sequences},  # type: ignore[arg-type]
                       ok_marker=ok_marker, error_marker=error_marker, max_body=max_body, read_timeout=read_timeout,
                       write_timeout=write_timeout, faults=recipe, keep_bodies=keep_bodies)
-    unbindable = bind_problem(host, port)
-    if unbindable is not None:
-        click.echo(f"cannot serve on {host}:{port}: {unbindable}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    srv = BackgroundServer(session, host=host, port=port)
-    try:
-        srv.start()
-    except RuntimeError as exc:
-        click.echo(str(exc), err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    done = threading.Event()
-    stopped_by: list[str] = []
-
-    def stop(number: int, _frame: object) -> None:
-        stopped_by.append(signal.Signals(number).name)
-        done.set()
-
-    for sig in (signal.SIGINT, signal.SIGTERM):  # before the line a client may wait for, so a stop after it is clean
-        signal.signal(sig, stop)
+    srv = _started(session, host, port)
+    stop = StopSignals()
     faulted = "" if recipe is None else f", faults: {recipe.name} (seed {recipe.seed})"
     click.echo(f"serving {seq.id} ({len(seq.turns)} turns, then: {seq.then}{faulted}) at {srv.url}  "
                f"(OpenAI base URL {srv.base_url}); Ctrl-C to stop", err=True)
     try:
-        while not done.wait(0.5):
-            pass
+        stop.wait()
     finally:
-        quiet_cut_answers()
-        before = CUT.count
-        srv.stop()
-        if (cut := CUT.count - before) > 0:
-            how = "Ctrl-C" if stopped_by[:1] == ["SIGINT"] else stopped_by[0] if stopped_by else "stop"
-            click.echo(f"stopped ({how}): cut off {cut} answer{'' if cut == 1 else 's'} still being sent", err=True)
-        text = json.dumps(session.report(), ensure_ascii=False, indent=2) + "\n"
-        if observed_file is None:
-            click.echo(text, nl=False)
-        else:
-            try:
-                write_atomically(observed_file, text)
-            except (OSError, UnusableInput) as exc:
-                click.echo(f"cannot write {observed_file}: {exc}; the observed steps follow on stdout", err=True)
-                click.echo(text, nl=False)
-                sys.exit(EXIT_BAD_INPUT)
-            click.echo(f"observed steps written to {observed_file}", err=True)
+        _stop(srv, stop.names)
+        _write_observed(session, observed_file)
+
+
+def _started(session: Session, host: str, port: int) -> BackgroundServer:
+    """The server of `session`, started on `host`:`port` (exit 2 with one line when it cannot be)."""
+    unbindable = bind_problem(host, port)
+    if unbindable is not None:
+        raise UnusableInput(f"cannot serve on {host}:{port}: {unbindable}")
+    srv = BackgroundServer(session, host=host, port=port)
+    try:
+        srv.start()
+    except RuntimeError as exc:
+        raise UnusableInput(str(exc)) from None
+    return srv
+
+
+def _stop(srv: BackgroundServer, stopped_by: list[str]) -> None:
+    """Stop the server, saying how many answers the stop cut off (and which signal stopped it)."""
+    quiet_cut_answers()
+    before = CUT.count
+    srv.stop()
+    if (cut := CUT.count - before) > 0:
+        how = "Ctrl-C" if stopped_by[:1] == ["SIGINT"] else stopped_by[0] if stopped_by else "stop"
+        click.echo(f"stopped ({how}): cut off {cut} answer{'' if cut == 1 else 's'} still being sent", err=True)
+
+
+def _write_observed(session: Session, observed_file: Path | None) -> None:
+    """Every run's observed steps as JSON: to `observed_file`, or on stdout (also when it cannot be
+    written, then exit 2)."""
+    text = json.dumps(session.report(), ensure_ascii=False, indent=2) + "\n"
+    if observed_file is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        write_atomically(observed_file, text)
+    except (OSError, UnusableInput) as exc:
+        click.echo(f"cannot write {observed_file}: {exc}; the observed steps follow on stdout", err=True)
+        click.echo(text, nl=False)
+        sys.exit(EXIT_BAD_INPUT)
+    click.echo(f"observed steps written to {observed_file}", err=True)
