@@ -17,16 +17,19 @@ $(STAMP): pyproject.toml setup.py
 bench: $(STAMP)
 	$(BIN)/stopbench run
 
-## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile); the docs extra
-## is installed too, so the site is built strict by tests/docs
+## make test: lint, type-check, then the test suite (hypothesis in its derandomized CI profile) spread over
+## TEST_WORKERS processes (pytest-xdist, a test file to a process, so a module's set-up is made once; TEST_WORKERS=0
+## runs it in one); the docs extra is installed too, so the site is built strict by tests/docs
+TEST_WORKERS ?= auto --maxprocesses=4
+PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
 test: $(STAMP) $(VENV)/.installed-docs $(WHEELHOUSE)/.filled lint typecheck
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q
+	$(PYTEST)
 
 ## make test-fast: the quick loop while working, pytest without the tests marked slow (tests/conftest.py's
 ## SLOW says which and why); make test, and CI, run everything
 .PHONY: test-fast
 test-fast: $(STAMP) $(VENV)/.installed-docs
-	HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -m "not slow"
+	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff check bench tests predicates devtools ci setup.py
