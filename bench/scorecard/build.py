@@ -113,8 +113,8 @@ def step_part(step: Step, heading: str, anchor: bool) -> list[str]:
     old, new = step.older, step.newer
     out = [*([f'<a id="{old.name}-versions"></a>'] if anchor else []),
            f"{heading} {_md(old.title)}: {_md(old.version)} to {_md(new.version)}", "",
-           f"At {_md(old.version)} {old.met} of {old.run} meet every requirement (footing {_footing(old)}); at "
-           f"{_md(new.version)} {new.met} of {new.run} (footing {_footing(new)}; `{new.make}`)."
+           f"At {_md(old.version)}, {old.met} of {old.run} meet every requirement (footing {_footing(old)}); at "
+           f"{_md(new.version)}, {new.met} of {new.run} (footing {_footing(new)}; `{new.make}`)."
            + (f" {step.only_one} sequence(s) ran at one of the two only, not compared." if step.only_one else ""), ""]
     if not step.moved:
         return [*out, "No sequence's verdict changed.", ""]

@@ -119,7 +119,7 @@ def test_the_scorecard_shows_the_verdicts_that_changed_between_versions_in_words
     text = scorecard_markdown(build_scorecard(_two_versions()))
     assert text.count("](#a)") == 1, "the summary has the pinned row alone"
     assert "## Versions side by side" in text and "### A: 1.9 to 1.10" in text
-    assert "At 1.9 2 of 3 meet every requirement" in text and "at 1.10 3 of 4" in text
+    assert "At 1.9, 2 of 3 meet every requirement" in text and "at 1.10, 3 of 4" in text
     assert "1 sequence(s) ran at one of the two only, not compared." in text
     assert "| `s1` | met every requirement | did not stop within the requests the sequence allows |" in text
     assert "| `s2` | reported success on a cut-off reply | met every requirement |" in text
