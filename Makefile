@@ -62,10 +62,14 @@ $(DOCS_STAMP): $(STAMP)
 docs: $(DOCS_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --site-dir site
 
+$(VENV)/.installed-release: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[release]'
+	touch $@
+
 ## make dist: the sdist and the wheel (python -m build, isolated: setuptools from the index) into dist/,
 ## then twine check on both
 .PHONY: dist smoke
-dist: $(STAMP)
+dist: $(VENV)/.installed-release
 	rm -rf dist
 	$(BIN)/python -m build --outdir dist .
 	$(BIN)/twine check --strict dist/*
