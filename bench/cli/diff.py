@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from bench.cli._common import EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK
+from bench.check import Terminated, run_program, sigterm_as_interrupt
+from bench.cli._common import EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK
+from bench.errors import UnusableInput
+
+if TYPE_CHECKING:
+    from bench.engine.model import Sequence
+    from bench.record.divergence import Request
+    from bench.record.redact import Redactor
 
 
 @click.command("diff")
@@ -27,58 +36,15 @@ def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns
     Exit status: 0 when every request matches the recording; 1 when one differs (or the loop sent
     fewer or more); 2 when the recording or the command cannot be used, or on Ctrl-C/SIGTERM.
     """
-    import re
-
-    from bench.catalogue.files import what_it_is
-    from bench.catalogue.load import SequenceError, load_sequence
-    from bench.check.processes import Terminated, sigterm_as_interrupt
-    from bench.check.runner import run_program
-    from bench.record.divergence import Request, cassette_of, first_divergence, is_model_path, recorded_requests
-    from bench.record.redact import redactor
-    from bench.serve.app import Session
-    from bench.serve.server import BackgroundServer
+    from bench.record.divergence import first_divergence, recorded_requests
 
     if not command:
-        click.echo("cannot diff: no command to run (stopbench diff RECORDING -- COMMAND ...)", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    if not recording.is_file():
-        click.echo(f"cannot diff: no file {recording}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    try:
-        rx = redactor(patterns)
-    except re.error as exc:
-        click.echo(f"cannot diff: --redact: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    try:
-        seq = load_sequence(recording)
-    except SequenceError as exc:
-        click.echo(f"cannot diff: {recording}: {exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    cassette = cassette_of(recording)
-    if cassette.exists() and not cassette.is_file():
-        click.echo(f"cannot diff: {cassette}: {what_it_is(cassette)}, not the recording's cassette", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    if not cassette.is_file():
-        click.echo(f"cannot diff: {recording} has no cassette beside it ({cassette.name}): was it written by "
-                   "stopbench record?", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise UnusableInput("cannot diff: no command to run (stopbench diff RECORDING -- COMMAND ...)")
+    seq, cassette, rx = _recording(recording, patterns)
     recorded = recorded_requests(cassette)
-    argv = list(command)
-    try:
-        with sigterm_as_interrupt(), BackgroundServer(Session(seq, journal=None, keep_bodies=True)) as srv:
-            # every body kept: the comparison reads them all, after the run
-            live = run_program(seq, argv, name="loop@diff", timeout=timeout, cwd=Path.cwd(), server=srv)
-            records = [r for r in srv.session.records() if r.kind in ("model", "past_end", "refused")]
-    except OSError as exc:
-        click.echo(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}", err=True)
-        sys.exit(EXIT_BAD_INPUT)
-    except KeyboardInterrupt as exc:
-        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
-        click.echo(f"interrupted ({how}): the program was ended; no verdict", err=True)
-        sys.exit(EXIT_INTERRUPTED)
-    loop = [Request(r.path, r.body) for r in records if is_model_path(r.path)]
+    outcome, loop = _loop_requests(seq, list(command), timeout)
     found = first_divergence(recorded, loop, rx)
-    ended = f"the loop ended {live.cell.outcome}"
+    ended = f"the loop ended {outcome}"
     if found is None:
         click.echo(f"{recording}: the loop's {len(loop)} request(s) match the recording's ({ended})")
         sys.exit(EXIT_OK)
@@ -92,3 +58,51 @@ def diff_cmd(recording: Path, command: tuple[str, ...], timeout: float, patterns
                f"({what}; {ended})")
     click.echo(found.diff(rx), nl=False)
     sys.exit(EXIT_MISMATCH)
+
+
+def _recording(recording: Path, patterns: tuple[str, ...]) -> tuple[Sequence, Path, Redactor]:
+    """The recording's sequence, its cassette and the redactor of `patterns`; exit 2 with one line
+    when one of them cannot be used."""
+    from bench.catalogue.files import what_it_is
+    from bench.catalogue.load import SequenceError, load_sequence
+    from bench.record.divergence import cassette_of
+    from bench.record.redact import redactor
+
+    if not recording.is_file():
+        raise UnusableInput(f"cannot diff: no file {recording}")
+    try:
+        rx = redactor(patterns)
+    except re.error as exc:
+        raise UnusableInput(f"cannot diff: --redact: {exc}") from None
+    try:
+        seq = load_sequence(recording)
+    except SequenceError as exc:
+        raise UnusableInput(f"cannot diff: {recording}: {exc}") from None
+    cassette = cassette_of(recording)
+    if cassette.exists() and not cassette.is_file():
+        raise UnusableInput(f"cannot diff: {cassette}: {what_it_is(cassette)}, not the recording's cassette")
+    if not cassette.is_file():
+        raise UnusableInput(f"cannot diff: {recording} has no cassette beside it ({cassette.name}): was it written "
+                            "by stopbench record?")
+    return seq, cassette, rx
+
+
+def _loop_requests(seq: Sequence, argv: list[str], timeout: float) -> tuple[str, list[Request]]:
+    """Serve `seq` to `argv` as ``check`` does, every body kept: how the loop ended, and its model
+    requests. SIGTERM as Ctrl-C: the program ended, exit 2."""
+    from bench.record.divergence import Request, is_model_path
+    from bench.serve.app import Session
+    from bench.serve.server import BackgroundServer
+
+    try:
+        with sigterm_as_interrupt(), BackgroundServer(Session(seq, journal=None, keep_bodies=True)) as srv:
+            # every body kept: the comparison reads them all, after the run
+            live = run_program(seq, argv, name="loop@diff", timeout=timeout, cwd=Path.cwd(), server=srv)
+            records = [r for r in srv.session.records() if r.kind in ("model", "past_end", "refused")]
+    except OSError as exc:
+        raise UnusableInput(f"cannot run {shlex.join(argv)}: {exc.strerror or exc}") from None
+    except KeyboardInterrupt as exc:
+        how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+        click.echo(f"interrupted ({how}): the program was ended; no verdict", err=True)
+        sys.exit(EXIT_INTERRUPTED)
+    return live.cell.outcome, [Request(r.path, r.body) for r in records if is_model_path(r.path)]
