@@ -9,6 +9,7 @@ import click
 
 from bench.cli._common import (
     EXIT_BAD_INPUT,
+    Inputs,
     Output,
     Progress,
     folder_options,
@@ -21,11 +22,12 @@ from bench.cli._common import (
     verbose_option,
 )
 from bench.engine.predicate import Predicate
+from bench.golden.expected import Golden
 from bench.golden.run import Result, run
 from bench.report.coverage import rule_coverage, summary_lines
 from bench.report.labels import json_line
-from bench.report.live import live_columns, live_summary_lines
-from bench.report.summary import summarise
+from bench.report.live import LiveColumns, live_columns, live_summary_lines
+from bench.report.summary import Summary, summarise
 from bench.report.write import write_reports
 
 
@@ -64,27 +66,11 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
                    "file(s) unusable; nothing replayed", err=True)
         sys.exit(EXIT_BAD_INPUT)
     golden = load_expected(expected_dir)
-
     sequences = inputs.catalogue.sequences
     live = live_columns(reports_dir, sequences)  # <name>@live columns (stopbench check), after the predicates
     for note in live.notes:
         click.echo(note, err=True)
-    results: list[Result] = []
-    out = Output() if as_json else None
-    progress = Progress(len(sequences) * len(inputs.predicates), "replaying", quiet=quiet)
-    try:
-        for result in run(sequences, inputs.predicates, golden, safety_cap):
-            results.append(result)
-            if out is not None:
-                out.write(json_line(result))
-            progress.advance()
-    finally:
-        progress.close()
-    if out is not None:
-        for result in live.results:
-            out.write(json_line(result))
-        out.flush()
-
+    results = _replay(inputs, golden, safety_cap, live, as_json=as_json, quiet=quiet)
     seq_ids = [s.id for s in sequences]
     if not no_reports:
         titles = {s.id: s.title for s in sequences}
@@ -102,11 +88,40 @@ def run_cmd(sequences_dir: Path, predicates_dir: Path, expected_dir: Path, repor
     own = sequences_dir.resolve() != Path("sequences").resolve()
     summary = summarise(results, golden, set(seq_ids), own_catalogue=str(sequences_dir) if own else None,
                         loaded=None if only else {p.name for p in inputs.predicates})
+    for line in _verdict_lines(summary, inputs, results, live, verbose=verbose, quiet=quiet):
+        click.echo(line, err=True)
+    sys.exit(summary.exit_status(strict=strict, fail_on_violations=fail_on_violations))
+
+
+def _replay(inputs: Inputs, golden: Golden, safety_cap: int, live: LiveColumns, *, as_json: bool,
+            quiet: bool) -> list[Result]:
+    """Every cell of the catalogue by every predicate (a progress bar on a terminal unless `quiet`);
+    with `as_json` each printed as a JSON line as it comes, then the live columns' cells."""
+    results: list[Result] = []
+    out = Output() if as_json else None
+    progress = Progress(len(inputs.catalogue.sequences) * len(inputs.predicates), "replaying", quiet=quiet)
+    try:
+        for result in run(inputs.catalogue.sequences, inputs.predicates, golden, safety_cap):
+            results.append(result)
+            if out is not None:
+                out.write(json_line(result))
+            progress.advance()
+    finally:
+        progress.close()
+    if out is not None:
+        for result in live.results:
+            out.write(json_line(result))
+        out.flush()
+    return results
+
+
+def _verdict_lines(summary: Summary, inputs: Inputs, results: list[Result], live: LiveColumns, *, verbose: bool,
+                   quiet: bool) -> list[str]:
+    """The summary's lines, with the rules' coverage and the live columns' lines before the verdict
+    line (not with `quiet`)."""
     lines = summary.lines(verbose=verbose, quiet=quiet)
     if not quiet:  # rule coverage (bench.report.coverage), before the verdict line
         loaded = [p for p in inputs.predicates if isinstance(p, Predicate)]
         coverage = rule_coverage(loaded, [r.cell for r in results])
         lines[-1:-1] = ["rule coverage:", *("  " + c for c in summary_lines(coverage)), *live_summary_lines(live)]
-    for line in lines:
-        click.echo(line, err=True)
-    sys.exit(summary.exit_status(strict=strict, fail_on_violations=fail_on_violations))
+    return lines
