@@ -16,7 +16,6 @@ import difflib
 import json
 import shlex
 import shutil
-import sys
 import textwrap
 from collections.abc import Callable
 from dataclasses import fields
@@ -28,7 +27,6 @@ from bench.catalogue.yaml_write import dump
 from bench.check.explain import BLANK, GUESS, KNOWN_WORDS, known_text, tool_names, violation_words
 from bench.check.report import LiveCell, cell_text, read_live_cell
 from bench.cli._common import (
-    EXIT_BAD_INPUT,
     folder_options,
     load_expected,
     load_inputs,
@@ -42,6 +40,7 @@ from bench.engine.judge import rests_on_a_guess
 from bench.engine.model import Cell, Requirement, Step, Turn
 from bench.engine.model import Sequence as SequenceModel
 from bench.engine.predicate import Predicate
+from bench.errors import UnusableInput
 from bench.golden.expected import ExpectedCell, cell_data, compare, expected_of, shown_value
 from bench.golden.run import cells as replay_cells
 from bench.report.labels import label
@@ -227,28 +226,17 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
     """Step through SEQUENCE (its id, the file's stem): each turn, then each predicate's
     decisions with their rules (cited in full), the cell, and how it compares with its
     expectation; with --live NAME, the cell `stopbench check` observed instead."""
-    if live:
-        catalogue = load_sequences(sequences_dir)
-        found = catalogue.by_id(sequence)
-    else:
-        inputs = load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
-        found = inputs.catalogue.by_id(sequence)
+    inputs = None if live else load_inputs(sequences_dir, predicates_dir, no_entry_points, only)
+    found = (inputs.catalogue if inputs is not None else load_sequences(sequences_dir)).by_id(sequence)
     if found is None:
-        click.echo(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)", err=True)
-        sys.exit(EXIT_BAD_INPUT)
+        raise UnusableInput(f"no usable sequence {sequence} under {sequences_dir} (stopbench list shows the ids)")
     seq = found
     cells = [read_live_cell(reports_dir, name, seq) for name in live]  # every record read before anything is shown
     width = max(60, shutil.get_terminal_size((100, 24)).columns - 1)
     echo: Callable[[str], None] = click.echo
-    echo(f"{seq.id}: {seq.title}")
-    echo(f"  {seq.kind}, {seq.dialect}, then: {seq.then}")
-    for line in wrapped(seq.source, width, "  source: ", "    "):
+    for line in sequence_lines(seq, width):
         echo(line)
-    if not seq.require.is_empty():
-        echo(f"  require: {describe_requirement(seq.require)}")
-    for i, turn in enumerate(seq.turns):
-        echo(f"  turn {i}: {describe_turn(turn)}")
-    if live:
+    if inputs is None:
         show_live(seq, cells, echo)
         return
     golden = load_expected(expected_dir)
@@ -258,29 +246,46 @@ def show_cmd(sequence: str, sequences_dir: Path, predicates_dir: Path, expected_
         if isinstance(pred, Broken):
             echo(f"{pred.name}: did not load: {pred.error}")
             continue
-        echo(f"{pred.name}: {label(cell)}")
-        for s in cell.steps[:MAX_STEPS_SHOWN]:
-            d = s.decision
-            extra = f" -> {d.reason}, ok={shown_value(d.ok)}" if d.action == "stop" else ""
-            tools = f" run[{','.join(s.tools_run)}]" if s.tools_run else ""
-            tools += f" failed[{','.join(s.tools_failed)}]" if s.tools_failed else ""
-            echo(f"  step {s.step} (turn {s.turn}): {d.action}{extra}{tools}  [{d.rule}]")
-        if len(cell.steps) > MAX_STEPS_SHOWN:
-            echo(f"  ... {len(cell.steps) - MAX_STEPS_SHOWN} more steps")
-        used = list(dict.fromkeys(s.decision.rule for s in cell.steps))
-        if used:
-            echo("  rules:")
-            for rule in used:
-                for line in wrapped(citation(pred, rule), width, f"    [{rule}] ", "      "):
-                    echo(line)
-        if cell.error:
-            echo(f"  crashed: {cell.error}")
-        for v in cell.violations:
-            at = f" at step {v.step}" if v.step is not None else ""
-            echo(f"  violates {v.requirement}{at}: {v.detail}")
+        for line in cell_lines(pred, cell, width):
+            echo(line)
         exp = golden.expectation(pred.name, seq.id)
         for line in golden_lines(cell, exp, expected_dir / f"{pred.name}.yaml"):
             echo(line)
         if exp is not None and exp.note:
             for line in wrapped(exp.note, width, "  golden note: ", "    "):
                 echo(line)
+
+
+def sequence_lines(seq: SequenceModel, width: int) -> list[str]:
+    """The sequence: its id and title, kind, dialect and then, its source wrapped to `width`, its
+    requirements and each turn."""
+    lines = [f"{seq.id}: {seq.title}", f"  {seq.kind}, {seq.dialect}, then: {seq.then}",
+             *wrapped(seq.source, width, "  source: ", "    ")]
+    if not seq.require.is_empty():
+        lines.append(f"  require: {describe_requirement(seq.require)}")
+    return lines + [f"  turn {i}: {describe_turn(turn)}" for i, turn in enumerate(seq.turns)]
+
+
+def cell_lines(pred: Predicate, cell: Cell, width: int) -> list[str]:
+    """A predicate's cell: its label, each step with its decision and rule, each rule used cited in
+    full (wrapped to `width`), the crash, and the requirements it breaks."""
+    lines = [f"{pred.name}: {label(cell)}"]
+    for s in cell.steps[:MAX_STEPS_SHOWN]:
+        d = s.decision
+        extra = f" -> {d.reason}, ok={shown_value(d.ok)}" if d.action == "stop" else ""
+        tools = f" run[{','.join(s.tools_run)}]" if s.tools_run else ""
+        tools += f" failed[{','.join(s.tools_failed)}]" if s.tools_failed else ""
+        lines.append(f"  step {s.step} (turn {s.turn}): {d.action}{extra}{tools}  [{d.rule}]")
+    if len(cell.steps) > MAX_STEPS_SHOWN:
+        lines.append(f"  ... {len(cell.steps) - MAX_STEPS_SHOWN} more steps")
+    used = list(dict.fromkeys(s.decision.rule for s in cell.steps))
+    if used:
+        lines.append("  rules:")
+        for rule in used:
+            lines += wrapped(citation(pred, rule), width, f"    [{rule}] ", "      ")
+    if cell.error:
+        lines.append(f"  crashed: {cell.error}")
+    for v in cell.violations:
+        at = f" at step {v.step}" if v.step is not None else ""
+        lines.append(f"  violates {v.requirement}{at}: {v.detail}")
+    return lines
