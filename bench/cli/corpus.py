@@ -19,7 +19,7 @@ from bench.cli._common import (
     quiet_option,
     safety_cap_option,
 )
-from bench.corpus.aggregate import FINDINGS
+from bench.corpus.aggregate import FINDINGS, Partial
 from bench.corpus.output import write_report
 from bench.corpus.run import Job, run_dask, run_local
 from bench.corpus.sources import FORMATS, SHARD_BYTES, SUFFIXES, plan
@@ -64,20 +64,7 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
 
     Predicates: --predicates, else ./predicates, else (none here) the shipped ones.
     """
-    if not given("predicates_dir") and not predicates_dir.is_dir():  # no ./predicates: the shipped ones
-        predicates_dir = shipped_folder("predicates") or predicates_dir
-    if not predicates_dir.is_dir():
-        raise UnusableInput(f"--predicates {predicates_dir}: no such folder")
-    job = Job(str(predicates_dir), not no_entry_points, tuple(only), safety_cap)
-    from bench.corpus.aggregate import load_predicates
-
-    preds = load_predicates(job.folder, job.entry_points, job.only)
-    if only:
-        unknown = sorted(set(only) - {p.name for p in preds})
-        if unknown:
-            raise UnusableInput(f"-p {', '.join(unknown)}: no such predicate")
-    if not preds:
-        raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
+    job = _job(predicates_dir, not no_entry_points, only, safety_cap)
     skipped: list[str] = []
     shards = plan(list(paths), fmt, shard_bytes, skipped, leave_out=out)
     if skipped and not quiet:
@@ -90,18 +77,43 @@ def corpus_cmd(paths: tuple[Path, ...], out: Path, fmt: str, dask: str | None, w
     seconds = time.perf_counter() - t0
     inputs = sorted({s.shown for s in shards})
     written = write_report(out, part, inputs)
-    crashed = sum(v for (p, o, _), v in part.cells.items() if o == "crashed")
     if not quiet:
         click.echo(f"{part.sequences} sequences, {part.turns} turns from {len(inputs)} file(s) in {len(shards)} "
                    f"shard(s), through {len(part.predicates)} predicates in {seconds:.1f} s"
                    f"{' on Dask ' + dask if dask else ''}", err=True)
-        width = max(len(p) for p in part.predicates)
-        click.echo(f"{'predicate':{width}}  " + "  ".join(f[:12].rjust(12) for f in FINDINGS), err=True)
-        for p in part.predicates:
-            click.echo(f"{p:{width}}  " + "  ".join(str(part.findings.get((p, f), 0)).rjust(12) for f in FINDINGS),
-                       err=True)
+        _say_findings(part)
         for path in written:
             click.echo(f"wrote {path}", err=True)
+    crashed = sum(v for (p, o, _), v in part.cells.items() if o == "crashed")
     if crashed:
         click.echo(f"{crashed} crashed cell(s): a predicate raised, exited or hung on them", err=True)
         sys.exit(1)
+
+
+def _job(predicates_dir: Path, entry_points: bool, only: tuple[str, ...], safety_cap: int) -> Job:
+    """What every shard runs: the predicates folder (--predicates, else ./predicates, else the shipped
+    one), checked to hold the predicates asked for (exit 2 with one line when it does not)."""
+    from bench.corpus.aggregate import load_predicates
+
+    if not given("predicates_dir") and not predicates_dir.is_dir():  # no ./predicates: the shipped ones
+        predicates_dir = shipped_folder("predicates") or predicates_dir
+    if not predicates_dir.is_dir():
+        raise UnusableInput(f"--predicates {predicates_dir}: no such folder")
+    job = Job(str(predicates_dir), entry_points, tuple(only), safety_cap)
+    preds = load_predicates(job.folder, job.entry_points, job.only)
+    if only:
+        unknown = sorted(set(only) - {p.name for p in preds})
+        if unknown:
+            raise UnusableInput(f"-p {', '.join(unknown)}: no such predicate")
+    if not preds:
+        raise UnusableInput(f"no predicates: none in {predicates_dir} and none installed")
+    return job
+
+
+def _say_findings(part: Partial) -> None:
+    """A table on stderr: per predicate, how many cells show each finding."""
+    width = max(len(p) for p in part.predicates)
+    click.echo(f"{'predicate':{width}}  " + "  ".join(f[:12].rjust(12) for f in FINDINGS), err=True)
+    for p in part.predicates:
+        click.echo(f"{p:{width}}  " + "  ".join(str(part.findings.get((p, f), 0)).rjust(12) for f in FINDINGS),
+                   err=True)
