@@ -13,7 +13,7 @@ import yaml
 from bench.catalogue.load import SequenceError, display_path, load_yaml
 from bench.cli._common import EXIT_BAD_INPUT, not_empty_path
 from bench.errors import UnusableInput
-from bench.importers import FORMATS, CaptureError, import_capture
+from bench.importers import FORMATS, CaptureError, ImportResult, import_capture
 from bench.importers.sequence import Options, build_sequences, write_all
 
 _KEY = re.compile(r"^[A-Za-z][\w .-]*$")
@@ -97,12 +97,7 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
         click.echo(f"cannot import: {shown}: the result is not a valid sequence: {exc}", err=True)
         sys.exit(EXIT_BAD_INPUT)
     paths = [(target.with_name(f"{seq_id}.yaml"), doc) for seq_id, doc in docs]
-    for what, n in sorted(result.unknown.items()):
-        click.echo(f"unknown: {what} (x{n})", err=True)
-    for skipped in result.skipped:
-        click.echo(f"skipped: {skipped}", err=True)
-    for note in result.notes:
-        click.echo(f"note: {note}", err=True)
+    _say_notes(result)
     if dry_run:
         from bench.importers.sequence import dump
         for path, doc in paths:
@@ -117,3 +112,13 @@ def import_cmd(capture: Path, fmt: Any, out: Path | None, title: str | None, kin
     for (path, doc), run in zip(paths, result.runs(not single_run), strict=True):
         click.echo(f"wrote {path}: {len(run)} turn(s), {doc['dialect']}, finishes "
                    f"{', '.join(str(t.turn.finish_raw) for t in run)}")
+
+
+def _say_notes(result: ImportResult) -> None:
+    """On stderr: the event types no importer knows (with counts), the interactions skipped, the notes."""
+    for what, n in sorted(result.unknown.items()):
+        click.echo(f"unknown: {what} (x{n})", err=True)
+    for skipped in result.skipped:
+        click.echo(f"skipped: {skipped}", err=True)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
