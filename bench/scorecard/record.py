@@ -75,8 +75,8 @@ def violation_words(cells: Sequence[dict[str, Any]], project: Path) -> dict[str,
     requirements (:func:`bench.check.explain.violation_words`, which names the served turn: "reported
     success on a cut-off reply"). Kept in the record, so the scorecard needs no catalogue."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.explain import violation_words as words_of
-    from bench.check.report import cell_from_json
+    from bench.check import cell_from_json
+    from bench.check import violation_words as words_of
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     out: dict[str, list[str]] = {}
     for c in cells:
@@ -91,7 +91,7 @@ def guessed_sequences(cells: Sequence[dict[str, Any]], project: Path) -> list[st
     (:func:`bench.engine.judge.rests_on_a_guess`): read the other way, the calls judged by their
     result's words would give other requirements broken. Kept in the record, as ``words`` is."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.report import cell_from_json
+    from bench.check import cell_from_json
     from bench.engine.judge import rests_on_a_guess
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     return [c["sequence"] for c in cells
@@ -104,7 +104,7 @@ def rejudge_record(record: dict[str, Any], project: Path) -> tuple[dict[str, Any
     requirements broken would differ is kept as recorded and named in the lines returned (its
     sequence or the judge changed since: record it again)."""
     from bench.catalogue.load import load_catalogue
-    from bench.check.report import cell_from_json, violation_json
+    from bench.check import cell_from_json, violation_json
     from bench.engine.judge import judge
     by_id = {s.id: s for s in load_catalogue(project / "sequences").sequences}
     cells: list[dict[str, Any]] = []
