@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.catalogue.files import write_all_or_nothing
-from bench.check.processes import deferred_interrupts
+from bench.check import deferred_interrupts
 from bench.conform.clock import clock_env, estimate
 from bench.conform.report import (
     conformance_markdown,

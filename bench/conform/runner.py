@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from bench.check.processes import end_all_contained, end_contained, start_contained
+from bench.check import end_all_contained, end_contained, start_contained
 from bench.conform.ports import PORTS, Port
 from bench.engine.changes import changes_data, changes_text
 from bench.engine.model import Cell, Decision, Sequence
