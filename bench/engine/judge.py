@@ -7,10 +7,9 @@ does is right. A violation names the requirement and the first step where it sho
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from dataclasses import replace
 
-from bench.engine.model import Cell, Requirement, Sequence, Step, Turn, Violation
+from bench.engine.model import Cell, Sequence, Step, Turn, Violation
 from bench.wires.withhold import as_noted
 
 
@@ -68,52 +67,54 @@ def read_otherwise(cell: Cell) -> Cell | None:
 
 
 def _judged(sequence: Sequence, cell: Cell) -> tuple[Violation, ...]:
-    """The requirements `cell` breaks, as the cell says its calls went: one violation at most per
-    requirement, in the order of :data:`_CHECKS`."""
-    if cell.outcome == "crashed" or sequence.require.is_empty():
+    """The requirements `cell` breaks, as the cell says its calls went: each requirement the sequence
+    sets, checked for its first violation, in the order of :class:`~bench.engine.model.Requirement`'s fields."""
+    req = sequence.require
+    if cell.outcome == "crashed" or req.is_empty():
         return ()
-    found = (check(sequence.require, sequence, cell) for check in _CHECKS)
-    return tuple(v for v in found if v is not None)
+    found = (_broken_ok(req.ok, cell) if req.ok is not None else None,
+             _broken_stops_within(req.stops_within, cell) if req.stops_within is not None else None,
+             _broken_no_dropped_calls(sequence, cell) if req.no_dropped_calls else None,
+             _broken_no_truncated_runs(sequence, cell) if req.no_truncated_runs else None,
+             _broken_answer_after_tools(sequence, cell) if req.answer_after_tools else None,
+             _broken_no_malformed_runs(sequence, cell) if req.no_malformed_runs else None,
+             _broken_answer_on(req.answer_on, cell) if req.answer_on is not None else None,
+             _broken_progress(req.progress, sequence, cell) if req.progress is not None else None)
+    return tuple(filter(None, found))  # a Violation is never false
 
 
 def _last_step(cell: Cell) -> int | None:
     return cell.steps[-1].step if cell.steps else None
 
 
-def _broken_ok(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_ok(ok: bool, cell: Cell) -> Violation | None:
     """``ok``: true needs a stop with success; false forbids one."""
-    success = cell.outcome == "stopped" and cell.ok is True
-    if req.ok is True and not success:
+    succeeded = cell.outcome == "stopped" and cell.ok is True
+    if ok and not succeeded:
         return Violation("ok: true", _last_step(cell), f"the loop ended {_ending(cell)}, not with success")
-    if req.ok is False and success:
+    if not ok and succeeded:
         return Violation("ok: false", _last_step(cell),
                          f"the loop reported success ({cell.reason}) on a turn that is not an answer")
     return None
 
 
-def _broken_stops_within(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_stops_within(stops_within: int, cell: Cell) -> Violation | None:
     """``stops_within``: a stop, at that step or before."""
-    if req.stops_within is None:
-        return None
     if cell.outcome != "stopped":
-        return Violation(f"stops_within: {req.stops_within}", _last_step(cell),
-                         f"the loop never stopped ({_ending(cell)})")
-    if cell.n_steps > req.stops_within:
-        return Violation(f"stops_within: {req.stops_within}", cell.n_steps,
-                         f"the loop stopped only at step {cell.n_steps}")
+        return Violation(f"stops_within: {stops_within}", _last_step(cell), f"the loop never stopped ({_ending(cell)})")
+    if cell.n_steps > stops_within:
+        return Violation(f"stops_within: {stops_within}", cell.n_steps, f"the loop stopped only at step {cell.n_steps}")
     return None
 
 
-def _broken_no_dropped_calls(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_no_dropped_calls(sequence: Sequence, cell: Cell) -> Violation | None:
     """``no_dropped_calls``: :func:`first_dropped_calls`."""
-    dropped = first_dropped_calls(sequence, cell) if req.no_dropped_calls else None
+    dropped = first_dropped_calls(sequence, cell)
     return None if dropped is None else Violation("no_dropped_calls", dropped[0], dropped[1])
 
 
-def _broken_no_truncated_runs(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_no_truncated_runs(sequence: Sequence, cell: Cell) -> Violation | None:
     """``no_truncated_runs``: the first step that ran calls of a ``length`` turn."""
-    if not req.no_truncated_runs:
-        return None
     for s in cell.steps:
         if served_turn(sequence, s).finish == "length" and s.tools_run:
             return Violation("no_truncated_runs", s.step,
@@ -121,9 +122,9 @@ def _broken_no_truncated_runs(req: Requirement, sequence: Sequence, cell: Cell) 
     return None
 
 
-def _broken_answer_after_tools(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_answer_after_tools(sequence: Sequence, cell: Cell) -> Violation | None:
     """``answer_after_tools``: success reported on a turn that carries calls."""
-    if not (req.answer_after_tools and cell.outcome == "stopped" and cell.ok and cell.steps):
+    if not (cell.outcome == "stopped" and cell.ok and cell.steps):
         return None
     final = cell.steps[-1]
     if not served_turn(sequence, final).tool_calls:
@@ -132,10 +133,8 @@ def _broken_answer_after_tools(req: Requirement, sequence: Sequence, cell: Cell)
                      "tool calls whose results the model never saw")
 
 
-def _broken_no_malformed_runs(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_no_malformed_runs(sequence: Sequence, cell: Cell) -> Violation | None:
     """``no_malformed_runs``: the first step that ran calls whose arguments are not JSON."""
-    if not req.no_malformed_runs:
-        return None
     for s in cell.steps:
         calls = served_turn(sequence, s).tool_calls
         bad = [calls[i].name for i in _run_indices(s, len(calls)) if not _is_json(calls[i].arguments)]
@@ -145,28 +144,22 @@ def _broken_no_malformed_runs(req: Requirement, sequence: Sequence, cell: Cell) 
     return None
 
 
-def _broken_answer_on(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_answer_on(answer_on: tuple[int, ...], cell: Cell) -> Violation | None:
     """``answer_on``: success reported on a turn not listed."""
-    if req.answer_on is None or not (cell.outcome == "stopped" and cell.ok and cell.steps):
+    if not (cell.outcome == "stopped" and cell.ok and cell.steps):
         return None
     final = cell.steps[-1]
-    if final.turn in req.answer_on:
+    if final.turn in answer_on:
         return None
-    allowed = ", ".join(str(i) for i in req.answer_on) or "none"
-    return Violation(f"answer_on: {list(req.answer_on)}", final.step,
+    allowed = ", ".join(str(i) for i in answer_on) or "none"
+    return Violation(f"answer_on: {list(answer_on)}", final.step,
                      f"reported success on turn {final.turn}, which is not an answer (answers: turn {allowed})")
 
 
-def _broken_progress(req: Requirement, sequence: Sequence, cell: Cell) -> Violation | None:
+def _broken_progress(rounds: int, sequence: Sequence, cell: Cell) -> Violation | None:
     """``progress``: :func:`first_plain_repeat`."""
-    stuck = first_plain_repeat(sequence, cell, req.progress) if req.progress is not None else None
-    return None if stuck is None else Violation(f"progress: {req.progress}", stuck[0], stuck[1])
-
-
-_CHECKS: tuple[Callable[[Requirement, Sequence, Cell], Violation | None], ...] = (
-    _broken_ok, _broken_stops_within, _broken_no_dropped_calls, _broken_no_truncated_runs,
-    _broken_answer_after_tools, _broken_no_malformed_runs, _broken_answer_on, _broken_progress)
-"""One check per requirement field, each finding its first violation: the order violations are listed in."""
+    stuck = first_plain_repeat(sequence, cell, rounds)
+    return None if stuck is None else Violation(f"progress: {rounds}", stuck[0], stuck[1])
 
 
 def round_signature(turn: Turn) -> tuple[tuple[str, str, str | None], ...]:
