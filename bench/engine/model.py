@@ -185,7 +185,11 @@ class Requirement:
     progress: int | None = None
 
     def is_empty(self) -> bool:
-        return self == Requirement()
+        return self == _NO_REQUIREMENT
+
+
+_NO_REQUIREMENT = Requirement()
+"""What :meth:`Requirement.is_empty` compares with, made once: the judge asks on every cell."""
 
 
 @dataclass(frozen=True, slots=True)
