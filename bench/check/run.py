@@ -69,6 +69,7 @@ class CheckResult:
 
     @property
     def names(self) -> list[str]:
+        """The loops' names, in the order of the options."""
         return [loop.name for loop in self.options.loops]
 
     def runs(self, name: str) -> tuple[LiveRun, ...]:
@@ -82,6 +83,7 @@ class CheckResult:
 
     @property
     def total(self) -> int:
+        """How many times a program ran (:func:`planned_runs`)."""
         return planned_runs(self.options, self.chosen)
 
 
