@@ -197,3 +197,35 @@ def test_the_private_import_finder_sees_a_private_module_and_a_private_name(tmp_
     (pkg / "b" / "name.py").write_text("from ..a.own import _y\n")
     assert private_imports(_modules(pkg)) == ["bench.b.name: bench.a.own._y", "bench.b.user: bench.a._x",
                                               "bench.b.user: bench.a._x.y"]
+
+
+LONGEST = 80
+"""No function of the package is longer (lines from its ``def`` to its last line, decorators aside)."""
+LONG, MOST_LONG = 50, 8
+"""At most MOST_LONG functions are longer than LONG lines: one job each, a name that says it."""
+
+
+def long_functions(root: Path, over: int) -> list[tuple[int, str]]:
+    """(lines, "file:line name") of every function under `root` longer than `over` lines, longest first."""
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                if length > over:
+                    found.append((length, f"{path.relative_to(root.parent)}:{node.lineno} {node.name}"))
+    return sorted(found, reverse=True)
+
+
+def test_no_function_of_the_package_is_over_80_lines_and_at_most_8_are_over_50() -> None:
+    assert long_functions(ROOT / "bench", LONGEST) == []
+    long = long_functions(ROOT / "bench", LONG)
+    assert len(long) <= MOST_LONG, "\n".join(f"{n} {where}" for n, where in long)
+
+
+def test_the_length_finder_counts_a_function_from_its_def_to_its_last_line(tmp_path: Path) -> None:
+    pkg = tmp_path / "bench"
+    pkg.mkdir()
+    body = "\n".join(f"    x{i} = {i}" for i in range(60))
+    (pkg / "m.py").write_text(f"def short():\n    pass\n\n\nasync def long():\n{body}\n", encoding="utf-8")
+    assert long_functions(pkg, LONG) == [(61, "bench/m.py:5 long")]
