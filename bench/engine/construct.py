@@ -3,8 +3,8 @@
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__``, by name; the
 constructor made here sets each slot through its descriptor instead, which halves the cost. The
 replay makes one :class:`~bench.engine.model.Step` per decision with it: plain ``Step(...)``
-costs about 6 % of replay throughput (``python -m devtools.perf --only replay``). The corpus
-reader makes its sequences with it too.
+costs about 6 % of replay throughput (``python -m devtools.perf --only replay``), and its
+:class:`~bench.engine.model.Cell` once per replay. The corpus reader makes its sequences with it too.
 """
 
 from __future__ import annotations

@@ -69,83 +69,23 @@ def following(sequence: Sequence, index: int, action: Action) -> int | None:
 
 _new_step = fast_constructor(Step)
 """``Step(...)``, made once per decision (see :mod:`bench.engine.construct`)."""
+_new_cell = fast_constructor(Cell)
+"""``Cell(...)``, made once per replay."""
 
 
 def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
     """Replay `sequence` through `pred` until the loop stops, the script ends or the safety cap is
-    reached; the cell, not yet judged."""
-    turns = sequence.turns
-    rules = pred.rules or None
-    reasons = pred.reason_set
+    reached; the cell, not yet judged. What the steps add up to is kept here, so that a time limit
+    that strikes between two decisions keeps it too."""
     state = State(dialect=sequence.dialect, max_tokens=sequence.max_tokens)
     steps: list[Step] = []
     tools_run: list[str] = []
     tools_failed: list[str] = []
-    tokens = 0
-    index = 0  # the turn that answers the next request
-    decision: Decision | None = None
-    outcome: Outcome = "running"
-    error: str | None = None
-
+    tokens = [0]  # the input and output tokens of the turns decided on (Turn.usage), added up by the loop
     outer_steps, WATCH.steps = WATCH.steps, steps  # the time limit's watchdog sees this list grow
     GUARD.enter()  # print to stderr, no os._exit/fork/kill of the bench (bench.engine.contain)
     try:
-        while True:
-            step = len(steps) + 1
-            if step > safety_cap:
-                outcome = "capped"
-                break
-            if decision is not None:
-                nxt = following(sequence, index, decision.action)
-                if nxt is None:
-                    break
-                index = nxt
-            elif not turns:
-                break
-            turn = turns[index]
-            calls = turn.tool_calls
-            state.step = step
-            try:
-                decision = pred.decide(turn, state)
-                run, failed = check_decision(decision, len(calls), rules, reasons)
-            except KeyboardInterrupt:
-                if user_interrupted():
-                    raise
-                outcome, error = "crashed", f"step {step}: raised KeyboardInterrupt"
-                break
-            except BaseException as exc:  # a predicate's bug, even sys.exit(), ends its cell, not the bench
-                outcome, error = "crashed", _crash_error(exc, step)
-                break
-            if step == pred.max_steps and decision.action != "stop":
-                cap = pred.cap  # the loop's own cap: this step's tools still run, then the cap's stop
-                decision = Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok,
-                                    run=decision.run, failed=decision.failed)
-            run_names = tuple([calls[i].name for i in run]) if run else ()
-            failed_names = tuple([calls[i].name for i in failed]) if failed else ()
-            if step > SHARE_AFTER and steps:  # a long cell: a step like the previous one shares its records
-                prev = steps[-1]
-                if decision == prev.decision:
-                    decision = prev.decision
-                if run_names == prev.tools_run:
-                    run_names = prev.tools_run
-                if failed_names == prev.tools_failed:
-                    failed_names = prev.tools_failed
-            steps.append(_new_step(step, index, decision, run_names, failed_names))
-            tools_run += run_names
-            tools_failed += failed_names
-            state.tools_run += len(run_names)
-            state.tools_failed += len(failed_names)
-            if turn.usage is not None:
-                tokens += turn.usage.input_tokens + turn.usage.output_tokens
-            if decision.action == "remind":
-                state.reminders += 1
-            elif decision.action == "resend":
-                state.resends += 1
-            state.turns.append(turn)
-            state.decisions.append(decision)
-            if decision.action == "stop":
-                outcome = "stopped"
-                break
+        outcome, error = _decide_until_end(sequence, pred, safety_cap, state, steps, tools_run, tools_failed, tokens)
     except DecisionTimeout as exc:  # between two decisions: still the predicate's step that hung
         outcome, error = "crashed", str(exc)
     finally:
@@ -153,9 +93,8 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
         problem = GUARD.leave()
     if problem is not None and outcome != "crashed":  # it caught the Escape, or chdir'd, or took SIGALRM
         outcome, error = "crashed", f"step {state.step}: {problem}"
-
-    final = decision if outcome == "stopped" else None
-    return Cell(
+    final = steps[-1].decision if outcome == "stopped" else None
+    return _new_cell(
         sequence=sequence.id,
         predicate=pred.name,
         outcome=outcome,
@@ -166,14 +105,83 @@ def _run(sequence: Sequence, pred: Predicate, safety_cap: int) -> Cell:
         tools_failed=tuple(tools_failed),
         reminders=state.reminders,
         resends=state.resends,
-        tokens=tokens,
+        tokens=tokens[0],
         error=error,
     )
+
+
+def _decide_until_end(sequence: Sequence, pred: Predicate, safety_cap: int, state: State, steps: list[Step],
+                      tools_run: list[str], tools_failed: list[str], tokens: list[int]) -> tuple[Outcome, str | None]:
+    """Ask `pred` to decide on each turn that answers a request, adding each step to `steps` and what it
+    adds up to (to `state`, and to the lists after it) until the loop stops, the script ends, the safety
+    cap is reached or the predicate crashes; the outcome, and the crash's one-line error."""
+    turns, rules, reasons, max_steps = sequence.turns, pred.rules or None, pred.reason_set, pred.max_steps
+    index = step = 0  # index: the turn that answers the next request
+    action: Action | None = None  # the previous decision's
+    while action != "stop":
+        step += 1
+        if step > safety_cap:
+            return "capped", None
+        if action is not None:
+            nxt = following(sequence, index, action)
+            if nxt is None:
+                return "running", None
+            index = nxt
+        elif not turns:
+            return "running", None
+        turn = turns[index]
+        calls = turn.tool_calls
+        state.step = step
+        try:
+            decision = pred.decide(turn, state)
+            run, failed = check_decision(decision, len(calls), rules, reasons)
+        except BaseException as exc:  # a predicate's bug, even sys.exit(), ends its cell, not the bench
+            if isinstance(exc, KeyboardInterrupt) and user_interrupted():
+                raise
+            return "crashed", _crash_error(exc, step)
+        action = decision.action
+        if step == max_steps and action != "stop":
+            decision, action = _capped(pred, decision), "stop"
+        run_names = tuple([calls[i].name for i in run]) if run else ()
+        failed_names = tuple([calls[i].name for i in failed]) if failed else ()
+        if step > SHARE_AFTER:
+            decision, run_names, failed_names = _shared(steps[-1], decision, run_names, failed_names)
+        steps.append(_new_step(step, index, decision, run_names, failed_names))
+        tools_run += run_names
+        tools_failed += failed_names
+        state.tools_run += len(run_names)
+        state.tools_failed += len(failed_names)
+        if turn.usage is not None:
+            tokens[0] += turn.usage.input_tokens + turn.usage.output_tokens
+        if action == "remind":
+            state.reminders += 1
+        elif action == "resend":
+            state.resends += 1
+        state.turns.append(turn)
+        state.decisions.append(decision)
+    return "stopped", None
+
+
+def _capped(pred: Predicate, decision: Decision) -> Decision:
+    """The loop's own cap in place of a decision that goes on at its last step: the cap's stop, with
+    the tools of the step still run (and failed) as decided."""
+    cap = pred.cap
+    return Decision("stop", cap.rule, reason=cap.reason, ok=cap.ok, run=decision.run, failed=decision.failed)
+
+
+def _shared(prev: Step, decision: Decision, run_names: tuple[str, ...],
+            failed_names: tuple[str, ...]) -> tuple[Decision, tuple[str, ...], tuple[str, ...]]:
+    """A long cell's step records (see :data:`SHARE_AFTER`): the previous step's objects where equal."""
+    return (prev.decision if decision == prev.decision else decision,
+            prev.tools_run if run_names == prev.tools_run else run_names,
+            prev.tools_failed if failed_names == prev.tools_failed else failed_names)
 
 
 def _crash_error(exc: BaseException, step: int) -> str:
     """The cell's one-line error for what a decide call raised, or for the decision the validator
     refused."""
+    if isinstance(exc, KeyboardInterrupt):  # the predicate's own, not the user's Ctrl-C
+        return f"step {step}: raised KeyboardInterrupt"
     if isinstance(exc, DecisionTimeout):
         return str(exc)
     if isinstance(exc, (InvalidDecision, Escape)):
