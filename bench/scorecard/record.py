@@ -127,6 +127,15 @@ def rejudge_record(record: dict[str, Any], project: Path) -> tuple[dict[str, Any
     return out, kept
 
 
+def steady(cell: dict[str, Any]) -> dict[str, Any]:
+    """`cell` with a capped run's ``requests`` as its steps kept plus one (the request past the cap):
+    how many more arrive before the program is stopped is the machine's timing, not the framework's."""
+    steps, requests = cell.get("steps"), cell.get("requests")
+    if cell.get("outcome") == "capped" and isinstance(steps, int) and isinstance(requests, int):
+        return {**cell, "requests": min(requests, steps + 1)}
+    return cell
+
+
 def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framework_dir: Path,
                 catalogue: dict[str, Any], project: Path, python: str = sys.executable) -> dict[str, Any]:
     """The framework record from the check's live record `live`, the check line `argv` that made it
@@ -138,7 +147,8 @@ def make_record(live: dict[str, Any], fw: Framework, argv: Sequence[str], framew
     shown = [*options, "--no-report", *shown[cut:]]  # no -j: how many ran at a time is the machine's, not the record's
     folder = Path(os.path.relpath(fw.folder.resolve(), project.resolve())).as_posix()
     make = f"make scorecard FRAMEWORK={fw.name} RELEASE={fw.version}" if fw.beside else f"make scorecard-{fw.name}"
-    return {**live, "command": portable(live["command"], fw, framework_dir, python),
+    return {**live, "cells": [steady(c) for c in live["cells"]],
+            "command": portable(live["command"], fw, framework_dir, python),
             "version": RECORD_VERSION, "framework": fw.metadata(), "catalogue": catalogue,
             "words": violation_words(live["cells"], project), "guessed": guessed_sequences(live["cells"], project),
             "reproduce": {"make": make, "check": f"cd {shlex.quote(folder)} && {shell_line(shown)}"}}
