@@ -27,7 +27,6 @@ from bench.check import (
     write_check_junit,
     write_records,
 )
-from bench.check.fuzz import fuzz_program, save_finding
 from bench.check.limits import MAX_TRIALS, loop_name_problem, refuse_unwritable
 from bench.check.processes import Terminated, sigterm_as_interrupt
 from bench.check.report import ProgressLine, column
@@ -183,9 +182,11 @@ def check_cmd(command: tuple[str, ...], ids: tuple[str, ...], tags: tuple[str, .
     """
     loops = _loops(command, name, named)
     refuse_unrunnable(loops, Path.cwd(), preload=preload, fuzzing=fuzz_n is not None)
-    options = CheckOptions(loops, ids, tags, dialects, bench_tools, timeout, jobs, safety_cap, ok_marker, error_marker,
-                           virtual_clock, preload, fault_recipe(faults_spec, seed), trials, Path.cwd(),
-                           None if no_report else reports_dir, fresh, junit_path)
+    options = CheckOptions(loops, ids, tags, dialects, bench_tools=bench_tools, timeout=timeout, jobs=jobs,
+                           safety_cap=safety_cap, ok_marker=ok_marker, error_marker=error_marker,
+                           virtual_clock=virtual_clock, preload=preload, faults=fault_recipe(faults_spec, seed),
+                           trials=trials, cwd=Path.cwd(), reports=None if no_report else reports_dir, fresh=fresh,
+                           junit=junit_path)
     if fuzz_n is not None:
         sys.exit(_fuzz(options, fuzz_n, seed or 0, shrink_time, save_dir or sequences_dir / "found"))
     refuse_unwritable(options.outputs())
@@ -273,6 +274,8 @@ def _fuzz(options: CheckOptions, n: int, seed: int, shrink_time: float, save_dir
 def fuzz_live(options: CheckOptions, n: int, *, seed: int, shrink_time: float, save_dir: Path) -> int:
     """``--fuzz N``: generated sequences against the program (:func:`bench.check.fuzz.fuzz_program`),
     a failure shrunk and saved in `save_dir`; what it found said, and the exit status."""
+    from bench.check.fuzz import fuzz_program, save_finding  # here: hypothesis is for --fuzz alone
+
     loop = options.loops[0]
     started = time.monotonic()
     try:
