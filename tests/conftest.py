@@ -68,21 +68,51 @@ def frozen_heap() -> Iterator[None]:
 SLOW: dict[str, str] = {
     "tests/corpus/test_corpus_command.py::test_a_local_dask_cluster_of_two_workers_gives_the_local_report_bit_for_bit":
         "starts a local dask cluster",
-    "tests/test_mutation.py": "the mutation sweep of the curated mutants, a replay of the catalogue per mutant",
+    "tests/test_mutation.py": "its set-up makes every mutant of every port (20 s of CPU) for each test to pick from",
     "tests/check/test_pytest_plugin.py::test_the_example_test_of_a_loop_on_the_openai_client_passes":
         "runs pytest in a subprocess on a loop over the catalogue",
     "tests/check/test_live_fuzz.py::test_the_in_process_helper_finds_the_naive_loop_and_passes_the_reference_loop":
         "fuzzes two live loops",
-    "tests/scorecard/test_scorecard_record.py": "records a fake framework with stopbench check",
+    "tests/scorecard/test_scorecard_record.py::test_record_of_the_fake_framework":
+        "records a fake framework with stopbench check",
+    "tests/scorecard/test_scorecard_record.py::test_verify_reruns_the_sample_and_names_a_moved_cell":
+        "records a fake framework, then re-runs its sample",
+    "tests/scorecard/test_scorecard_record.py::test_update_rerecords_the_sequences_given_and_keeps_the_other_cells":
+        "records a fake framework, then records it again",
+    "tests/scorecard/test_scorecard_footing.py::test_changed_runs_only_the_new_and_edited_sequences_and_gives_a_whole_records_bytes":
+        "records a fake framework, then its changed sequences",
+    "tests/scorecard/test_scorecard_footing.py::test_changed_says_which_verdicts_moved":
+        "records a fake framework, then its changed sequences",
     "tests/check/test_check_surfaces.py": "runs stopbench check on each surface's official client, two sequences each",
     "tests/unit/test_yaml_read.py::test_every_shipped_yaml_file_reads_as_pyyaml_safe_load_reads_it":
         "reads every shipped YAML file twice, with both readers",
     "tests/conform/test_parallel_runs.py": "drives loops in subprocesses, a timed-out run waiting for its timeout",
     "tests/conform/test_interpreter_drivers.py::test_a_loop_without_a_cap_ends_capped_like_its_port_at_the_safety_cap":
         "a driven loop making 200 requests",
-    "tests/conform/test_virtual_clock.py": "loops sleeping on the real clock, to compare with the virtual one",
+    "tests/conform/test_virtual_clock.py::test_a_budgeted_back_off_makes_the_same_requests_on_the_virtual_clock":
+        "loops sleeping on the real clock, to compare with the virtual one",
+    "tests/conform/test_virtual_clock.py::test_a_sleep_longer_than_the_timeout_ends_in_time_on_the_virtual_clock":
+        "loops sleeping on the real clock, to compare with the virtual one",
     "tests/conform/test_timings.py::test_runs_start_longest_first_by_the_last_timings": "drives loops in subprocesses",
-    "tests/conform/test_reuse.py": "drives loops in subprocesses, a full drive then CI runs",
+    "tests/conform/test_ci_drivers.py::test_every_driven_loop_is_installed_from_its_one_pin":
+        "make -n of every driven loop's install",
+    "tests/conform/test_report.py::test_the_report_is_the_same_text_for_the_same_records":
+        "drives a loop in subprocesses twice",
+    "tests/record/test_record_cli.py::test_diff_compares_every_request_of_a_run_past_the_servers_body_budget":
+        "records and diffs a run past the server's body budget",
+    "tests/record/test_record_cli.py::test_record_stopped_right_after_the_last_answer_of_a_large_conversation_keeps_every_exchange":
+        "records a large conversation through the proxy",
+    "tests/docs/test_build.py::test_the_site_builds_strict_with_every_generated_page": "mkdocs builds the whole site",
+    "tests/conform/test_reuse.py::test_a_full_drive_keys_every_row_and_marks_none_reused":
+        "drives loops in subprocesses, a full drive then CI runs",
+    "tests/conform/test_reuse.py::test_an_unchanged_tree_drives_only_the_rotating_sample_and_reuses_the_rest":
+        "drives loops in subprocesses, a full drive then CI runs",
+    "tests/conform/test_reuse.py::test_a_changed_port_file_drives_its_loop_s_pairs_only":
+        "drives loops in subprocesses, a full drive then CI runs",
+    "tests/conform/test_reuse.py::test_a_row_without_a_key_is_driven_again":
+        "drives loops in subprocesses, a full drive then CI runs",
+    "tests/conform/test_reuse.py::test_a_changed_sequence_file_drives_its_pairs_only":
+        "drives loops in subprocesses, a full drive then CI runs",
     "tests/serve/test_journal.py::test_memory_after_100000_requests_is_within_a_tenth_of_memory_after_1000":
         "serves 100,000 requests (the ASGI app without sockets, about 30 s)",
     "tests/serve/test_perf_serve.py::test_the_server_section_runs_without_aimock_and_reports_both_targets":
@@ -93,9 +123,11 @@ SLOW: dict[str, str] = {
         "runs a tutorial's commands in the installed wheel's fresh environment (made once per session, "
         "tests/installed.py)",
 }
-"""Tests of ten seconds or more (measured with --durations on two loaded cores), each with why: marked
-`slow`, so ``pytest -m "not slow"`` is a quick pass while working; `make test` and CI run everything.
-A key is a test file or a test's node id (parameters left out); one that names nothing is warned about."""
+"""Tests of ten seconds or more on two loaded cores, or of five seconds of CPU or more with the processes they
+wait for (the measurement in docs/reference/development.md), each with why: marked `slow`, so
+``pytest -m "not slow"`` is a quick pass while working; `make test` and CI run everything. A key is a test file
+(when every test of it is slow) or a test's node id (parameters left out); one that names nothing is warned
+about."""
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
