@@ -22,7 +22,9 @@ Over 8 connections two references beside the floor say what work added to a requ
 The client is one process of its own (asyncio over raw sockets, uvloop where it imports: the
 cheapest client this language has, the same for every target), keeping `conns` connections busy for
 `seconds` per round; rounds interleave the targets and the median round's rate is shown, with p50
-and p99 of every round's latencies. Rates are only comparable within one run: the machine is shared.
+and p99 of every round's latencies and the server's CPU per request over every round (its CPU is read
+in clock ticks, so a sum over the rounds rather than a median of short rounds). Rates are only
+comparable within one run: the machine is shared.
 """
 
 from __future__ import annotations
@@ -430,7 +432,7 @@ def _ms(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] * 1000
 
 
-def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None) -> list[dict[str, Any]]:
+def server_section(seconds: float = 0.5, rounds: int = 3, aimock: str | None = None) -> list[dict[str, Any]]:
     """Print (and return) the server table: one row per (case, connections), the targets side by side."""
     from bench.serve.server import fast_stack
 
@@ -446,7 +448,7 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
     header = f"{'case':8} {'conns':>5} " + " ".join(f"{t + ' req/s':>15} {'p50 ms':>7} {'p99 ms':>7} {'cpu us':>7}"
                                                      for t in targets)
     print(header + f" {'vs floor':>8} {'cpu vs':>8}" + (f" {'vs aimock':>9} {'cpu vs':>9}" if cli else ""))
-    print("  (cpu us: the server process's CPU per request, median round; cpu vs: the other's CPU per request over "
+    print("  (cpu us: the server process's CPU per request over every round; cpu vs: the other's CPU per request over "
           "stopbench's, its capacity ratio, steadier than wall-clock rates on a shared machine)")
     loop = _client_loop()
     try:
@@ -458,23 +460,25 @@ def server_section(seconds: float = 1.0, rounds: int = 3, aimock: str | None = N
                     measured = [*targets, *(REFERENCES if conns == max(CONNS) else ())]
                     rates: dict[str, list[float]] = {t: [] for t in measured}
                     lats: dict[str, list[float]] = {t: [] for t in measured}
-                    cpu: dict[str, list[float]] = {t: [] for t in measured}
-                    system: dict[str, list[float]] = {t: [] for t in measured}
+                    # CPU seconds (all, in the system) and requests, summed over the rounds: the process's CPU
+                    # is read in clock ticks (10 ms), so the sum keeps the per-request figure to a tick in all
+                    cpu: dict[str, list[float]] = {t: [0.0, 0.0, 0] for t in measured}
                     for _ in range(rounds):
                         for t in measured:
                             user0, sys0 = cpu_seconds(servers[t].proc.pid)
                             n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
                             user1, sys1 = cpu_seconds(servers[t].proc.pid)
-                            cpu[t].append((user1 + sys1 - user0 - sys0) / max(n + conns, 1))
-                            system[t].append((sys1 - sys0) / max(n + conns, 1))
+                            cpu[t][0] += user1 + sys1 - user0 - sys0
+                            cpu[t][1] += sys1 - sys0
+                            cpu[t][2] += max(n + conns, 1)
                             _check(kind, t, body)
                             rates[t].append(n / seconds)
                             lats[t] += lat
                     row: dict[str, Any] = {"case": kind, "conns": conns}
                     for t in measured:
                         row[t] = {"rate": statistics.median(rates[t]), "p50_ms": _ms(lats[t], 50),
-                                  "p99_ms": _ms(lats[t], 99), "cpu_us": statistics.median(cpu[t]) * 1e6,
-                                  "sys_us": statistics.median(system[t]) * 1e6}
+                                  "p99_ms": _ms(lats[t], 99), "cpu_us": cpu[t][0] / cpu[t][2] * 1e6,
+                                  "sys_us": cpu[t][1] / cpu[t][2] * 1e6}
                     cells = [f"{row[t]['rate']:>15,.0f} {row[t]['p50_ms']:>7.2f} {row[t]['p99_ms']:>7.2f} "
                              f"{row[t]['cpu_us']:>7.0f}" for t in targets]
                     row["vs_floor"] = row["stopbench"]["rate"] / row["floor"]["rate"]
@@ -545,7 +549,7 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
            f"One run on {os.cpu_count()} cores, load average {load:.1f} at the end; server stack: {stack}. Rates are "
            "the median of the interleaved rounds in requests per second, latencies in milliseconds over every round;",
            "compare the ratios, taken in one run, rather than rates across runs. CPU µs is the server process's CPU",
-           "time per request (median round), and the CPU ratio the other server's CPU per request over stopbench's:",
+           "time per request over every round, and the CPU ratio the other server's CPU per request over stopbench's:",
            "what each could answer on a core of its own, steadier than the wall-clock rates on a shared machine.",
            "The floor is the same uvicorn configuration and response writer behind a bare ASGI callable that reads",
            "the body and answers pre-rendered bytes (the replay server's model calls skip Starlette's router too).", "",
@@ -595,7 +599,7 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
     return "\n".join(out)
 
 
-def report(seconds: float = 1.0, rounds: int = 3, aimock: str | None = None, out: Path | None = None) -> None:
+def report(seconds: float = 0.5, rounds: int = 3, aimock: str | None = None, out: Path | None = None) -> None:
     """The server section, printed, and written as Markdown to `out` when given."""
     from bench.serve.server import fast_stack
 
@@ -617,7 +621,7 @@ if __name__ == "__main__":
         import argparse
 
         parser = argparse.ArgumentParser(prog="python -m devtools.perf_serve", description=__doc__.splitlines()[0])
-        parser.add_argument("--seconds", type=float, default=1.0)
+        parser.add_argument("--seconds", type=float, default=0.5)
         parser.add_argument("--rounds", type=int, default=3)
         parser.add_argument("--aimock", help="a folder where npm install @copilotkit/aimock ran")
         parser.add_argument("--report", type=Path, help="also write the section as Markdown here")
