@@ -10,7 +10,7 @@ Sections (each prints its own wall time; ``--only`` picks some):
   the median over predicates (goal: at most 1.5), and with the requirement judging of ``stopbench run``;
 * ``decode``: the corpus reader (:func:`bench.corpus.decode.iter_json_lines`, into the bench's
   Sequence objects) against a typed msgspec decode of the same bytes into structs, in the same
-  blocks (goal: at least 0.5 of its speed), on a generated corpus of a million turns;
+  blocks (goal: at least 0.5 of its speed), on a generated corpus of half a million turns;
 * ``memory``: peak traced memory of ``stopbench corpus``'s streaming (decode, decide, count) for N
   and 8N sequences (goal: the same);
 * ``dask``: the same CPU-bound corpus through 1 and 2 Dask workers of a local cluster (goal: at
@@ -205,7 +205,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m devtools.perf", description=__doc__.splitlines()[0])
     parser.add_argument("--sequences", type=int, default=300, help="generated sequences to replay (default 300)")
     parser.add_argument("--max-turns", type=int, default=300, help="turns per sequence at most (default 300)")
-    parser.add_argument("--rounds", type=int, default=3, help="timing rounds per predicate; the least is shown")
+    parser.add_argument("--rounds", type=int, default=2, help="timing rounds per predicate; the least is shown")
     parser.add_argument("--predicates", type=Path, default=Path("predicates"))
     parser.add_argument("--load-turns", type=int, default=25_000,
                         help="turns of the generated sequence file whose loading is measured (default 25000; "
@@ -215,8 +215,8 @@ def main(argv: list[str] | None = None) -> None:
                              "is perf_import's own default)")
     parser.add_argument("--import-chat-mb", type=int, default=50,
                         help="MB of generated Chat Completions chunks imported (default 50)")
-    parser.add_argument("--corpus-turns", type=int, default=1_000_000,
-                        help="turns of the generated corpus the decode speed is measured on (default 1000000)")
+    parser.add_argument("--corpus-turns", type=int, default=500_000,
+                        help="turns of the generated corpus the decode speed is measured on (default 500000)")
     parser.add_argument("--dask-turns", type=int, default=24_000,
                         help="turns of the corpus run on 1 and 2 Dask workers (default 24000)")
     parser.add_argument("--serve-seconds", type=float, default=0.5,
