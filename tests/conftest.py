@@ -83,7 +83,8 @@ SLOW: dict[str, str] = {
         "records a fake framework, then its changed sequences",
     "tests/scorecard/test_scorecard_footing.py::test_changed_says_which_verdicts_moved":
         "records a fake framework, then its changed sequences",
-    "tests/check/test_check_surfaces.py": "runs stopbench check on each surface's official client, two sequences each",
+    "tests/check/test_check_surfaces.py::test_claude_on_a_gateway_is_judged_as_on_messages_a_call_run_from_a_cut_reply_breaks":
+        "runs stopbench check on a gateway's official Claude client, two sequences",
     "tests/unit/test_yaml_read.py::test_every_shipped_yaml_file_reads_as_pyyaml_safe_load_reads_it":
         "reads every shipped YAML file twice, with both readers",
     "tests/conform/test_parallel_runs.py": "drives loops in subprocesses, a timed-out run waiting for its timeout",
