@@ -67,7 +67,11 @@ def _install() -> Installed | str:
     found = json.loads(made.read_text(encoding="utf-8"))
     if "failed" in found:
         return str(found["failed"])
-    return Installed(Path(found["venv"]), Path(found["wheel"]), found["env"])
+    # the environment is installed without bytecode (pip --no-compile); with PYTHONDONTWRITEBYTECODE set, as on
+    # this project's machines, every command run in it would compile every module it imports again (a third of
+    # a `stopbench show`'s CPU, measured), where a user's first command writes the bytecode the next ones read
+    env = {k: v for k, v in found["env"].items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return Installed(Path(found["venv"]), Path(found["wheel"]), env)
 
 
 def installed() -> Installed:
