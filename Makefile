@@ -210,7 +210,8 @@ scorecard-%: $(STAMP)
 	$(MAKE) --no-print-directory scorecard FRAMEWORK=$*
 
 ## make scorecard-ci: what .ci/run re-runs live: SCORECARD_CI (two frameworks cheap to install and run) on a fixed
-## sample each (SAMPLE_<name>: met and broken cells of every wire it speaks), every cell compared whole with the
+## sample each (SAMPLE_<name>: met and broken cells of every wire it speaks) and SCORECARD_ROTATING more of its
+## recorded sequences, a slice that turns with each commit (every one re-run in turn), every cell compared whole with the
 ## committed record (`stopbench scorecard verify`); fails on a cell that moved. `make scorecard-ci-installs` (network
 ## bound: .ci/run starts it while the tests run) installs them first.
 SCORECARD_CI := autogen anthropic_tool_runner
@@ -218,6 +219,7 @@ SAMPLE_autogen := chat-tool-rounds chat-length-text-cut chat-dropped-calls-x3 ch
   anthropic-tool-use-rounds anthropic-max-tokens-partial-tool-use
 SAMPLE_anthropic_tool_runner := anthropic-tool-use-rounds rec-anthropic-four-parallel-tool-use \
   anthropic-dropped-tool-use anthropic-max-tokens-partial-tool-use anthropic-pause-turn anthropic-refusal
+SCORECARD_ROTATING ?= 4
 .PHONY: scorecard-ci scorecard-ci-installs
 scorecard-ci-installs: $(STAMP)
 	for f in $(SCORECARD_CI); do $(BIN)/stopbench scorecard install $$f --framework-dir $(FRAMEWORK_DIR) || exit 1; done
@@ -227,8 +229,8 @@ scorecard-ci: scorecard-ci-installs
 	  $(MAKE) --no-print-directory scorecard-verify-$$f || status=1; done; exit $$status
 
 scorecard-verify-%: $(STAMP)
-	$(BIN)/stopbench scorecard verify $* $(SAMPLE_$*:%=-s %) --framework-dir $(FRAMEWORK_DIR) \
-	  -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT)
+	$(BIN)/stopbench scorecard verify $* $(SAMPLE_$*:%=-s %) --rotating $(SCORECARD_ROTATING) \
+	  --framework-dir $(FRAMEWORK_DIR) -j $(SCORECARD_JOBS) --timeout $(SCORECARD_TIMEOUT)
 
 ## make strands-bedrock-ci: strands-agents' default model (BedrockModel: ConverseStream through boto3) against the
 ## replay server on every Bedrock sequence (tests/wires/test_strands_bedrock.py), with the scorecard's strands venv

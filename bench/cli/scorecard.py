@@ -169,22 +169,32 @@ def rejudge_cmd(names: tuple[str, ...], records_dir: Path) -> None:
 
 @scorecard_cmd.command("verify")
 @click.argument("name")
-@click.option("-s", "--sequence", "ids", multiple=True, required=True, help="A sequence of the sample (repeatable).")
+@click.option("-s", "--sequence", "ids", multiple=True, help="A sequence of the sample (repeatable).")
+@click.option("--rotating", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Add about this many of the recorded sequences, a slice that turns with each commit.")
 @jobs_option(default=2)
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
 @_frameworks
 @_framework_dir
 @_records
-def verify_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, frameworks_dir: Path,
+def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeout: float, frameworks_dir: Path,
                framework_dir: Path, records_dir: Path) -> None:
-    """Re-run framework NAME on the sequences given and compare each cell with its committed record.
+    """Re-run framework NAME on the sequences given (and a rotating slice of its record with
+    --rotating) and compare each cell with its committed record.
 
     Exit status 0 when every cell is the committed one, 1 when one differs (each named with its
-    first differing field), 2 when there is no record, the framework is not installed or a
-    sequence is not in the record.
+    first differing field), 2 when there is no record, the framework is not installed, a sequence
+    is not in the record, or no sequence is given.
     """
-    from bench.scorecard.verify import verify
+    from bench.errors import UnusableInput
+    from bench.scorecard.verify import rotating_ids, verify
     fw = _framework(frameworks_dir, name)
+    if rotating:
+        turned, said = rotating_ids(records_dir / f"{name}.json", rotating, Path.cwd())
+        click.echo(f"{name}: {said}: {', '.join(turned)}", err=True)
+        ids = tuple(dict.fromkeys((*ids, *turned)))
+    if not ids:
+        raise UnusableInput(f"scorecard verify {name}: no sequence to re-run (give -s or --rotating)")
     diffs = verify(fw, framework_dir, Path.cwd(), records_dir / f"{name}.json", ids, jobs=jobs, timeout=timeout)
     for d in diffs:
         click.echo(f"{name} {d.sequence}: {d.field} differs from the committed record: "

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from bench.conform.reuse import default_seed, rotating_sample
 from bench.errors import UnusableInput
 from bench.scorecard.framework import Framework
 from bench.scorecard.record import run_record
@@ -79,3 +80,17 @@ def verify(fw: Framework, framework_dir: Path, project: Path, record_path: Path,
         run_record(fw, framework_dir, project, jobs=jobs, timeout=timeout, ids=ids, out=out)
         now = json.loads(out.read_text(encoding="utf-8"))
     return compare_cells(committed, now)
+
+
+def rotating_ids(record_path: Path, size: int, project: Path) -> tuple[list[str], str]:
+    """A rotating slice of about `size` of the sequences recorded at `record_path`, with where its seed came
+    from: the commit count of `project`'s history (the day when git cannot say), so consecutive CI runs
+    re-run every recorded sequence in turn (:func:`bench.conform.reuse.rotating_sample`)."""
+    try:
+        committed = json.loads(record_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UnusableInput(f"{record_path}: no record to compare with: {exc}") from None
+    seed, source = default_seed(project)
+    name = record_path.stem
+    sample = rotating_sample(((name, c["sequence"]) for c in committed["cells"]), size, seed, source)
+    return [seq for _, seq in sample.pairs], sample.describe()
