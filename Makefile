@@ -22,13 +22,18 @@ bench: $(STAMP)
 ## runs it in one); the docs extra is installed too, so the site is built strict by tests/docs
 TEST_WORKERS ?= auto --maxprocesses=4
 PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+# the package's bytecode, written before the tests: where PYTHONDONTWRITEBYTECODE is set (CI), every process a
+# test starts would otherwise compile each module of bench it imports again
+BYTECODE := $(BIN)/python -m compileall -q bench >/dev/null
 test: $(STAMP) $(VENV)/.installed-docs $(WHEELHOUSE)/.filled lint typecheck
+	$(BYTECODE)
 	$(PYTEST)
 
 ## make test-fast: the quick loop while working, pytest without the tests marked slow (tests/conftest.py's
 ## SLOW says which and why); make test, and CI, run everything
 .PHONY: test-fast
 test-fast: $(STAMP) $(VENV)/.installed-docs
+	$(BYTECODE)
 	$(PYTEST) -m "not slow"
 
 lint: $(STAMP)
