@@ -21,7 +21,8 @@ bench: $(STAMP)
 ## TEST_WORKERS processes (pytest-xdist, a test file to a process, so a module's set-up is made once; TEST_WORKERS=0
 ## runs it in one); the docs extra is installed too, so the site is built strict by tests/docs
 TEST_WORKERS ?= auto --maxprocesses=4
-PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile
+PYTEST_PLUGINS ?=
+PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_PLUGINS)
 # the package's bytecode, written before the tests: where PYTHONDONTWRITEBYTECODE is set (CI), every process a
 # test starts would otherwise compile each module of bench it imports again
 BYTECODE := $(BIN)/python -m compileall -q bench >/dev/null
@@ -35,6 +36,12 @@ test: $(STAMP) $(VENV)/.installed-docs $(WHEELHOUSE)/.filled lint typecheck
 test-fast: $(STAMP) $(VENV)/.installed-docs
 	$(BYTECODE)
 	$(PYTEST) -m "not slow"
+
+## make test-cost: make test timed on a clean clone of HEAD, each test's CPU by folder, into reports/test-cost.md
+## and the README's sentence of it (python -m devtools.perf_tests; not a pass/fail test; about as long as make test)
+.PHONY: test-cost
+test-cost: $(STAMP)
+	$(BIN)/python -m devtools.perf_tests --clean-clone
 
 lint: $(STAMP)
 	$(BIN)/ruff check bench tests predicates devtools ci setup.py
