@@ -231,9 +231,7 @@ SAMPLE_autogen := chat-tool-rounds chat-length-text-cut chat-dropped-calls-x3 ch
   anthropic-tool-use-rounds anthropic-max-tokens-partial-tool-use
 SAMPLE_anthropic_tool_runner := anthropic-tool-use-rounds rec-anthropic-four-parallel-tool-use \
   anthropic-dropped-tool-use anthropic-max-tokens-partial-tool-use anthropic-pause-turn anthropic-refusal
-# 0 in CI until every record's cells are re-judged: the first rotating run found autogen's
-# rec-openrouter-tool-arguments-null recorded with older decision fields (`make scorecard-ci SCORECARD_ROTATING=4`)
-SCORECARD_ROTATING ?= 0
+SCORECARD_ROTATING ?= 4
 .PHONY: scorecard-ci scorecard-ci-installs
 scorecard-ci-installs: $(STAMP)
 	for f in $(SCORECARD_CI); do $(BIN)/stopbench scorecard install $$f --framework-dir $(FRAMEWORK_DIR) || exit 1; done
