@@ -280,11 +280,21 @@ class Server:
     port: int
     folder: Path | None = None
     """A temporary folder the server reads (aimock's fixtures), removed when it stops."""
+    ends_on_eof: bool = True
+    """Whether the server ends when its stdin closes (this module's servers); aimock does not, and is
+    sent SIGTERM instead, which it ends on at once."""
 
-    def stop(self) -> None:
+    def end(self) -> None:
+        """Tell the server to end, without waiting for it."""
+        if not self.ends_on_eof and self.proc.poll() is None:
+            self.proc.terminate()
         if self.proc.stdin is not None:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
+
+    def stop(self) -> None:
+        """End the server and wait for it (killed after 5 s), then remove its folder."""
+        self.end()
         try:
             self.proc.wait(5)
         except subprocess.TimeoutExpired:
@@ -292,6 +302,14 @@ class Server:
             self.proc.wait()
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def stop_all(servers: dict[str, Server]) -> None:
+    """Stop every server: each told to end first, so that they shut down side by side."""
+    for srv in servers.values():
+        srv.end()
+    for srv in servers.values():
+        srv.stop()
 
 
 def cpu_seconds(pid: int) -> tuple[float, float]:
@@ -324,7 +342,7 @@ def start(target: str, kind: str, aimock: Path | None) -> Server:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Server(target, proc, port, folder)
+                return Server(target, proc, port, folder, ends_on_eof=False)
             time.sleep(0.1)
         proc.kill()
         proc.wait()
@@ -349,8 +367,7 @@ def start_all(names: list[str], kind: str, aimock: Path | None) -> dict[str, Ser
         except Exception as exc:
             failed = failed or exc
     if failed is not None:
-        for srv in servers.values():
-            srv.stop()
+        stop_all(servers)
         raise failed
     return servers
 
@@ -497,8 +514,7 @@ def server_section(seconds: float = 0.5, rounds: int = 3, aimock: str | None = N
                                   f"{row[t]['rate'] / row['floor']['rate']:.2f} of the floor's rate", flush=True)
                     rows.append(row)
             finally:
-                for srv in servers.values():
-                    srv.stop()
+                stop_all(servers)
     finally:
         loop.close()
     worst = min(r["vs_floor"] for r in rows)
