@@ -219,9 +219,11 @@ def main(argv: list[str] | None = None) -> None:
                         help="turns of the generated corpus the decode speed is measured on (default 500000)")
     parser.add_argument("--dask-turns", type=int, default=24_000,
                         help="turns of the corpus run on 1 and 2 Dask workers (default 24000)")
-    parser.add_argument("--serve-seconds", type=float, default=0.5,
-                        help="seconds per round, target and case of the server section (default 0.5)")
-    parser.add_argument("--serve-rounds", type=int, default=3, help="interleaved rounds of the server section")
+    parser.add_argument("--serve-seconds", type=float, default=perf_serve.ROUND_SECONDS,
+                        help="seconds per round, target and case of the server section "
+                             f"(default {perf_serve.ROUND_SECONDS:g})")
+    parser.add_argument("--serve-rounds", type=int, default=perf_serve.ROUNDS,
+                        help="interleaved rounds of the server section")
     parser.add_argument("--aimock", default=os.environ.get("STOPBENCH_AIMOCK"),
                         help="a folder where `npm install @copilotkit/aimock` ran (default: $STOPBENCH_AIMOCK); "
                              "without it the server section leaves aimock out")

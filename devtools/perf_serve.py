@@ -59,6 +59,12 @@ _PARAMS = {"type": "object", "properties": {"path": {"type": "string"}}}
 TOOLS = [{"type": "function", "function": {"name": "read_file", "description": "read a file", "parameters": _PARAMS}}]
 KINDS = ("json", "stream")
 CONNS = (1, 8)
+ROUND_SECONDS = 0.3
+"""Seconds a target is kept busy in one round of a case. The rate is the median of the rounds and the
+CPU per request a sum over them, so a round only needs enough requests for its rate (thousands at these
+rates); 0.3 s gave the same figures as 0.5 s within their noise between runs."""
+ROUNDS = 3
+"""Interleaved rounds of each case."""
 
 
 def _user(kind: str) -> str:
@@ -449,7 +455,8 @@ def _ms(values: list[float], q: float) -> float:
     return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1] * 1000
 
 
-def server_section(seconds: float = 0.5, rounds: int = 3, aimock: str | None = None) -> list[dict[str, Any]]:
+def server_section(seconds: float = ROUND_SECONDS, rounds: int = ROUNDS,
+                   aimock: str | None = None) -> list[dict[str, Any]]:
     """Print (and return) the server table: one row per (case, connections), the targets side by side."""
     from bench.serve.server import fast_stack
 
@@ -615,7 +622,8 @@ def markdown(rows: list[dict[str, Any]], cpu: float, stack: str, load: float, ai
     return "\n".join(out)
 
 
-def report(seconds: float = 0.5, rounds: int = 3, aimock: str | None = None, out: Path | None = None) -> None:
+def report(seconds: float = ROUND_SECONDS, rounds: int = ROUNDS, aimock: str | None = None,
+           out: Path | None = None) -> None:
     """The server section, printed, and written as Markdown to `out` when given."""
     from bench.serve.server import fast_stack
 
@@ -637,8 +645,8 @@ if __name__ == "__main__":
         import argparse
 
         parser = argparse.ArgumentParser(prog="python -m devtools.perf_serve", description=__doc__.splitlines()[0])
-        parser.add_argument("--seconds", type=float, default=0.5)
-        parser.add_argument("--rounds", type=int, default=3)
+        parser.add_argument("--seconds", type=float, default=ROUND_SECONDS)
+        parser.add_argument("--rounds", type=int, default=ROUNDS)
         parser.add_argument("--aimock", help="a folder where npm install @copilotkit/aimock ran")
         parser.add_argument("--report", type=Path, help="also write the section as Markdown here")
         args = parser.parse_args()
