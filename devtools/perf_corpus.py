@@ -7,11 +7,17 @@ Called by :mod:`devtools.perf` (sections ``decode``, ``memory`` and ``dask``) on
 from __future__ import annotations
 
 import gc
+import json
 import os
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from bench.catalogue.yaml_read import paused_gc
 from bench.check.runner import cores_available
@@ -20,9 +26,10 @@ from bench.corpus.aggregate import count_records, load_predicates
 from bench.corpus.generate import write_json_lines
 from bench.corpus.output import tables
 from bench.corpus.run import Job, client, run_on_client
-from bench.corpus.sources import plan
+from bench.corpus.sources import Shard, plan
 
-__all__ = ["dask_section", "decode_section", "memory_section", "split"]
+__all__ = ["DaskCluster", "dask_section", "dask_setup", "decode_section", "memory_figures", "memory_section", "split",
+           "start_memory"]
 
 
 def _blocks(path: Path) -> Iterator[bytes]:
@@ -109,26 +116,53 @@ def _peak(path: Path, job: Job) -> tuple[int, int]:
     return peak, part.sequences
 
 
-def memory_section(tmp: Path, predicates: Path, n_turns: int = 4_000) -> None:
-    """Peak traced memory of the corpus streaming for N and 8N sequences: the 8N corpus is the N one
-    eight times over with fresh ids, so both have the same longest sequence (what one block holds at
-    most); blocks of 64 kB, so that even N spans many blocks; one predicate (the figure does not
-    depend on their number)."""
-    job = Job(str(predicates), False, ("reference",), 200)
+MEMORY_PREDICATES = ("reference",)
+"""The predicate the memory section streams through."""
+
+
+def memory_figures(tmp: Path, predicates: Path, n_turns: int = 4_000) -> dict[str, int]:
+    """Peak traced bytes of the corpus streaming for N and 8N sequences, and the sequences: the 8N
+    corpus is the N one eight times over with fresh ids, so both have the same longest sequence (what
+    one block holds at most); blocks of 64 kB, so that even N spans many blocks; one predicate (the
+    figure does not depend on their number). The reader has read the N corpus once before, untraced,
+    as it has read the decode section's corpus in a whole run: what a process allocates on its first
+    read and keeps is not streaming's."""
+    job = Job(str(predicates), False, MEMORY_PREDICATES, 200)
+    small, big = tmp / "n.jsonl", tmp / "8n.jsonl"
+    write_json_lines(small, n_turns, seed=3, distinct_turns=n_turns)
+    write_json_lines(big, 8 * n_turns, seed=3, distinct_turns=n_turns)
+    for _ in decode.iter_json_lines(small, small.name):
+        pass
+    gc.collect()
+    gc.freeze()  # what is loaded so far is not garbage: the reader's collection after each block need not walk it
     saved = decode.BLOCK_BYTES
     decode.BLOCK_BYTES = 1 << 16
     try:
-        small, big = tmp / "n.jsonl", tmp / "8n.jsonl"
-        write_json_lines(small, n_turns, seed=3, distinct_turns=n_turns)
-        write_json_lines(big, 8 * n_turns, seed=3, distinct_turns=n_turns)
         peak_n, seqs_n = _peak(small, job)
         peak_8n, seqs_8n = _peak(big, job)
     finally:
         decode.BLOCK_BYTES = saved
-    print(f"peak traced memory of stopbench corpus's streaming (decode, decide, count; {', '.join(job.only)}): "
-          f"{peak_n / 1e6:.2f} MB for {seqs_n:,} sequences, {peak_8n / 1e6:.2f} MB for {seqs_8n:,} "
-          f"(ratio {peak_8n / max(peak_n, 1):.2f}; goal: the same; traced bytes, not time, so the load average "
-          f"{os.getloadavg()[0]:.1f} does not bear on it)")
+    return {"peak_n": peak_n, "seqs_n": seqs_n, "peak_8n": peak_8n, "seqs_8n": seqs_8n}
+
+
+def start_memory(tmp: Path, predicates: Path) -> subprocess.Popen[str]:
+    """:func:`memory_figures` started in a process of its own (``python -m devtools.perf_corpus``), so
+    that the next section's set-up can run beside it: traced bytes, not time, are its figures."""
+    return subprocess.Popen([sys.executable, "-m", "devtools.perf_corpus", "--memory", str(tmp), str(predicates)],
+                            stdout=subprocess.PIPE, text=True)
+
+
+def memory_section(started: subprocess.Popen[str]) -> None:
+    """Wait for :func:`start_memory`'s process and print its figures."""
+    out, _ = started.communicate()
+    if started.returncode:
+        raise RuntimeError(f"the memory section's process exited {started.returncode}")
+    f = json.loads(out)
+    names = ", ".join(MEMORY_PREDICATES)
+    print(f"peak traced memory of stopbench corpus's streaming (decode, decide, count; {names}): "
+          f"{f['peak_n'] / 1e6:.2f} MB for {f['seqs_n']:,} sequences, {f['peak_8n'] / 1e6:.2f} MB for {f['seqs_8n']:,} "
+          f"(ratio {f['peak_8n'] / max(f['peak_n'], 1):.2f}; goal: the same; traced bytes, not time, so the load "
+          f"average {os.getloadavg()[0]:.1f} does not bear on it)")
 
 
 def _warm(job: Job) -> int:
@@ -143,40 +177,74 @@ def _worker_cpu() -> float:
 
 
 
-def dask_section(tmp: Path, n_turns: int, predicates: Path) -> None:
-    """Wall time of a CPU-bound corpus (every predicate) through a local Dask cluster of 1 and of 2
-    worker processes, one thread each: one cluster, started with one worker and given a second for the
-    second run (a cluster's start is most of the section's set-up); every worker has loaded the
-    predicates before the clock starts. Beside the speed-up it prints the workers' own CPU seconds, and their sum over
-    the wall time: the cores the workers really got. The speed-up cannot pass that figure, so when the
-    machine is loaded (load average above its cores) the printout says the goal cannot be shown here
-    rather than hiding it. The two runs' aggregates are compared (they must be the same; the tests
-    compare a Dask run with the local one file by file)."""
+@dataclass
+class DaskCluster:
+    """The dask section's set-up, made by :func:`dask_setup` and closed by :func:`dask_section`: its
+    corpus cut into shards, and a local cluster of one worker that has loaded the predicates."""
+
+    stack: ExitStack
+    client: Any
+    shards: list[Shard]
+    job: Job
+    n_turns: int
+
+
+def dask_setup(tmp: Path, n_turns: int, predicates: Path) -> DaskCluster:
+    """Write the dask section's corpus and start its cluster (one worker, one thread) with the
+    predicates loaded: nothing of it is timed, so it may run beside the memory section."""
     path = tmp / "dask.jsonl"
     write_json_lines(path, n_turns, seed=5)
     job = Job(str(predicates), False, (), 200)
     shards = plan([path], "jsonl", shard_bytes=max(path.stat().st_size // 8, 1))
+    stack = ExitStack()
+    try:
+        c = stack.enter_context(client("local", 1))
+        c.run(_warm, job)
+    except BaseException:
+        stack.close()
+        raise
+    return DaskCluster(stack, c, shards, job, n_turns)
+
+
+def _dask_runs(ready: DaskCluster) -> tuple[dict[int, float], dict[int, float], dict[int, float]]:
+    """The corpus on 1 worker, then on 2 (the cluster given a second worker, which loads the predicates
+    before the clock starts): each run's wall time, its workers' CPU and the load average after it."""
+    c = ready.client
     first: object = None
     walls: dict[int, float] = {}
     cpus: dict[int, float] = {}
     loads: dict[int, float] = {}
-    with client("local", 1) as c:
-        for workers in (1, 2):
-            if workers > 1:
-                c.cluster.scale(workers)
-                c.wait_for_workers(workers)
-            c.run(_warm, job)
-            before = c.run(_worker_cpu)
-            t0 = time.perf_counter()
-            part = run_on_client(c, shards, job)
-            walls[workers] = time.perf_counter() - t0
-            after = c.run(_worker_cpu)
-            cpus[workers] = sum(after[w] - before[w] for w in after)
-            loads[workers] = os.getloadavg()[0]
-            if first is None:
-                first = tables(part)
-            elif tables(part) != first:
-                raise AssertionError("the Dask runs with 1 and 2 workers give different aggregates")
+    for workers in (1, 2):
+        if workers > 1:
+            c.cluster.scale(workers)
+            c.wait_for_workers(workers)
+            c.run(_warm, ready.job)
+        before = c.run(_worker_cpu)
+        t0 = time.perf_counter()
+        part = run_on_client(c, ready.shards, ready.job)
+        walls[workers] = time.perf_counter() - t0
+        after = c.run(_worker_cpu)
+        cpus[workers] = sum(after[w] - before[w] for w in after)
+        loads[workers] = os.getloadavg()[0]
+        if first is None:
+            first = tables(part)
+        elif tables(part) != first:
+            raise AssertionError("the Dask runs with 1 and 2 workers give different aggregates")
+    return walls, cpus, loads
+
+
+def dask_section(ready: DaskCluster) -> None:
+    """Wall time of a CPU-bound corpus (every predicate) through a local Dask cluster of 1 and of 2
+    worker processes, one thread each (:func:`dask_setup`'s cluster, given a second worker for the
+    second run; every worker has loaded the predicates before the clock starts); the cluster is closed
+    at the end. Beside the speed-up it prints the workers' own CPU seconds, and their sum over the wall
+    time: the cores the workers really got. The speed-up cannot pass that figure, so when the machine
+    is loaded (load average above its cores) the printout says the goal cannot be shown here rather
+    than hiding it. The two runs' aggregates are compared (they must be the same; the tests compare a
+    Dask run with the local one file by file)."""
+    with ready.stack:
+        walls, cpus, loads = _dask_runs(ready)
+    n_turns, shards, job = ready.n_turns, ready.shards, ready.job
     cores = cores_available()
     speedup = walls[1] / walls[2]
     got = {w: cpus[w] / walls[w] for w in walls}
@@ -192,3 +260,10 @@ def dask_section(tmp: Path, n_turns: int, predicates: Path) -> None:
         print(f"  the goal cannot be shown here: the two workers got {got[2]:.2f} cores between them (the machine is "
               f"shared, load average {loads[2]:.1f} on {cores} cores), so the speed-up says how much CPU each run was "
               "given by the other processes, not what a second worker adds")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 4 and sys.argv[1] == "--memory":  # start_memory's process
+        print(json.dumps(memory_figures(Path(sys.argv[2]), Path(sys.argv[3]))))
+    else:
+        sys.exit("usage: python -m devtools.perf_corpus --memory FOLDER PREDICATES (make perf runs the sections)")
