@@ -107,3 +107,14 @@ def test_the_long_request_is_read_as_the_server_reads_it_and_its_cost_is_in_the_
     page = perf_serve.markdown(rows, 0.1, "uvloop + httptools", 1.0, aimock=False, reading=cost)
     assert f"is read and checked in {cost['read_us']:.0f} µs, of which orjson's parse is {cost['orjson_us']:.0f} µs" \
         in page
+
+
+def test_a_server_that_does_not_end_when_its_stdin_closes_is_stopped_at_once() -> None:
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], stdin=subprocess.PIPE, text=True)
+    started = time.perf_counter()
+    perf_serve.stop_all({"aimock": perf_serve.Server("aimock", proc, 0, ends_on_eof=False)})
+    assert proc.returncode is not None and time.perf_counter() - started < 4  # not the 5 s wait, then a kill
