@@ -16,14 +16,14 @@ README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md") if "_hooks" not in p.parts)
 LINK = re.compile(r"!?\[[^\]\n]*\]\(([^)\s]+)\)")
-SCORECARD_BLOCK = re.compile(r"<!-- scorecard:(?:readme:)?begin.*?<!-- scorecard:(?:readme:)?end -->", re.S)
+GENERATED_BLOCK = re.compile(r"<!-- (scorecard|test-cost):(?:readme:)?begin.*?<!-- \1:(?:readme:)?end -->", re.S)
 
 
 def prose(text: str) -> str:
-    """`text` without fenced code and without the blocks `stopbench scorecard build` writes (they are
-    generated and checked by tests/scorecard)."""
+    """`text` without fenced code and without the generated blocks: those `stopbench scorecard build`
+    writes (checked by tests/scorecard) and the README's sentence of reports/test-cost.md (checked below)."""
     text = re.sub(r"^(```|~~~).*?^\1", "", text, flags=re.S | re.M)
-    return SCORECARD_BLOCK.sub("", text)
+    return GENERATED_BLOCK.sub("", text)
 
 
 def test_the_readme_is_a_front_door_under_12_kb() -> None:
@@ -37,6 +37,15 @@ def test_the_readme_gives_the_two_commands_and_the_three_lines_for_your_own_loop
         assert command in text, f"README.md no longer shows `{command}`"
     pictures = [target for target in LINK.findall(text) if target.endswith((".png", ".svg"))]
     assert pictures and all((ROOT / target).is_file() for target in pictures), pictures
+
+
+def test_the_readme_says_what_make_test_took_in_the_words_of_its_report() -> None:
+    from devtools.perf_tests import README_BEGIN, README_END
+    text = README.read_text(encoding="utf-8")
+    block = text[text.index(README_BEGIN) + len(README_BEGIN):text.index(README_END)].strip()
+    report = (ROOT / "reports/test-cost.md").read_text(encoding="utf-8").splitlines()
+    assert block and block == report[2], (
+        f"README.md's make test sentence is not reports/test-cost.md's ({report[2]!r}): run make test-cost")
 
 
 @pytest.mark.parametrize("path", [README, *PAGES], ids=lambda p: str(p.relative_to(ROOT)))
