@@ -15,6 +15,8 @@ from bench.scorecard.build import build_scorecard, scorecard_markdown
 from tests.scorecard.conftest import cell, record
 
 ROOT = Path(__file__).resolve().parents[2]
+JUDGED_BY_WORDING = Path(__file__).parent / "fixtures" / "judged-by-wording"
+"""A record's cell made before ``--bench-tools`` reached the judge (its README says which)."""
 
 
 def guessed_cell(sequence: str, requirement: str) -> dict[str, object]:
@@ -36,7 +38,7 @@ def test_a_failure_only_on_a_guess_is_said_so_and_not_counted_as_certain() -> No
 
 def test_rejudge_marks_the_guesses_of_a_record_made_before_the_judge_did(tmp_path: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    committed = json.loads((ROOT / "reports" / "frameworks" / "openai_agents.json").read_text(encoding="utf-8"))
+    committed = json.loads((JUDGED_BY_WORDING / "openai_agents.json").read_text(encoding="utf-8"))
     cut = next(c for c in committed["cells"] if c["sequence"] == "chat-length-cut-json-repeat")
     old = {**committed, "cells": [{**cut, "violations": [{k: v for k, v in x.items() if k != "guess"}
                                                          for x in cut["violations"]]}]}

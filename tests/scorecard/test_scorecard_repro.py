@@ -122,7 +122,10 @@ def test_an_out_that_is_not_empty_or_cannot_be_written_is_refused(tmp_path: Path
 
 def test_a_violation_on_a_guess_is_said_so_in_the_verdict_and_the_write_up(tmp_path: Path) -> None:
     out = tmp_path / "r"
-    assert repro(out, "openai_agents", "chat-length-cut-json-repeat")[0] == 0
+    judged_by_wording = Path(__file__).parent / "fixtures" / "judged-by-wording"
+    r = CliRunner().invoke(cli, ["scorecard", "repro", "openai_agents", "chat-length-cut-json-repeat",
+                                 "--out", str(out), *WHERE, "--records", str(judged_by_wording)])
+    assert r.exit_code == 0, r.output
     guess = "ran a tool call from a cut-off reply (no_truncated_runs) (a guess: a result read by its wording)"
     assert guess in (out / "verdict.txt").read_text(encoding="utf-8")
     assert guess in (out / "README.md").read_text(encoding="utf-8")
