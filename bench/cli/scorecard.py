@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from bench.cli._common import EXIT_MISMATCH, EXIT_OK, jobs_option
+from bench.cli._common import EXIT_INTERRUPTED, EXIT_MISMATCH, EXIT_OK, jobs_option
 
 if TYPE_CHECKING:
     from bench.scorecard.framework import Framework
@@ -26,6 +28,25 @@ _frameworks = click.option("--frameworks", "frameworks_dir", type=click.Path(pat
 _records = click.option("--records", "records_dir", type=click.Path(path_type=Path),
                         default=Path("reports/frameworks"), show_default=True,
                         help="Folder of the framework records and the scorecard.")
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _stoppable(fn: F) -> F:
+    """A command that runs frameworks: Ctrl-C or SIGTERM (CI's timeout) ends it with one line and exit 2,
+    once the check it started has ended its runs (:mod:`bench.scorecard.record`), no record written."""
+    @functools.wraps(fn)
+    def stoppable(*args: Any, **kwargs: Any) -> Any:
+        from bench.check import Terminated, sigterm_as_interrupt
+        try:
+            with sigterm_as_interrupt():
+                return fn(*args, **kwargs)
+        except KeyboardInterrupt as exc:
+            how = "SIGTERM" if isinstance(exc, Terminated) else "Ctrl-C"
+            click.echo(f"interrupted ({how}): the framework's runs ended, nothing written", err=True)
+            sys.exit(EXIT_INTERRUPTED)
+    return stoppable  # type: ignore[return-value]
 
 
 _release = click.option("--release", default=None, metavar="VERSION",
@@ -74,6 +95,7 @@ def list_cmd(frameworks_dir: Path) -> None:
 @_release
 @_frameworks
 @_framework_dir
+@_stoppable
 def install_cmd(name: str, release: str | None, frameworks_dir: Path, framework_dir: Path) -> None:
     """Install framework NAME in FRAMEWORK_DIR/NAME (a venv or an npm prefix), unless its stamp says it is."""
     from bench.scorecard.install import install, install_dir
@@ -102,6 +124,7 @@ def install_cmd(name: str, release: str | None, frameworks_dir: Path, framework_
 @_frameworks
 @_framework_dir
 @_records
+@_stoppable
 def record_cmd(name: str, ids: tuple[str, ...], jobs: int, timeout: float, out: Path | None, update: bool,
                changed: bool, release: str | None, frameworks_dir: Path, framework_dir: Path,
                records_dir: Path) -> None:
@@ -177,6 +200,7 @@ def rejudge_cmd(names: tuple[str, ...], records_dir: Path) -> None:
 @_frameworks
 @_framework_dir
 @_records
+@_stoppable
 def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeout: float, frameworks_dir: Path,
                framework_dir: Path, records_dir: Path) -> None:
     """Re-run framework NAME on the sequences given (and a rotating slice of its record with
@@ -213,6 +237,7 @@ def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeou
 @_frameworks
 @_framework_dir
 @_records
+@_stoppable
 def bump_cmd(names: tuple[str, ...], list_only: bool, jobs: int, timeout: float, frameworks_dir: Path,
              framework_dir: Path, records_dir: Path) -> None:
     """Record the newest release of each framework NAME (default: every one) beside its pinned one.

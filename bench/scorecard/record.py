@@ -186,11 +186,31 @@ def run_check(fw: Framework, framework_dir: Path, project: Path, *, jobs: int, t
     argv = check_argv(fw, framework_dir, project, jobs=jobs, timeout=timeout, ids=ids)
     with tempfile.TemporaryDirectory(prefix=f"stopbench-scorecard-{fw.name}-") as tmp:
         run = [sys.executable, "-m", "bench", *argv[1:2], "--reports", tmp, *argv[2:]]
-        status = subprocess.run(run, cwd=fw.folder, check=False).returncode
+        status = _wait_ending_it_on_interrupt(subprocess.Popen(run, cwd=fw.folder))
         live_path = Path(tmp) / "live" / f"{fw.name}.json"
         if status not in (0, 1) or not live_path.is_file():
             raise UnusableInput(f"stopbench check on {fw.name} gave no record (exit {status})")
         return json.loads(live_path.read_text(encoding="utf-8")), status
+
+
+CHECK_GRACE = 30.0
+"""Seconds the check is given to end its runs (each program's process group) after SIGTERM, before it is killed."""
+
+
+def _wait_ending_it_on_interrupt(check: subprocess.Popen[bytes]) -> int:
+    """`check`'s exit status. On Ctrl-C or SIGTERM (:class:`bench.check.Terminated`) while it runs,
+    it is sent SIGTERM, which ends its runs and the programs they started (``stopbench check``'s own
+    stop), and waited for, so nothing it started outlives the command; then the interrupt goes on."""
+    try:
+        return check.wait()
+    except BaseException:
+        check.terminate()
+        try:
+            check.wait(timeout=CHECK_GRACE)
+        except subprocess.TimeoutExpired:
+            check.kill()
+            check.wait()
+        raise
 
 
 def read_record(path: Path, fw: Framework) -> dict[str, Any]:

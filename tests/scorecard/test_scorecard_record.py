@@ -4,6 +4,10 @@ variables; the record holds the check's cells, the framework, and a reproducing 
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -168,3 +172,57 @@ def test_a_capped_run_keeps_one_request_past_its_steps() -> None:
     assert steady(capped)["requests"] == 201 and steady({**capped, "requests": 201}) == {**capped, "requests": 201}
     stopped = {**cell("s"), "steps": 3, "requests": 7}
     assert steady(stopped) == stopped
+
+
+SLEEPER = '''
+import os, pathlib, time
+pathlib.Path({pids!r}, str(os.getpid())).write_text("")
+time.sleep(120)
+'''
+
+
+def _alive(pid: int) -> bool:
+    """Whether process `pid` still runs (a zombie, ended but not yet reaped, does not)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text(encoding="utf-8")
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def _running_with(text: str) -> list[int]:
+    """The processes still running whose command line holds `text`."""
+    found = []
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if text in line and _alive(int(proc.name)):
+            found.append(int(proc.name))
+    return found
+
+
+def test_sigterm_ends_a_recording_with_one_line_and_no_program_left_running(
+        fake_framework: tuple[Path, Path], catalogue: Path, tmp_path: Path) -> None:  # noqa: F811
+    frameworks, fwdir = fake_framework
+    project, pids = catalogue.parent, tmp_path / "pids"
+    pids.mkdir()
+    (frameworks / "fake" / "loop.py").write_text(SLEEPER.format(pids=str(pids)), encoding="utf-8")
+    command = [sys.executable, "-m", "bench", "scorecard", "record", "fake", "--frameworks", str(frameworks),
+               "--framework-dir", str(fwdir), "--records", str(project / "records"), "-j", "2",
+               "-s", "answer-once", "-s", "truncated"]
+    recording = subprocess.Popen(command, cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while len(list(pids.iterdir())) < 2 and time.monotonic() < deadline and recording.poll() is None:
+        time.sleep(0.05)
+    started = [int(p.name) for p in pids.iterdir()]
+    assert len(started) == 2, "the two runs did not start"
+    recording.send_signal(signal.SIGTERM)
+    _, err = recording.communicate(timeout=60)
+    assert recording.returncode == 2, err
+    assert err.strip().splitlines()[-1] == "interrupted (SIGTERM): the framework's runs ended, nothing written"
+    assert "Traceback" not in err
+    assert [pid for pid in started if _alive(pid)] == []
+    assert _running_with(str(fwdir)) == []  # the check, whose command names the program, ended too
+    assert not (project / "records").exists() or list((project / "records").iterdir()) == []
