@@ -21,10 +21,11 @@ Over 8 connections two references beside the floor say what work added to a requ
 
 The client is one process of its own (asyncio over raw sockets, uvloop where it imports: the
 cheapest client this language has, the same for every target), keeping `conns` connections busy for
-`seconds` per round; rounds interleave the targets and the median round's rate is shown, with p50
-and p99 of every round's latencies and the server's CPU per request over every round (its CPU is read
-in clock ticks, so a sum over the rounds rather than a median of short rounds). Rates are only
-comparable within one run: the machine is shared.
+`seconds` per round (:data:`ROUND_SECONDS`; aimock :data:`AIMOCK_ROUND_SECONDS` at least); rounds
+interleave the targets and the median round's rate is shown, with p50 and p99 of every round's
+latencies and the server's CPU per request over every round (its CPU is read in clock ticks, so a sum
+over the rounds rather than a median of short rounds). Rates are only comparable within one run: the
+machine is shared.
 """
 
 from __future__ import annotations
@@ -62,7 +63,11 @@ CONNS = (1, 8)
 ROUND_SECONDS = 0.3
 """Seconds a target is kept busy in one round of a case. The rate is the median of the rounds and the
 CPU per request a sum over them, so a round only needs enough requests for its rate (thousands at these
-rates); 0.3 s gave the same figures as 0.5 s within their noise between runs."""
+rates); for this module's servers 0.3 s gave the same figures as 0.5 s within their noise between runs."""
+AIMOCK_ROUND_SECONDS = 0.5
+"""Seconds aimock's rounds last at least. Node pays a fixed CPU cost in each case (its compiler warming
+up: about 0.4 s of CPU in the first case), which rounds of 0.3 s spread over fewer requests than rounds of
+0.5 s: its CPU per request came out 10 to 30 % higher with them, so its rounds keep their length."""
 ROUNDS = 3
 """Interleaved rounds of each case."""
 
@@ -463,7 +468,10 @@ def server_section(seconds: float = ROUND_SECONDS, rounds: int = ROUNDS,
     cli = aimock_cli(aimock or os.environ.get("STOPBENCH_AIMOCK"))
     targets = ["stopbench", "floor", *(["aimock"] if cli else [])]
     stack = "uvloop + httptools" if fast_stack() else "asyncio + h11 (uvloop/httptools not installed)"
-    print(f"server: {stack}; {rounds} interleaved rounds of {seconds:g} s per target and case, median round's rate; "
+    length = {t: max(seconds, AIMOCK_ROUND_SECONDS) if t == "aimock" else seconds for t in [*targets, *REFERENCES]}
+    print(f"server: {stack}; {rounds} interleaved rounds of {seconds:g} s per target and case"
+          + (f" ({length['aimock']:g} s for aimock)" if length.get("aimock", seconds) != seconds else "")
+          + ", median round's rate; "
           f"client: one process, raw sockets on {'uvloop' if _client_loop_name() == 'uvloop' else 'asyncio'}")
     if cli is None:
         print("  aimock: not measured (npm install @copilotkit/aimock into a folder, then --aimock FOLDER or "
@@ -490,13 +498,13 @@ def server_section(seconds: float = ROUND_SECONDS, rounds: int = ROUNDS,
                     for _ in range(rounds):
                         for t in measured:
                             user0, sys0 = cpu_seconds(servers[t].proc.pid)
-                            n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, seconds))
+                            n, lat, body = loop.run_until_complete(_load(servers[t].port, request, conns, length[t]))
                             user1, sys1 = cpu_seconds(servers[t].proc.pid)
                             cpu[t][0] += user1 + sys1 - user0 - sys0
                             cpu[t][1] += sys1 - sys0
                             cpu[t][2] += max(n + conns, 1)
                             _check(kind, t, body)
-                            rates[t].append(n / seconds)
+                            rates[t].append(n / length[t])
                             lats[t] += lat
                     row: dict[str, Any] = {"case": kind, "conns": conns}
                     for t in measured:
