@@ -21,8 +21,9 @@ bench: $(STAMP)
 ## TEST_WORKERS processes (pytest-xdist, a test file to a process, so a module's set-up is made once; TEST_WORKERS=0
 ## runs it in one); the docs extra is installed too, so the site is built strict by tests/docs
 TEST_WORKERS ?= auto --maxprocesses=4
-PYTEST_PLUGINS ?=
-PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_PLUGINS)
+# more pytest arguments (make test-cost adds its plugin); not PYTEST_PLUGINS, which pytest reads from the environment
+PYTEST_EXTRA ?=
+PYTEST := HYPOTHESIS_PROFILE=ci $(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadfile $(PYTEST_EXTRA)
 # the package's bytecode, written before the tests: where PYTHONDONTWRITEBYTECODE is set (CI), every process a
 # test starts would otherwise compile each module of bench it imports again
 BYTECODE := $(BIN)/python -m compileall -q bench >/dev/null

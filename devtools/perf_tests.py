@@ -175,7 +175,7 @@ def run_clean_clone(folder: Path) -> Run:
            "CONFORM_DIR": str(folder / "conform")}
     env.pop("VIRTUAL_ENV", None)
     venv = _timed(["make", "--no-print-directory", ".venv/.installed"], clone, env)
-    make_test = _timed(["make", "--no-print-directory", "test", "PYTEST_PLUGINS=-p devtools.perf_tests"], clone, env)
+    make_test = _timed(["make", "--no-print-directory", "test", "PYTEST_EXTRA=-p devtools.perf_tests"], clone, env)
     lines, session = read_lines(costs)
     return Run(lines, session or make_test, "make test", venv, make_test)
 
