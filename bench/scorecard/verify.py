@@ -48,9 +48,35 @@ def comparable(cell: dict[str, Any]) -> dict[str, Any]:
     return {**cell, "decisions": decisions}
 
 
+NEVER_STOPPED = ("capped", "running")
+"""Outcomes of a loop that did not stop: ended by the bench's request cap, or still asking past the
+requests its sequence allows when the time limit ended it. Which of the two, and how many requests it
+made, depends on the machine's speed, not on the loop."""
+
+_SPEED_BOUND = ("outcome", "error", "requests", "steps", "tools_run", "tools_failed", "reminders", "resends",
+                "tokens", "violations", "decisions")
+
+
+def never_stopped(cell: dict[str, Any]) -> bool:
+    """Whether `cell` is a loop that did not stop (:data:`NEVER_STOPPED`)."""
+    return cell.get("outcome") in NEVER_STOPPED
+
+
+def reached_alike(cell: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]:
+    """The part of never-stopped `cell` that does not depend on speed, cut to the steps that both it
+    and `other` reached: those decisions, the requirements broken, and every field that is not counted
+    along the path."""
+    reached = min(len(cell.get("decisions") or []), len(other.get("decisions") or []))
+    return {**{k: v for k, v in cell.items() if k not in _SPEED_BOUND},
+            "decisions": comparable(cell)["decisions"][:reached],
+            "broken": sorted({v["requirement"] for v in cell.get("violations") or []})}
+
+
 def compare_cells(committed: dict[str, Any], now: dict[str, Any]) -> list[Difference]:
     """Each cell of `now` (a record of a sample) against the cell of the same sequence in `committed`
-    (:func:`comparable`: the result texts shown are not compared)."""
+    (:func:`comparable`: the result texts shown are not compared). When neither loop stopped, the two
+    are compared on :func:`reached_alike`: the same path as far as both went, the same requirements
+    broken, whether the cap or the time limit ended them."""
     by_id = {c["sequence"]: c for c in committed["cells"]}
     out: list[Difference] = []
     for cell in now["cells"]:
@@ -58,7 +84,10 @@ def compare_cells(committed: dict[str, Any], now: dict[str, Any]) -> list[Differ
         if old is None:
             out.append(Difference(cell["sequence"], "(not in the committed record)", None, cell["outcome"]))
             continue
-        diff = first_difference(comparable(old), comparable(cell))
+        if never_stopped(old) and never_stopped(cell):
+            diff = first_difference(reached_alike(old, cell), reached_alike(cell, old))
+        else:
+            diff = first_difference(comparable(old), comparable(cell))
         if diff is not None:
             out.append(Difference(cell["sequence"], *diff))
     return out

@@ -1,0 +1,54 @@
+"""``scorecard verify`` compares a loop that never stopped on what does not depend on the machine's
+speed: whether the bench's request cap or the time limit ended it, and after how many requests, is the
+machine's; the path both runs reached and the requirements broken are the loop's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.scorecard.verify import compare_cells
+
+
+def step(n: int, tool: str = "read_file") -> dict[str, Any]:
+    return {"action": "continue", "calls_run": [0], "known": [[0, "executed"]], "rule": "observed",
+            "run": [tool], "step": n, "turn": n - 1, "texts": [[0, f"#{n}"]]}
+
+
+def never_stopping(steps: int, outcome: str, *, tool_at: dict[int, str] | None = None,
+                   broken: str = "stops_within: 10") -> dict[str, Any]:
+    decisions = [step(n, (tool_at or {}).get(n, "read_file")) for n in range(1, steps + 1)]
+    error = f"still running after {steps + 1} requests, killed at the 120 s time limit" if outcome == "running" else None
+    return {"sequence": "seed001-never-stops-capped", "predicate": "fw@live", "golden": "live", "ok": None,
+            "reason": None, "outcome": outcome, "error": error, "requests": steps + 1, "steps": steps,
+            "decisions": decisions, "tools_run": [d["run"][0] for d in decisions], "tools_failed": [],
+            "reminders": 0, "resends": 0, "tokens": 0,
+            "violations": [{"requirement": broken, "step": steps, "detail": f"the loop never stopped ({outcome})"}]}
+
+
+def fields(committed: dict[str, Any], now: dict[str, Any]) -> list[str]:
+    return [d.field for d in compare_cells({"cells": [committed]}, {"cells": [now]})]
+
+
+def test_a_loop_cut_by_the_time_limit_matches_the_same_loop_cut_by_the_cap() -> None:
+    assert fields(never_stopping(128, "running"), never_stopping(200, "capped")) == []
+    assert fields(never_stopping(200, "capped"), never_stopping(181, "running")) == []
+
+
+def test_a_never_stopping_loop_that_took_another_path_is_a_difference() -> None:
+    assert fields(never_stopping(128, "running"), never_stopping(200, "capped", tool_at={40: "bash"})) == ["decisions"]
+
+
+def test_a_step_past_what_both_reached_is_not_compared() -> None:
+    assert fields(never_stopping(128, "running"), never_stopping(200, "capped", tool_at={150: "bash"})) == []
+
+
+def test_a_never_stopping_loop_that_breaks_another_requirement_is_a_difference() -> None:
+    now = never_stopping(200, "capped")
+    now["violations"].append({"requirement": "progress: 3", "step": 4, "detail": "ran read_file again"})
+    assert fields(never_stopping(128, "running"), now) == ["broken"]
+
+
+def test_a_loop_that_now_stops_is_compared_whole() -> None:
+    committed = never_stopping(3, "capped")
+    stopped = {**committed, "outcome": "stopped", "ok": True, "reason": "stop", "violations": []}
+    assert fields(committed, stopped) == ["ok"]  # compared whole: the first field that moved, sorted
