@@ -42,10 +42,18 @@ SHOWN_ONLY = ("texts",)
 result's text): left out of the comparison, so a record made before they were kept still verifies."""
 
 
+ONE_ROUND = ("calls_run", "calls_failed", "run", "failed", "known")
+"""Decision fields listing one turn's calls in the order the bench's tools saw them: a loop that runs a
+turn's calls concurrently (LlamaIndex's agents, for one) makes that order a race, so they are compared as sets."""
+
+
 def comparable(cell: dict[str, Any]) -> dict[str, Any]:
-    """`cell` without the decision fields of :data:`SHOWN_ONLY`."""
-    decisions = [{k: v for k, v in d.items() if k not in SHOWN_ONLY} for d in cell.get("decisions") or []]
-    return {**cell, "decisions": decisions}
+    """`cell` without the decision fields of :data:`SHOWN_ONLY`, each turn's calls in a fixed order
+    (:data:`ONE_ROUND`), and the tools the whole run ran or failed as counts."""
+    decisions = [{k: sorted(v, key=repr) if k in ONE_ROUND and isinstance(v, list) else v
+                  for k, v in d.items() if k not in SHOWN_ONLY} for d in cell.get("decisions") or []]
+    ran = {k: sorted(cell[k]) for k in ("tools_run", "tools_failed") if isinstance(cell.get(k), list)}
+    return {**cell, **ran, "decisions": decisions}
 
 
 NEVER_STOPPED = ("capped", "running")

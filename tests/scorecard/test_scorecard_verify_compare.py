@@ -1,6 +1,7 @@
-"""``scorecard verify`` compares a loop that never stopped on what does not depend on the machine's
-speed: whether the bench's request cap or the time limit ended it, and after how many requests, is the
-machine's; the path both runs reached and the requirements broken are the loop's."""
+"""``scorecard verify`` compares what the loop decided, not what the machine's speed or a race decided:
+a loop that never stopped on the path both runs reached and the requirements broken (whether the
+bench's request cap or the time limit ended it is the machine's), and one turn's calls run concurrently
+as a set (their order is a race)."""
 
 from __future__ import annotations
 
@@ -52,3 +53,21 @@ def test_a_loop_that_now_stops_is_compared_whole() -> None:
     committed = never_stopping(3, "capped")
     stopped = {**committed, "outcome": "stopped", "ok": True, "reason": "stop", "violations": []}
     assert fields(committed, stopped) == ["ok"]  # compared whole: the first field that moved, sorted
+
+
+def parallel_round(order: list[int]) -> dict[str, Any]:
+    names = ["read_file", "grep", "bash"]
+    return {"sequence": "chat-parallel-tool-calls", "predicate": "fw@live", "golden": "live", "ok": True,
+            "reason": "stop", "outcome": "stopped", "error": None, "requests": 2, "steps": 2, "violations": [],
+            "decisions": [{"action": "continue", "calls_run": order, "known": [[i, "executed"] for i in order],
+                           "run": [names[i] for i in order], "step": 1, "turn": 0},
+                          {"action": "stop", "calls_run": [], "run": [], "step": 2, "turn": 1}],
+            "tools_run": [names[i] for i in order], "tools_failed": []}
+
+
+def test_the_order_a_loop_ran_one_turns_calls_in_concurrently_is_not_compared() -> None:
+    assert fields(parallel_round([1, 2, 0]), parallel_round([0, 1, 2])) == []
+
+
+def test_a_call_of_the_turn_left_unrun_is_a_difference() -> None:
+    assert fields(parallel_round([1, 2, 0]), parallel_round([0, 1])) == ["decisions"]
