@@ -9,6 +9,7 @@ that differs, so CI says what moved: the framework (a new pin), the bench, or th
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -47,11 +48,24 @@ ONE_ROUND = ("calls_run", "calls_failed", "run", "failed", "known")
 turn's calls concurrently (LlamaIndex's agents, for one) makes that order a race, so they are compared as sets."""
 
 
+CLIENTS_ID = re.compile(r"(unknown call id|under the client's id) '[^']*'")
+"""A decision's detail quoting a call id the bench did not serve: the client made it up, and many make
+it up at random (Google ADK's ``adk_tool_call_<uuid>``), so its value is not compared."""
+
+
+def _decision(d: dict[str, Any]) -> dict[str, Any]:
+    out = {k: sorted(v, key=repr) if k in ONE_ROUND and isinstance(v, list) else v
+           for k, v in d.items() if k not in SHOWN_ONLY}
+    if isinstance(out.get("detail"), str):
+        out["detail"] = CLIENTS_ID.sub(r"\1 '…'", out["detail"])
+    return out
+
+
 def comparable(cell: dict[str, Any]) -> dict[str, Any]:
     """`cell` without the decision fields of :data:`SHOWN_ONLY`, each turn's calls in a fixed order
-    (:data:`ONE_ROUND`), and the tools the whole run ran or failed as counts."""
-    decisions = [{k: sorted(v, key=repr) if k in ONE_ROUND and isinstance(v, list) else v
-                  for k, v in d.items() if k not in SHOWN_ONLY} for d in cell.get("decisions") or []]
+    (:data:`ONE_ROUND`), ids the client made up masked (:data:`CLIENTS_ID`), and the tools the whole run
+    ran or failed as counts."""
+    decisions = [_decision(d) for d in cell.get("decisions") or []]
     ran = {k: sorted(cell[k]) for k in ("tools_run", "tools_failed") if isinstance(cell.get(k), list)}
     return {**cell, **ran, "decisions": decisions}
 

@@ -1,7 +1,7 @@
 """``scorecard verify`` compares what the loop decided, not what the machine's speed or a race decided:
 a loop that never stopped on the path both runs reached and the requirements broken (whether the
 bench's request cap or the time limit ended it is the machine's), and one turn's calls run concurrently
-as a set (their order is a race)."""
+as a set (their order is a race), and a call id the client made up at random not by its value."""
 
 from __future__ import annotations
 
@@ -71,3 +71,19 @@ def test_the_order_a_loop_ran_one_turns_calls_in_concurrently_is_not_compared() 
 
 def test_a_call_of_the_turn_left_unrun_is_a_difference() -> None:
     assert fields(parallel_round([1, 2, 0]), parallel_round([0, 1])) == ["decisions"]
+
+
+def with_detail(detail: str) -> dict[str, Any]:
+    c = parallel_round([0])
+    c["decisions"][0]["detail"] = detail
+    return c
+
+
+def test_a_call_id_the_client_made_up_is_not_compared_by_its_value() -> None:
+    said = "result for unknown call id 'adk_tool_call_{}'; assistant echo only, nothing added"
+    assert fields(with_detail(said.format("c29ca279")), with_detail(said.format("32c3e04e"))) == []
+
+
+def test_a_detail_that_says_something_else_is_a_difference() -> None:
+    assert fields(with_detail("result for unknown call id 'a'"),
+                  with_detail("second result for call 'a'")) == ["decisions"]
