@@ -18,7 +18,8 @@ def step(n: int, tool: str = "read_file") -> dict[str, Any]:
 def never_stopping(steps: int, outcome: str, *, tool_at: dict[int, str] | None = None,
                    broken: str = "stops_within: 10") -> dict[str, Any]:
     decisions = [step(n, (tool_at or {}).get(n, "read_file")) for n in range(1, steps + 1)]
-    error = f"still running after {steps + 1} requests, killed at the 120 s time limit" if outcome == "running" else None
+    killed = f"still running after {steps + 1} requests, killed at the 120 s time limit"
+    error = killed if outcome == "running" else None
     return {"sequence": "seed001-never-stops-capped", "predicate": "fw@live", "golden": "live", "ok": None,
             "reason": None, "outcome": outcome, "error": error, "requests": steps + 1, "steps": steps,
             "decisions": decisions, "tools_run": [d["run"][0] for d in decisions], "tools_failed": [],
