@@ -56,8 +56,9 @@ it up at random (Google ADK's ``adk_tool_call_<uuid>``), so its value is not com
 def _decision(d: dict[str, Any]) -> dict[str, Any]:
     out = {k: sorted(v, key=repr) if k in ONE_ROUND and isinstance(v, list) else v
            for k, v in d.items() if k not in SHOWN_ONLY}
-    if isinstance(out.get("detail"), str):
-        out["detail"] = CLIENTS_ID.sub(r"\1 '…'", out["detail"])
+    detail = d.get("detail")
+    if isinstance(detail, str):
+        out["detail"] = CLIENTS_ID.sub(r"\1 '…'", detail)
     return out
 
 
