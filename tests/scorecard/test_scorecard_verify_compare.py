@@ -5,6 +5,9 @@ as a set (their order is a race), and a call id the client made up at random not
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 from bench.scorecard.verify import compare_cells
@@ -88,3 +91,13 @@ def test_a_call_id_the_client_made_up_is_not_compared_by_its_value() -> None:
 def test_a_detail_that_says_something_else_is_a_difference() -> None:
     assert fields(with_detail("result for unknown call id 'a'"),
                   with_detail("second result for call 'a'")) == ["decisions"]
+
+
+def test_the_id_is_masked_in_the_servers_own_wording_as_a_record_holds_it() -> None:
+    record = Path(__file__).resolve().parents[2] / "reports" / "frameworks" / "google_adk.json"
+    cell = next(c for c in json.loads(record.read_text(encoding="utf-8"))["cells"]
+                if c["sequence"] == "chat-tool-call-as-text")
+    text = json.dumps(cell)
+    assert re.search(r"unknown call id 'adk_tool_call_[0-9a-f]+'", text)
+    other = json.loads(re.sub(r"adk_tool_call_[0-9a-f]+", "adk_tool_call_0123abcd", text))
+    assert fields(cell, other) == []
