@@ -39,14 +39,19 @@ def quiet_cut_answers() -> None:
 class StopSignals:
     """Ctrl-C and SIGTERM as the user's request to stop a serving command (``serve``, ``record``):
     installed when made, before the line a client may wait for, so that a stop after it is clean;
-    :meth:`wait` returns once one came, and :attr:`names` says which."""
+    :meth:`wait` returns once one came, and :attr:`names` says which.
+
+    The handler only appends to :attr:`names` and :meth:`wait` polls it. A handler runs in the main
+    thread between any two bytecodes, so one that takes a lock (``threading.Event.set``) can deadlock
+    when the main thread is inside ``Event.wait`` holding that lock: the command then never ends."""
+
+    POLL = 0.05
+    """Seconds between two looks at :attr:`names`."""
 
     def __init__(self) -> None:
         import signal
-        import threading
 
         self.names: list[str] = []
-        self._done = threading.Event()
         for sig in (signal.SIGINT, signal.SIGTERM):
             signal.signal(sig, self._stop)
 
@@ -54,8 +59,9 @@ class StopSignals:
         import signal
 
         self.names.append(signal.Signals(number).name)
-        self._done.set()
 
     def wait(self) -> None:
-        while not self._done.wait(0.5):
-            pass
+        import time
+
+        while not self.names:
+            time.sleep(self.POLL)
