@@ -197,14 +197,16 @@ def rejudge_cmd(names: tuple[str, ...], records_dir: Path) -> None:
               help="Add about this many of the recorded sequences, a slice that turns with each commit.")
 @jobs_option(default=2)
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=60.0, show_default=True)
+@_release
 @_frameworks
 @_framework_dir
 @_records
 @_stoppable
-def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeout: float, frameworks_dir: Path,
-               framework_dir: Path, records_dir: Path) -> None:
+def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeout: float, release: str | None,
+               frameworks_dir: Path, framework_dir: Path, records_dir: Path) -> None:
     """Re-run framework NAME on the sequences given (and a rotating slice of its record with
-    --rotating) and compare each cell with its committed record.
+    --rotating) and compare each cell with its committed record (with --release, the record of that
+    release beside the pin, NAME@VERSION).
 
     Exit status 0 when every cell is the committed one, 1 when one differs (each named with its
     first differing field), 2 when there is no record, the framework is not installed, a sequence
@@ -212,19 +214,20 @@ def verify_cmd(name: str, ids: tuple[str, ...], rotating: int, jobs: int, timeou
     """
     from bench.errors import UnusableInput
     from bench.scorecard.verify import rotating_ids, verify
-    fw = _framework(frameworks_dir, name)
+    fw = _framework(frameworks_dir, name, release)
+    record = records_dir / f"{fw.key}.json"
     if rotating:
-        turned, said = rotating_ids(records_dir / f"{name}.json", rotating, Path.cwd())
-        click.echo(f"{name}: {said}: {', '.join(turned)}", err=True)
+        turned, said = rotating_ids(record, rotating, Path.cwd())
+        click.echo(f"{fw.key}: {said}: {', '.join(turned)}", err=True)
         ids = tuple(dict.fromkeys((*ids, *turned)))
     if not ids:
-        raise UnusableInput(f"scorecard verify {name}: no sequence to re-run (give -s or --rotating)")
-    diffs = verify(fw, framework_dir, Path.cwd(), records_dir / f"{name}.json", ids, jobs=jobs, timeout=timeout)
+        raise UnusableInput(f"scorecard verify {fw.key}: no sequence to re-run (give -s or --rotating)")
+    diffs = verify(fw, framework_dir, Path.cwd(), record, ids, jobs=jobs, timeout=timeout)
     for d in diffs:
-        click.echo(f"{name} {d.sequence}: {d.field} differs from the committed record: "
+        click.echo(f"{fw.key} {d.sequence}: {d.field} differs from the committed record: "
                    f"{json.dumps(d.committed, ensure_ascii=False)[:200]} -> "
                    f"{json.dumps(d.now, ensure_ascii=False)[:200]}", err=True)
-    click.echo(f"{name}: {len(ids) - len(diffs)} of {len(ids)} cell(s) as recorded", err=True)
+    click.echo(f"{fw.key}: {len(ids) - len(diffs)} of {len(ids)} cell(s) as recorded", err=True)
     sys.exit(EXIT_MISMATCH if diffs else EXIT_OK)
 
 

@@ -101,6 +101,23 @@ def test_bump_records_the_newest_release_beside_the_pinned_record(
     assert newest.said == "fake: 1.0 is the newest release of fake"
 
 
+def test_verify_with_a_release_reruns_that_release_against_its_own_record(
+        fake_framework: tuple[Path, Path], catalogue: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    frameworks, fwdir = fake_framework
+    project = catalogue.parent
+    monkeypatch.chdir(project)
+    records = project / "records"
+    _install_by_hand(fwdir, load_framework(frameworks / "fake").at_release("1.10"))
+    where = ["--frameworks", str(frameworks), "--framework-dir", str(fwdir), "--records", str(records)]
+    sample = ["-s", "answer-once", "-s", "truncated"]
+    assert CliRunner().invoke(cli, ["scorecard", "record", "fake", "--release", "1.10", *sample, *where]).exit_code == 0
+    result = CliRunner().invoke(cli, ["scorecard", "verify", "fake", "--release", "1.10", *sample, *where])
+    assert result.exit_code == 0, result.output
+    assert "fake@1.10: 2 of 2 cell(s) as recorded" in result.output
+    pinned = CliRunner().invoke(cli, ["scorecard", "verify", "fake", *sample, *where])
+    assert pinned.exit_code == 2 and f"{records / 'fake.json'}: no record to compare with" in pinned.output
+
+
 def test_bump_says_it_uses_the_network() -> None:
     result = CliRunner().invoke(cli, ["scorecard", "bump", "--help"])
     assert result.exit_code == 0 and "This command uses the network" in result.output
