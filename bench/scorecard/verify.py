@@ -65,7 +65,7 @@ def _decision(d: dict[str, Any]) -> dict[str, Any]:
 def comparable(cell: dict[str, Any]) -> dict[str, Any]:
     """`cell` without the decision fields of :data:`SHOWN_ONLY`, each turn's calls in a fixed order
     (:data:`ONE_ROUND`), ids the client made up masked (:data:`CLIENTS_ID`), and the tools the whole run
-    ran or failed as counts."""
+    ran or failed sorted (their order is the same race)."""
     decisions = [_decision(d) for d in cell.get("decisions") or []]
     ran = {k: sorted(cell[k]) for k in ("tools_run", "tools_failed") if isinstance(cell.get(k), list)}
     return {**cell, **ran, "decisions": decisions}
@@ -91,7 +91,7 @@ def reached_alike(cell: dict[str, Any], other: dict[str, Any]) -> dict[str, Any]
     along the path."""
     reached = min(len(cell.get("decisions") or []), len(other.get("decisions") or []))
     return {**{k: v for k, v in cell.items() if k not in _SPEED_BOUND},
-            "decisions": comparable(cell)["decisions"][:reached],
+            "decisions": [_decision(d) for d in (cell.get("decisions") or [])[:reached]],
             "broken": sorted({v["requirement"] for v in cell.get("violations") or []})}
 
 

@@ -13,7 +13,7 @@ from tests.helpers import ROOT
 
 # The handler is called (as Python would call it) at the k-th line the main thread runs inside wait().
 HANDLER_AT_EVERY_LINE = """
-import signal, sys, threading
+import signal, sys
 from bench.cli._stops import StopSignals
 
 for k in range(1, 25):
